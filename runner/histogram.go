@@ -1,0 +1,118 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram range and precision (SPEC §3): 1 µs to 1 h at 3 significant
+// digits. Memory is constant (~190 KB) whatever the number of samples.
+const (
+	histMinMicros = 1
+	histMaxMicros = int64(time.Hour / time.Microsecond)
+	histDigits    = 3
+)
+
+// Histogram is a latency distribution in microseconds. It is not safe for
+// concurrent use: each one has a single owner, and owners merge.
+type Histogram struct {
+	h *hdr.Histogram
+}
+
+// NewHistogram returns an empty latency histogram.
+func NewHistogram() *Histogram {
+	return &Histogram{h: hdr.New(histMinMicros, histMaxMicros, histDigits)}
+}
+
+// Record adds one duration. Values outside 1 µs .. 1 h are clamped so that
+// no sample is ever lost from the count.
+func (h *Histogram) Record(d time.Duration) {
+	us := int64(d / time.Microsecond)
+	if us < histMinMicros {
+		us = histMinMicros
+	} else if us > histMaxMicros {
+		us = histMaxMicros
+	}
+	_ = h.h.RecordValue(us) // cannot fail: the value is in range
+}
+
+// Merge adds every sample of o.
+func (h *Histogram) Merge(o *Histogram) {
+	if o != nil {
+		h.h.Merge(o.h)
+	}
+}
+
+// Reset empties the histogram, keeping its memory.
+func (h *Histogram) Reset() { h.h.Reset() }
+
+// Count is the number of samples.
+func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+
+// Quantile returns the latency at percentile q (0..100), 0 when empty.
+func (h *Histogram) Quantile(q float64) time.Duration {
+	if h.h.TotalCount() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.ValueAtPercentile(q)) * time.Microsecond
+}
+
+// Min, Max, Mean and StdDev of the samples; 0 when empty.
+func (h *Histogram) Min() time.Duration {
+	if h.h.TotalCount() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.Min()) * time.Microsecond
+}
+
+// Max is the largest sample (at histogram precision).
+func (h *Histogram) Max() time.Duration {
+	return time.Duration(h.h.Max()) * time.Microsecond
+}
+
+// Mean is the average sample.
+func (h *Histogram) Mean() time.Duration {
+	return time.Duration(h.h.Mean() * float64(time.Microsecond))
+}
+
+// StdDev is the samples' standard deviation.
+func (h *Histogram) StdDev() time.Duration {
+	return time.Duration(h.h.StdDev() * float64(time.Microsecond))
+}
+
+// Buckets calls fn for each non-empty bucket in value order: the bucket's
+// upper bound and its count. Reporters use it to draw distributions.
+func (h *Histogram) Buckets(fn func(upTo time.Duration, count int64)) {
+	for _, b := range h.h.Distribution() {
+		if b.Count > 0 {
+			fn(time.Duration(b.To)*time.Microsecond, b.Count)
+		}
+	}
+}
+
+// MarshalJSON writes the standard HdrHistogram V2 compressed encoding
+// (base64), which other HdrHistogram tools and `loadgate merge` can read.
+func (h *Histogram) MarshalJSON() ([]byte, error) {
+	enc, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return nil, fmt.Errorf("encode histogram: %w", err)
+	}
+	return json.Marshal(string(enc))
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (h *Histogram) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	d, err := hdr.Decode([]byte(s))
+	if err != nil {
+		return fmt.Errorf("decode histogram: %w", err)
+	}
+	h.h = d
+	return nil
+}

@@ -1,0 +1,187 @@
+package runner
+
+import (
+	"time"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// ErrorKind classifies a failed request (SPEC §3). A failed request is data,
+// not a Go error: it is counted by kind and the run goes on.
+type ErrorKind uint8
+
+// The error kinds, in report order. KindNone marks a successful request.
+const (
+	KindNone     ErrorKind = iota
+	KindConnect            // dial or TLS handshake failed
+	KindTimeout            // the request's deadline passed
+	KindReset              // the peer reset or closed the connection mid-exchange
+	KindStatus             // status code not accepted by expect.status
+	KindLength             // body length differs from expect.length, or exceeds max_body
+	KindCheck              // body_contains / body_regex failed
+	KindProtocol           // the response could not be parsed
+	KindOther              // anything else
+	numKinds
+)
+
+var kindNames = [numKinds]string{"", "connect", "timeout", "reset", "status", "length", "check", "protocol", "other"}
+
+// String is the kind's name as used in reports and rules (`errors.connect`).
+func (k ErrorKind) String() string {
+	if k >= numKinds {
+		return "other"
+	}
+	return kindNames[k]
+}
+
+// ErrorCounts counts failed requests by kind.
+type ErrorCounts struct {
+	Connect  int64 `json:"connect" expr:"connect"`
+	Timeout  int64 `json:"timeout" expr:"timeout"`
+	Reset    int64 `json:"reset" expr:"reset"`
+	Status   int64 `json:"status" expr:"status"`
+	Length   int64 `json:"length" expr:"length"`
+	Check    int64 `json:"check" expr:"check"`
+	Protocol int64 `json:"protocol" expr:"protocol"`
+	Other    int64 `json:"other" expr:"other"`
+}
+
+// Add counts one failure of kind k; KindNone is ignored.
+func (c *ErrorCounts) Add(k ErrorKind, n int64) {
+	switch k {
+	case KindNone:
+	case KindConnect:
+		c.Connect += n
+	case KindTimeout:
+		c.Timeout += n
+	case KindReset:
+		c.Reset += n
+	case KindStatus:
+		c.Status += n
+	case KindLength:
+		c.Length += n
+	case KindCheck:
+		c.Check += n
+	case KindProtocol:
+		c.Protocol += n
+	default:
+		c.Other += n
+	}
+}
+
+// Merge adds every count of o.
+func (c *ErrorCounts) Merge(o ErrorCounts) {
+	c.Connect += o.Connect
+	c.Timeout += o.Timeout
+	c.Reset += o.Reset
+	c.Status += o.Status
+	c.Length += o.Length
+	c.Check += o.Check
+	c.Protocol += o.Protocol
+	c.Other += o.Other
+}
+
+// Total is the number of failed requests.
+func (c ErrorCounts) Total() int64 {
+	return c.Connect + c.Timeout + c.Reset + c.Status + c.Length + c.Check + c.Protocol + c.Other
+}
+
+// Each calls fn for every kind in report order, including zero counts.
+func (c ErrorCounts) Each(fn func(kind string, n int64)) {
+	fn("connect", c.Connect)
+	fn("timeout", c.Timeout)
+	fn("reset", c.Reset)
+	fn("status", c.Status)
+	fn("length", c.Length)
+	fn("check", c.Check)
+	fn("protocol", c.Protocol)
+	fn("other", c.Other)
+}
+
+// Second is one point of a phase's per-second time series.
+type Second struct {
+	At        int           `json:"t"` // seconds since the phase started; the point covers [At, At+1)
+	Completed int64         `json:"completed"`
+	Errors    int64         `json:"errors"`
+	P50       time.Duration `json:"p50_ns"`
+	P99       time.Duration `json:"p99_ns"`
+	InFlight  int64         `json:"in_flight"` // requests outstanding at the end of the second
+}
+
+// Counters are the additive figures of a phase or of one named request.
+type Counters struct {
+	Requests      int64       `json:"requests"`  // completed: succeeded + failed
+	Succeeded     int64       `json:"succeeded"` // passed every expect check
+	Failed        int64       `json:"failed"`
+	Errors        ErrorCounts `json:"errors"`
+	BytesSent     int64       `json:"bytes_sent"`
+	BytesReceived int64       `json:"bytes_received"`
+}
+
+// Merge adds o's counts.
+func (c *Counters) Merge(o Counters) {
+	c.Requests += o.Requests
+	c.Succeeded += o.Succeeded
+	c.Failed += o.Failed
+	c.Errors.Merge(o.Errors)
+	c.BytesSent += o.BytesSent
+	c.BytesReceived += o.BytesReceived
+}
+
+// NamedResult is what one entry of a weighted `requests:` mix measured.
+type NamedResult struct {
+	Name string `json:"name"`
+	Counters
+	Latency *Histogram `json:"latency"`
+}
+
+// PhaseResult is everything one phase of one case measured. Histograms hold
+// every latency of the phase; derived figures come from Stats.
+type PhaseResult struct {
+	Name        string        `json:"name"`
+	Warmup      bool          `json:"warmup,omitempty"`
+	Concurrency int           `json:"concurrency"`
+	Start       time.Time     `json:"start"`
+	End         time.Time     `json:"end"`
+	Elapsed     time.Duration `json:"elapsed_ns"` // measured wall time: End − Start
+	Interrupted bool          `json:"interrupted,omitempty"`
+	Counters
+	// Latency is from when the request was due (the worker became ready) to
+	// its last response byte, in microseconds.
+	Latency *Histogram `json:"latency"`
+	// Connect is the TCP handshake (+ TLS) time of every new connection.
+	Connect *Histogram     `json:"connect"`
+	Series  []Second       `json:"series"`
+	ByName  []*NamedResult `json:"by_name,omitempty"` // in mix order; empty for a single-request target
+}
+
+// CaseResult is one target × matrix combination: its phases in order.
+type CaseResult struct {
+	ID     string                  `json:"id"`
+	Target string                  `json:"target"`
+	Matrix []scenarios.MatrixValue `json:"-"`
+	Phases []*PhaseResult          `json:"phases"`
+	// Err is set when the case could not be carried out (e.g. no request completed).
+	Err string `json:"error,omitempty"`
+}
+
+// Measured returns the case's non-warm-up phases; name narrows to one phase.
+func (c *CaseResult) Measured(name string) []*PhaseResult {
+	var out []*PhaseResult
+	for _, p := range c.Phases {
+		if p.Warmup || (name != "" && p.Name != name) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// ScenarioResult is one scenario's run.
+type ScenarioResult struct {
+	Scenario    *scenarios.Scenario `json:"-"`
+	Start       time.Time           `json:"start"`
+	End         time.Time           `json:"end"`
+	Interrupted bool                `json:"interrupted,omitempty"`
+	Cases       []*CaseResult       `json:"cases"`
+}

@@ -1,0 +1,87 @@
+package runner
+
+import "time"
+
+// Distribution is the summary of one histogram, in the units rules use.
+type Distribution struct {
+	Min    time.Duration `json:"min_ns" expr:"min"`
+	Mean   time.Duration `json:"mean_ns" expr:"mean"`
+	Max    time.Duration `json:"max_ns" expr:"max"`
+	StdDev time.Duration `json:"stddev_ns" expr:"stddev"`
+	P50    time.Duration `json:"p50_ns" expr:"p50"`
+	P90    time.Duration `json:"p90_ns" expr:"p90"`
+	P95    time.Duration `json:"p95_ns" expr:"p95"`
+	P99    time.Duration `json:"p99_ns" expr:"p99"`
+	P999   time.Duration `json:"p999_ns" expr:"p999"`
+}
+
+// Distribute summarises h; an empty histogram gives all zeros.
+func Distribute(h *Histogram) Distribution {
+	if h == nil || h.Count() == 0 {
+		return Distribution{}
+	}
+	return Distribution{
+		Min: h.Min(), Mean: h.Mean(), Max: h.Max(), StdDev: h.StdDev(),
+		P50: h.Quantile(50), P90: h.Quantile(90), P95: h.Quantile(95),
+		P99: h.Quantile(99), P999: h.Quantile(99.9),
+	}
+}
+
+// Stats are the derived figures of one or more phases taken together.
+type Stats struct {
+	Counters
+	Elapsed      time.Duration `json:"elapsed_ns"`    // summed measured wall time
+	ErrorRate    float64       `json:"error_rate"`    // Failed / Requests; 0 when nothing completed
+	RPS          float64       `json:"rps"`           // Requests per second of Elapsed
+	TransferRate float64       `json:"transfer_rate"` // BytesReceived per second of Elapsed
+	Latency      Distribution  `json:"latency"`
+	Connect      Distribution  `json:"connect"`
+	// LatencyHist is the merged latency histogram, for arbitrary percentiles.
+	LatencyHist *Histogram `json:"-"`
+}
+
+// Summarize merges phases (counters add, histograms merge, wall times add)
+// and derives rates and distributions once.
+func Summarize(phases []*PhaseResult) Stats {
+	var s Stats
+	lat, conn := NewHistogram(), NewHistogram()
+	for _, p := range phases {
+		s.Counters.Merge(p.Counters)
+		s.Elapsed += p.Elapsed
+		lat.Merge(p.Latency)
+		conn.Merge(p.Connect)
+	}
+	return derive(s, lat, conn)
+}
+
+// SummarizeNamed gives the Stats of one request of a mix across phases.
+func SummarizeNamed(phases []*PhaseResult, name string) (Stats, bool) {
+	var s Stats
+	found := false
+	lat := NewHistogram()
+	for _, p := range phases {
+		s.Elapsed += p.Elapsed
+		for _, n := range p.ByName {
+			if n.Name == name {
+				found = true
+				s.Counters.Merge(n.Counters)
+				lat.Merge(n.Latency)
+			}
+		}
+	}
+	return derive(s, lat, nil), found
+}
+
+func derive(s Stats, lat, conn *Histogram) Stats {
+	if s.Requests > 0 {
+		s.ErrorRate = float64(s.Failed) / float64(s.Requests)
+	}
+	if secs := s.Elapsed.Seconds(); secs > 0 {
+		s.RPS = float64(s.Requests) / secs
+		s.TransferRate = float64(s.BytesReceived) / secs
+	}
+	s.Latency = Distribute(lat)
+	s.Connect = Distribute(conn)
+	s.LatencyHist = lat
+	return s
+}

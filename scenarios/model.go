@@ -1,0 +1,194 @@
+package scenarios
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Pos is a place in a scenario file. Line and Col are 1-based, as editors
+// and GitHub annotations count them. The zero Pos means "no position".
+type Pos struct {
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	Col  int    `json:"col,omitempty"`
+}
+
+// String renders file:line:col, dropping the parts that are unknown.
+func (p Pos) String() string {
+	switch {
+	case p.Line == 0:
+		return p.File
+	case p.Col == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	default:
+		return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	}
+}
+
+// Error is one diagnostic about a scenario file, always tied to a position.
+type Error struct {
+	Pos Pos
+	Msg string
+}
+
+func (e *Error) Error() string {
+	if e.Pos == (Pos{}) {
+		return e.Msg
+	}
+	return e.Pos.String() + ": " + e.Msg
+}
+
+// Errorf builds an Error at pos.
+func Errorf(pos Pos, format string, args ...any) *Error {
+	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrorList collects every diagnostic of a file so that one validate run
+// reports all problems, not only the first.
+type ErrorList []*Error
+
+func (l ErrorList) Error() string {
+	lines := make([]string, len(l))
+	for i, e := range l {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Err returns nil for an empty list, so callers can `return errs.Err()`.
+func (l ErrorList) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
+}
+
+// Severity says whether a failing threshold fails the run or only warns.
+type Severity string
+
+// Severities a threshold can carry; SeverityFail is the default.
+const (
+	SeverityFail Severity = "fail"
+	SeverityWarn Severity = "warn"
+)
+
+// Scenario is one fully resolved scenario file: variables substituted,
+// defaults applied, matrix expanded into Cases. Everything the runner and
+// the rules need is here; nothing refers back to YAML.
+type Scenario struct {
+	File        string // path as given on the command line
+	Hash        string // hex SHA-256 of the file's bytes: identifies the scenario across runs
+	Name        string
+	Description string
+	Pos         Pos               // of the `name:` value
+	Vars        map[string]string // effective values after --var and LOADGATE_VAR_* overrides
+	Matrix      []Axis            // in file order
+	Targets     []Target          // as resolved for the first matrix combination
+	Thresholds  []Threshold
+	Cases       []Case // targets × matrix combinations, target-major, axes in file order
+}
+
+// Axis is one key of `matrix:` with its values in file order.
+type Axis struct {
+	Key    string
+	Values []MatrixValue
+}
+
+// MatrixValue is one value of an axis. Value holds the typed YAML scalar
+// (int64, float64, bool or string) so rules can compare `matrix.concurrency > 10`;
+// Text is how it was written and how it is substituted into ${key}.
+type MatrixValue struct {
+	Key   string
+	Text  string
+	Value any
+}
+
+// Case is one target × one matrix combination. It runs every phase in order.
+type Case struct {
+	// ID names the case uniquely within the scenario and stably across runs:
+	// the target name, then key=value per axis, e.g. "keepalive concurrency=100".
+	ID     string
+	Target Target
+	Matrix []MatrixValue // one per axis, in axis order
+	Phases []Phase
+}
+
+// Phase is one stage of a case's load. The closed model: Concurrency workers
+// each send a request, wait for its response, think, and send the next.
+type Phase struct {
+	Name        string
+	Pos         Pos
+	Warmup      bool          // run and shown, but never enters results.json metrics or rules
+	Duration    time.Duration // 0 = no time limit (Requests must then be > 0)
+	Requests    int64         // total across workers; 0 = no count limit
+	Concurrency int           // number of workers, ≥ 1
+	RampUp      time.Duration // workers start evenly over this span
+	ThinkTime   time.Duration // pause after each response, excluded from latency
+}
+
+// Target is a system to send load to. Exactly one protocol field is set.
+type Target struct {
+	Name string
+	Pos  Pos
+	HTTP *HTTPTarget
+}
+
+// HTTPTarget describes HTTP/1.1 load. Requests always holds at least one
+// entry: a target written with a single `url:` gets one request of weight 1.
+type HTTPTarget struct {
+	Requests  []HTTPRequest
+	Keepalive bool          // false = a new TCP connection per request
+	Timeout   time.Duration // whole request, connect to last byte; default 30s
+	MaxBody   int64         // bytes read of a response body before it counts as an error; default 10 MiB
+	Expect    Expect
+	TLS       TLS
+	HTTP2     bool
+}
+
+// HTTPRequest is one entry of a weighted request mix.
+type HTTPRequest struct {
+	Name    string // "" for the single request of a plain target
+	Method  string // upper-case; default GET
+	URL     string // absolute http:// or https:// URL
+	Headers []Header
+	Body    []byte
+	Weight  int // ≥ 1; selection probability is Weight / sum of weights
+}
+
+// Header is one request header, in file order (names may repeat).
+type Header struct {
+	Name  string
+	Value string
+}
+
+// Expect holds per-response checks; a response failing one counts as an
+// error of the kind named in each field's comment.
+type Expect struct {
+	Status       []int          // accepted status codes; empty = 200–399 (kind "status")
+	BodyContains string         // substring the body must contain; "" = no check (kind "check")
+	BodyRegex    *regexp.Regexp // nil = no check (kind "check")
+	Length       int64          // exact body length in bytes; -1 = no check (kind "length")
+}
+
+// TLS configures https:// targets.
+type TLS struct {
+	InsecureSkipVerify bool
+	CAFile             string
+}
+
+// Threshold is one rule judged per case after the run.
+type Threshold struct {
+	Name     string // defaults to Rule
+	Rule     string // expr source as written
+	Severity Severity
+	Phase    string // "" = all measured phases of the case, merged
+	Target   string // "" = every target
+	Abort    bool
+	Window   time.Duration
+	Pos      Pos // of the threshold entry (for annotations)
+	// RulePos is the position of the rule text's first character, so a
+	// column inside the rule maps onto the file by simple addition.
+	RulePos Pos
+}
