@@ -1,0 +1,29 @@
+package runner
+
+import (
+	"context"
+	"time"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// Outcome is what one request did. The client fills it; the engine records
+// it. A failure is a Kind, never a Go error: the run goes on.
+type Outcome struct {
+	Kind          ErrorKind
+	Status        int           // HTTP status; 0 when no response arrived
+	Connect       time.Duration // handshake time when this request opened a connection, else 0
+	BytesSent     int64
+	BytesReceived int64
+}
+
+// Client issues one worker's requests, one at a time, so it may own a
+// connection and reusable buffers. Do blocks until the response is complete,
+// failed, or ctx is done; req indexes the target's request mix.
+type Client interface {
+	Do(ctx context.Context, req int, out *Outcome)
+	Close() error
+}
+
+// NewClientFunc makes the client of one worker of a case.
+type NewClientFunc func(target *scenarios.Target, worker int) (Client, error)

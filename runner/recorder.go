@@ -1,0 +1,116 @@
+package runner
+
+import (
+	"sync"
+	"time"
+)
+
+// shard is one slice of a phase's measurements. Workers are spread over a
+// few shards so that recording takes an uncontended lock instead of one
+// global mutex per request; the collector drains every shard once a second.
+// A shard holds only the current second: cumulative figures live with the
+// collector, their single owner.
+type shard struct {
+	mu       sync.Mutex
+	counters Counters
+	latency  *Histogram
+	connect  *Histogram
+	byName   []namedShard // parallel to the request mix; nil for a single request
+}
+
+type namedShard struct {
+	counters Counters
+	latency  *Histogram
+}
+
+func newShard(names int) *shard {
+	s := &shard{latency: NewHistogram(), connect: NewHistogram()}
+	if names > 1 {
+		s.byName = make([]namedShard, names)
+		for i := range s.byName {
+			s.byName[i].latency = NewHistogram()
+		}
+	}
+	return s
+}
+
+// record adds one completed request. It allocates nothing.
+func (s *shard) record(req int, latency time.Duration, o *Outcome) {
+	s.mu.Lock()
+	addOutcome(&s.counters, o)
+	s.latency.Record(latency)
+	if o.Connect > 0 {
+		s.connect.Record(o.Connect)
+	}
+	if s.byName != nil {
+		n := &s.byName[req]
+		addOutcome(&n.counters, o)
+		n.latency.Record(latency)
+	}
+	s.mu.Unlock()
+}
+
+func addOutcome(c *Counters, o *Outcome) {
+	c.Requests++
+	if o.Kind == KindNone {
+		c.Succeeded++
+	} else {
+		c.Failed++
+		c.Errors.Add(o.Kind, 1)
+	}
+	c.BytesSent += o.BytesSent
+	c.BytesReceived += o.BytesReceived
+}
+
+// collector owns a phase's cumulative figures and its time series.
+type collector struct {
+	shards  []*shard
+	total   *PhaseResult
+	second  *Histogram // reused for each second's percentiles
+	pending Counters   // counted this second
+}
+
+func newCollector(p *PhaseResult, shards []*shard) *collector {
+	return &collector{shards: shards, total: p, second: NewHistogram()}
+}
+
+// drain moves every shard's figures into the phase totals and the current
+// second's histogram.
+func (c *collector) drain() {
+	for _, s := range c.shards {
+		s.mu.Lock()
+		c.total.Counters.Merge(s.counters)
+		c.pending.Merge(s.counters)
+		c.total.Latency.Merge(s.latency)
+		c.second.Merge(s.latency)
+		c.total.Connect.Merge(s.connect)
+		for i := range s.byName {
+			n := &s.byName[i]
+			c.total.ByName[i].Counters.Merge(n.counters)
+			c.total.ByName[i].Latency.Merge(n.latency)
+			n.counters = Counters{}
+			n.latency.Reset()
+		}
+		s.counters = Counters{}
+		s.latency.Reset()
+		s.connect.Reset()
+		s.mu.Unlock()
+	}
+}
+
+// closeSecond drains and appends one point to the time series.
+func (c *collector) closeSecond(at int, inFlight int64) Second {
+	c.drain()
+	pt := Second{
+		At:        at,
+		Completed: c.pending.Requests,
+		Errors:    c.pending.Failed,
+		P50:       c.second.Quantile(50),
+		P99:       c.second.Quantile(99),
+		InFlight:  inFlight,
+	}
+	c.total.Series = append(c.total.Series, pt)
+	c.pending = Counters{}
+	c.second.Reset()
+	return pt
+}

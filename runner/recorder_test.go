@@ -1,0 +1,119 @@
+package runner
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestCollectorSeriesAndTotals(t *testing.T) {
+	p := &PhaseResult{Latency: NewHistogram(), Connect: NewHistogram()}
+	shards := []*shard{newShard(0), newShard(0)}
+	col := newCollector(p, shards)
+	ok := Outcome{BytesSent: 10, BytesReceived: 100}
+	bad := Outcome{Kind: KindStatus, BytesSent: 10, BytesReceived: 50, Connect: time.Millisecond}
+	for i := 0; i < 9; i++ {
+		shards[i%2].record(0, 10*time.Millisecond, &ok)
+	}
+	shards[1].record(0, 500*time.Millisecond, &bad)
+	first := col.closeSecond(0, 3)
+	shards[0].record(0, 20*time.Millisecond, &ok)
+	second := col.closeSecond(1, 0)
+
+	if first.Completed != 10 || first.Errors != 1 || first.InFlight != 3 {
+		t.Errorf("first second = %+v", first)
+	}
+	if first.P50 < 10*time.Millisecond || first.P50 > 10100*time.Microsecond {
+		t.Errorf("first second p50 = %v, want ≈10ms", first.P50)
+	}
+	if first.P99 < 500*time.Millisecond {
+		t.Errorf("first second p99 = %v, want ≈500ms", first.P99)
+	}
+	if second.Completed != 1 || second.P99 < 20*time.Millisecond || second.P99 > 21*time.Millisecond {
+		t.Errorf("second second = %+v: the first second leaked into it", second)
+	}
+	want := Counters{Requests: 11, Succeeded: 10, Failed: 1, Errors: ErrorCounts{Status: 1},
+		BytesSent: 110, BytesReceived: 1050}
+	if p.Counters != want {
+		t.Errorf("totals = %+v, want %+v", p.Counters, want)
+	}
+	if p.Latency.Count() != 11 || p.Connect.Count() != 1 {
+		t.Errorf("histograms hold %d latencies / %d connects, want 11 / 1", p.Latency.Count(), p.Connect.Count())
+	}
+}
+
+func TestHistogramJSONRoundTrip(t *testing.T) {
+	h := NewHistogram()
+	for i := 1; i <= 1000; i++ {
+		h.Record(time.Duration(i) * time.Millisecond)
+	}
+	data, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Histogram
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []float64{50, 99, 99.9, 100} {
+		if a, b := h.Quantile(q), back.Quantile(q); a != b {
+			t.Errorf("p%v: %v before, %v after the round trip", q, a, b)
+		}
+	}
+	if back.Count() != 1000 {
+		t.Errorf("count %d after round trip", back.Count())
+	}
+}
+
+func TestHistogramClampsOutOfRange(t *testing.T) {
+	h := NewHistogram()
+	h.Record(0)
+	h.Record(2 * time.Hour)
+	if h.Count() != 2 {
+		t.Fatalf("count = %d: out-of-range samples were lost", h.Count())
+	}
+	if h.Max() < 59*time.Minute {
+		t.Errorf("max = %v, want clamped to about 1h", h.Max())
+	}
+}
+
+func TestSummarizeMergesPhases(t *testing.T) {
+	mk := func(n int64, lat time.Duration, elapsed time.Duration) *PhaseResult {
+		p := &PhaseResult{Latency: NewHistogram(), Connect: NewHistogram(), Elapsed: elapsed}
+		p.Requests, p.Succeeded = n, n
+		for i := int64(0); i < n; i++ {
+			p.Latency.Record(lat)
+		}
+		return p
+	}
+	s := Summarize([]*PhaseResult{mk(100, time.Millisecond, time.Second), mk(300, 3*time.Millisecond, time.Second)})
+	if s.Requests != 400 || s.RPS != 200 {
+		t.Errorf("requests %d rps %v, want 400 and 200", s.Requests, s.RPS)
+	}
+	if s.Latency.P50 < 3*time.Millisecond || s.Latency.Min > time.Millisecond+time.Microsecond {
+		t.Errorf("latency = %+v", s.Latency)
+	}
+	if s.ErrorRate != 0 {
+		t.Errorf("error rate %v", s.ErrorRate)
+	}
+}
+
+// BenchmarkRecord is the hot path's bookkeeping: one completed request into
+// a shard. It must not allocate.
+func BenchmarkRecord(b *testing.B) {
+	sh := newShard(3)
+	out := Outcome{BytesSent: 80, BytesReceived: 160}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		sh.record(i%3, time.Duration(i%5000)*time.Microsecond, &out)
+	}
+}
+
+func TestRecordDoesNotAllocate(t *testing.T) {
+	sh := newShard(2)
+	out := Outcome{Kind: KindTimeout}
+	allocs := testing.AllocsPerRun(1000, func() { sh.record(1, 3*time.Millisecond, &out) })
+	if allocs != 0 {
+		t.Errorf("record allocates %v times per request", allocs)
+	}
+}
