@@ -1,0 +1,197 @@
+package demoserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Header values shared by every response. net/http only reads header
+// slices, so assigning these directly saves an allocation per response on
+// the paths a load test hammers.
+var (
+	textPlain   = []string{"text/plain; charset=utf-8"}
+	octetStream = []string{"application/octet-stream"}
+	appJSON     = []string{"application/json"}
+
+	helloBody   = []byte("hello")
+	helloLength = []string{strconv.Itoa(len(helloBody))}
+	okBody      = []byte("ok")
+	okLength    = []string{strconv.Itoa(len(okBody))}
+
+	injectedBody   = []byte("injected error\n")
+	injectedLength = []string{strconv.Itoa(len(injectedBody))}
+)
+
+// filler is the repeating pattern /bytes/N streams from; readable text so a
+// body_contains check can match it, and large enough that big transfers
+// take few Write calls.
+var filler = bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz\n"), 1024)
+
+// routes builds the router. Faults apply to the "work" routes only: /health
+// must stay truthful for readiness probes and /stats for observers, however
+// badly the server is told to behave.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.faulty(serveHello))
+	mux.HandleFunc("GET /time", s.faulty(serveTime))
+	mux.HandleFunc("GET /health", serveHealth)
+	mux.HandleFunc("GET /stats", s.serveStats)
+	mux.HandleFunc("/echo", s.faulty(serveEcho))
+	mux.HandleFunc("GET /bytes/{n}", s.faulty(serveBytes))
+	mux.HandleFunc("/status/{code}", s.faulty(serveStatus))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.ctr.requests.Add(1)
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// faulty wraps h with the configured delay, jitter and error injection.
+func (s *Server) faulty(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		wait, fail := s.faults.next()
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				// The client left or the server is closing. Abort rather
+				// than return, or net/http would complete the exchange
+				// with an empty 200 the client never asked for.
+				t.Stop()
+				panic(http.ErrAbortHandler)
+			}
+		}
+		if fail {
+			s.ctr.errors.Add(1)
+			hdr := w.Header()
+			hdr["Content-Type"] = textPlain
+			hdr["Content-Length"] = injectedLength
+			w.WriteHeader(http.StatusInternalServerError)
+			_, _ = w.Write(injectedBody) // a failed write means the client is gone
+			return
+		}
+		h(w, r)
+	}
+}
+
+// writeFixed writes a complete small text response whose length header is
+// precomputed.
+func writeFixed(w http.ResponseWriter, body []byte, length []string) {
+	hdr := w.Header()
+	hdr["Content-Type"] = textPlain
+	hdr["Content-Length"] = length
+	_, _ = w.Write(body) // a failed write means the client is gone
+}
+
+// serveHello answers "hello", the response of the classic MINA hello server
+// that concurrency studies were run against.
+func serveHello(w http.ResponseWriter, _ *http.Request) {
+	writeFixed(w, helloBody, helloLength)
+}
+
+// serveHealth answers "ok" for readiness probes.
+func serveHealth(w http.ResponseWriter, _ *http.Request) {
+	writeFixed(w, okBody, okLength)
+}
+
+// serveTime answers the current time, the other classic MINA response.
+func serveTime(w http.ResponseWriter, _ *http.Request) {
+	var buf [64]byte
+	body := time.Now().AppendFormat(buf[:0], time.RFC3339Nano)
+	writeFixed(w, body, []string{strconv.Itoa(len(body))})
+}
+
+// serveStats answers the counters as JSON.
+func (s *Server) serveStats(w http.ResponseWriter, _ *http.Request) {
+	body, err := json.Marshal(s.Stats())
+	if err != nil {
+		// Stats holds three integers; Marshal cannot fail on it.
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	body = append(body, '\n')
+	hdr := w.Header()
+	hdr["Content-Type"] = appJSON
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	_, _ = w.Write(body)
+}
+
+// serveEcho answers the request body with the request's Content-Type. The
+// body is read completely before answering because an HTTP/1.1 handler may
+// not read the request after it starts writing the response.
+func serveEcho(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength > MaxBodyBytes {
+		http.Error(w, "request body larger than 10 MiB", http.StatusRequestEntityTooLarge)
+		return
+	}
+	var buf bytes.Buffer
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength))
+	}
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxBodyBytes)); err != nil {
+		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
+			http.Error(w, "request body larger than 10 MiB", http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	hdr := w.Header()
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		hdr.Set("Content-Type", ct)
+	} else {
+		hdr["Content-Type"] = octetStream
+	}
+	hdr["Content-Length"] = []string{strconv.Itoa(buf.Len())}
+	_, _ = w.Write(buf.Bytes())
+}
+
+// serveBytes answers exactly N bytes of filler, streamed so that a 10 MiB
+// transfer costs no 10 MiB buffer.
+func serveBytes(w http.ResponseWriter, r *http.Request) {
+	n, err := strconv.ParseInt(r.PathValue("n"), 10, 64)
+	if err != nil || n < 0 || n > MaxBodyBytes {
+		http.Error(w, "want /bytes/N with 0 <= N <= 10485760", http.StatusBadRequest)
+		return
+	}
+	hdr := w.Header()
+	hdr["Content-Type"] = octetStream
+	hdr["Content-Length"] = []string{strconv.FormatInt(n, 10)}
+	for n > 0 {
+		chunk := filler[:min(n, int64(len(filler)))]
+		if _, err := w.Write(chunk); err != nil {
+			return // the client is gone; net/http closes the connection
+		}
+		n -= int64(len(chunk))
+	}
+}
+
+// serveStatus answers the status code in the path, with its reason phrase
+// as the body where the status allows a body.
+func serveStatus(w http.ResponseWriter, r *http.Request) {
+	code, err := strconv.Atoi(r.PathValue("code"))
+	if err != nil || code < 200 || code > 599 {
+		// 1xx are interim responses and cannot end a request.
+		http.Error(w, "want /status/N with 200 <= N <= 599", http.StatusBadRequest)
+		return
+	}
+	if code == http.StatusNoContent || code == http.StatusNotModified {
+		w.WriteHeader(code)
+		return
+	}
+	body := http.StatusText(code)
+	if body == "" {
+		body = "status " + strconv.Itoa(code)
+	}
+	body += "\n"
+	hdr := w.Header()
+	hdr["Content-Type"] = textPlain
+	hdr["Content-Length"] = []string{strconv.Itoa(len(body))}
+	w.WriteHeader(code)
+	_, _ = io.WriteString(w, body)
+}

@@ -1,0 +1,262 @@
+package demoserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Stats are the server's counters since Start. /stats serves them as JSON.
+type Stats struct {
+	// Accepted is the number of TCP connections accepted, counted at the
+	// listener so it is exact: N short-connection requests give N, N
+	// keep-alive requests on one connection give 1.
+	Accepted int64 `json:"accepted"`
+
+	// Requests is the number of HTTP requests that reached the router,
+	// including /health, /stats (a /stats response counts itself) and 404s.
+	Requests int64 `json:"requests"`
+
+	// Errors is the number of injected 500 responses (ErrorRate). Statuses
+	// asked for explicitly with /status/N are not counted.
+	Errors int64 `json:"errors"`
+}
+
+// counters are updated by every connection and handler goroutine, so they
+// are atomics rather than a mutex-guarded Stats.
+type counters struct {
+	accepted atomic.Int64
+	requests atomic.Int64
+	errors   atomic.Int64
+}
+
+// Server is a running built-in target server. It is created by Start and
+// must be stopped with Close. Its methods are safe for concurrent use.
+type Server struct {
+	cfg     Config
+	seed    uint64
+	faults  *faults
+	ctr     counters
+	handler http.Handler
+	log     zerolog.Logger
+
+	httpLn  net.Listener
+	httpSrv *http.Server
+
+	// base is the parent of every request context. Cancelling it on shutdown
+	// wakes handlers sleeping in a Delay, which http.Server.Close alone would
+	// leave running until the delay expired.
+	base   context.Context
+	cancel context.CancelFunc
+
+	// stopAfter detaches the shutdown hook registered on Start's context;
+	// afterDone is closed when that hook has finished, if it ever ran.
+	stopAfter func() bool
+	afterDone chan struct{}
+
+	// serving counts Serve goroutines; conns counts open connections via
+	// http.Server.ConnState. A connection reports StateClosed only after its
+	// handler has returned, so waiting on conns also waits for handlers.
+	serving sync.WaitGroup
+	conns   sync.WaitGroup
+
+	shutdownOnce sync.Once
+	shutdownErr  error
+	closeOnce    sync.Once
+}
+
+// newServer validates cfg and builds a Server with its handler but without
+// listening, so the request path can be benchmarked in-process.
+func newServer(cfg Config) (*Server, error) {
+	cfg, err := cfg.validate()
+	if err != nil {
+		return nil, fmt.Errorf("demoserver: %w", err)
+	}
+	f, seed := newFaults(cfg.Delay, cfg.Jitter, cfg.ErrorRate, cfg.Seed)
+	s := &Server{
+		cfg:       cfg,
+		seed:      seed,
+		faults:    f,
+		log:       cfg.Logger.With().Str("component", "demoserver").Logger(),
+		afterDone: make(chan struct{}),
+	}
+	s.base, s.cancel = context.WithCancel(context.Background())
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Start listens on cfg.HTTPAddr and serves in the background. It returns
+// once the listener is open, so HTTPAddr is immediately usable. Cancelling
+// ctx stops the server as Close does, but the caller must still call Close
+// to wait for it to finish.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	// Listening does not consult ctx, and a server that would stop at once
+	// is never what the caller meant.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("demoserver: %w", err)
+	}
+	s, err := newServer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.startHTTP(ctx); err != nil {
+		s.cancel()
+		return nil, err
+	}
+	s.stopAfter = context.AfterFunc(ctx, func() {
+		defer close(s.afterDone)
+		s.shutdown()
+	})
+	s.log.Info().
+		Str("http", s.HTTPAddr()).
+		Dur("delay", s.cfg.Delay).
+		Dur("jitter", s.cfg.Jitter).
+		Float64("error_rate", s.cfg.ErrorRate).
+		Uint64("seed", s.seed).
+		Msg("demo server listening")
+	return s, nil
+}
+
+// startHTTP opens the HTTP listener and starts serving it. A framed TCP
+// listener gets a sibling of this function; both share faults, counters,
+// base context and the WaitGroups that Close waits on.
+func (s *Server) startHTTP(ctx context.Context) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", s.cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("demoserver: listen http: %w", err)
+	}
+	s.httpLn = &countingListener{Listener: ln, accepted: &s.ctr.accepted}
+	s.httpSrv = &http.Server{
+		Handler: s.handler,
+		// A load generator may hold thousands of idle keep-alive
+		// connections between phases; a generous IdleTimeout keeps them
+		// reusable, while ReadHeaderTimeout stops a stalled client from
+		// pinning a connection forever. No ReadTimeout/WriteTimeout: they
+		// would cut off large /echo and /bytes transfers on slow machines.
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return s.base },
+		ConnState:         s.trackConn,
+		ErrorLog:          log.New(httpErrorLog{s.log}, "", 0),
+	}
+	s.serving.Go(func() {
+		if err := s.httpSrv.Serve(s.httpLn); !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error().Err(err).Msg("http serve stopped")
+		}
+	})
+	return nil
+}
+
+// trackConn keeps conns equal to the number of open connections. StateNew
+// is reported on the Serve goroutine before Serve can return, so every Add
+// happens before Close's Wait.
+func (s *Server) trackConn(_ net.Conn, state http.ConnState) {
+	switch state {
+	case http.StateNew:
+		s.conns.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		s.conns.Done()
+	}
+}
+
+// HTTPAddr returns the address the HTTP listener is bound to, with the port
+// resolved when Config.HTTPAddr asked for port 0.
+func (s *Server) HTTPAddr() string { return s.httpLn.Addr().String() }
+
+// Seed returns the seed of the server's random source: Config.Seed, or the
+// randomly chosen one when that was 0. Passing it back as Config.Seed
+// replays the same sequence of jitter and error decisions.
+func (s *Server) Seed() uint64 { return s.seed }
+
+// Stats returns the counters so far. The three numbers are read one after
+// the other, not as an atomic snapshot.
+func (s *Server) Stats() Stats {
+	return Stats{
+		Accepted: s.ctr.accepted.Load(),
+		Requests: s.ctr.requests.Load(),
+		Errors:   s.ctr.errors.Load(),
+	}
+}
+
+// shutdown stops accepting, closes every connection and then cancels
+// in-flight requests, without waiting for them. Connections are closed
+// first so a cancelled handler can no longer get a response out. It may run from Close or from the hook on
+// Start's context, whichever comes first.
+func (s *Server) shutdown() {
+	s.shutdownOnce.Do(func() {
+		s.shutdownErr = s.httpSrv.Close()
+		s.cancel()
+	})
+}
+
+// Close stops the server: the listener is closed, in-flight requests are
+// cancelled (including ones sleeping in a Delay), every connection is
+// closed, and Close returns only when all of the server's goroutines have
+// finished. It returns the error from closing the listener, if any. Calling
+// it again returns the same result.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		if !s.stopAfter() {
+			// The context hook already started; let it finish so no
+			// goroutine of ours outlives Close.
+			<-s.afterDone
+		}
+		s.shutdown()
+		s.serving.Wait()
+		s.conns.Wait()
+		st := s.Stats()
+		s.log.Info().
+			Int64("accepted", st.Accepted).
+			Int64("requests", st.Requests).
+			Int64("errors", st.Errors).
+			Msg("demo server stopped")
+	})
+	return s.shutdownErr
+}
+
+// countingListener counts accepted connections at the source, which is the
+// only place the count can be exact: the client may pool, retry or race.
+type countingListener struct {
+	net.Listener
+	accepted *atomic.Int64
+}
+
+// Accept implements net.Listener.
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.accepted.Add(1)
+	}
+	return c, err
+}
+
+var _ net.Listener = (*countingListener)(nil)
+
+// httpErrorLog routes net/http's internal messages into zerolog. Accept
+// errors (e.g. out of file descriptors under heavy load) matter to someone
+// reading a load-test result; everything else net/http says is about a
+// single misbehaving request, so it stays at debug level to avoid logging
+// per request.
+type httpErrorLog struct{ log zerolog.Logger }
+
+// Write implements io.Writer for log.Logger.
+func (h httpErrorLog) Write(p []byte) (int, error) {
+	msg := strings.TrimRight(string(p), "\n")
+	lvl := zerolog.DebugLevel
+	if strings.HasPrefix(msg, "http: Accept error") {
+		lvl = zerolog.WarnLevel
+	}
+	h.log.WithLevel(lvl).Str("source", "net/http").Msg(msg)
+	return len(p), nil
+}
