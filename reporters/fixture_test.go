@@ -1,0 +1,229 @@
+package reporters
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, line by line so that a mismatch
+// reads as a diff. With -update it rewrites the file instead.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run `go test ./reporters/ -update` to create it)", err)
+	}
+	if diff := cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(got), "\n")); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s\nrun `go test ./reporters/ -update` if the change is intended", path, diff)
+	}
+}
+
+// t0 is the fixed start of the synthetic run.
+var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+const fixtureFile = "testdata/hello.yaml"
+
+// caseSpec shapes one synthetic case: its throughput, latency scale and
+// failures are chosen so that every report feature has something to show.
+type caseSpec struct {
+	target      string
+	concurrency int64
+	rps         int64 // measured requests per second
+	base        time.Duration
+	errs        runner.ErrorCounts
+	rssMiB      int
+}
+
+var fixtureCases = []caseSpec{
+	{"keepalive", 1, 1000, 500 * time.Microsecond, runner.ErrorCounts{}, 90},
+	{"keepalive", 10, 8000, time.Millisecond, runner.ErrorCounts{}, 120},
+	// Throughput barely grows past 10 clients: the knee.
+	{"keepalive", 100, 8500, 10 * time.Millisecond, runner.ErrorCounts{Status: 5}, 200},
+	{"close", 1, 800, 700 * time.Microsecond, runner.ErrorCounts{}, 80},
+	{"close", 10, 5000, 2 * time.Millisecond, runner.ErrorCounts{}, 150},
+	{"close", 100, 9000, 12 * time.Millisecond, runner.ErrorCounts{Connect: 12, Timeout: 3, Reset: 30}, 600},
+}
+
+// fixtureHist records n latencies deterministically: a spread around base
+// and one slow request in a hundred.
+func fixtureHist(n int64, base time.Duration) *runner.Histogram {
+	h := runner.NewHistogram()
+	for i := range n {
+		d := base + time.Duration(i%50)*base/50
+		if i%100 == 99 {
+			d = 5 * base
+		}
+		h.Record(d)
+	}
+	return h
+}
+
+func fixturePhase(spec caseSpec, name string, warmup bool, start time.Time, secs, rps int64) *runner.PhaseResult {
+	requests := rps * secs
+	p := &runner.PhaseResult{
+		Name:        name,
+		Warmup:      warmup,
+		Concurrency: int(spec.concurrency),
+		Start:       start,
+		End:         start.Add(time.Duration(secs) * time.Second),
+		Elapsed:     time.Duration(secs) * time.Second,
+		Latency:     fixtureHist(requests, spec.base),
+		Connect:     runner.NewHistogram(),
+	}
+	p.Requests = requests
+	if !warmup {
+		p.Errors = spec.errs
+	}
+	p.Failed = p.Errors.Total()
+	p.Succeeded = requests - p.Failed
+	p.BytesReceived = requests * 150
+	p.BytesSent = requests * 80
+	conns := spec.concurrency
+	if spec.target == "close" {
+		conns = requests
+	}
+	for i := range conns {
+		p.Connect.Record(80*time.Microsecond + time.Duration(i%10)*5*time.Microsecond)
+	}
+	for s := range secs {
+		wiggle := (s%3 - 1) * rps / 50
+		p.Series = append(p.Series, runner.Second{
+			At:        int(s),
+			Completed: rps + wiggle,
+			Errors:    p.Failed / secs,
+			P50:       spec.base + spec.base/2,
+			P99:       5*spec.base + time.Duration(s%4)*spec.base/4,
+			InFlight:  spec.concurrency,
+		})
+	}
+	return p
+}
+
+func fixtureThresholds() []scenarios.Threshold {
+	pos := func(line int) scenarios.Pos { return scenarios.Pos{File: fixtureFile, Line: line, Col: 5} }
+	return []scenarios.Threshold{
+		{Name: "rps >= 5000", Rule: "rps >= 5000", Severity: scenarios.SeverityFail, RulePos: pos(31)},
+		{Name: "p99 < 50ms", Rule: "p99 < 50ms", Severity: scenarios.SeverityFail, RulePos: pos(32)},
+		{Name: "memory", Rule: "server.rss_max < 512MiB", Severity: scenarios.SeverityWarn, RulePos: pos(33)},
+		{Name: "no regression", Rule: `!regressed("rps", 5%)`, Severity: scenarios.SeverityFail, RulePos: pos(34)},
+		{Name: "login p99", Rule: `requests_by_name["login"].p99 < 100ms`, Severity: scenarios.SeverityFail, Target: "close", RulePos: pos(35)},
+	}
+}
+
+// fixtureResult is the synthetic scenario: 2 targets × concurrency
+// [1, 10, 100], each case a warm-up then a measured phase.
+func fixtureResult() (*runner.ScenarioResult, []assertions.Verdict) {
+	sc := &scenarios.Scenario{
+		File:        fixtureFile,
+		Hash:        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		Name:        "hello-http",
+		Description: "hello server, keep-alive vs short connections",
+		Matrix: []scenarios.Axis{{Key: "concurrency", Values: []scenarios.MatrixValue{
+			{Key: "concurrency", Text: "1", Value: int64(1)},
+			{Key: "concurrency", Text: "10", Value: int64(10)},
+			{Key: "concurrency", Text: "100", Value: int64(100)},
+		}}},
+		Thresholds: fixtureThresholds(),
+	}
+	res := &runner.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(2 * time.Minute)}
+	var verdicts []assertions.Verdict
+	for i, spec := range fixtureCases {
+		start := t0.Add(time.Duration(i) * 20 * time.Second)
+		cr := &runner.CaseResult{
+			ID:     fmt.Sprintf("%s concurrency=%d", spec.target, spec.concurrency),
+			Target: spec.target,
+			Matrix: []scenarios.MatrixValue{{Key: "concurrency", Text: fmt.Sprint(spec.concurrency), Value: spec.concurrency}},
+			Phases: []*runner.PhaseResult{
+				fixturePhase(spec, "warmup", true, start, 2, spec.rps/2),
+				fixturePhase(spec, "measured", false, start.Add(3*time.Second), 15, spec.rps),
+			},
+		}
+		res.Cases = append(res.Cases, cr)
+		verdicts = append(verdicts, fixtureVerdicts(sc, cr, spec)...)
+	}
+	return res, verdicts
+}
+
+// fixtureVerdicts judges the case the way the rules would, from its figures.
+func fixtureVerdicts(sc *scenarios.Scenario, cr *runner.CaseResult, spec caseSpec) []assertions.Verdict {
+	st := runner.Summarize(cr.Measured(""))
+	var out []assertions.Verdict
+	for _, th := range sc.Thresholds {
+		if th.Target != "" && th.Target != cr.Target {
+			continue
+		}
+		v := assertions.Verdict{
+			Case: cr.ID, Target: cr.Target, Name: th.Name, Rule: th.Rule,
+			Severity: th.Severity, Pos: th.RulePos, Status: assertions.StatusPass,
+		}
+		fail := false
+		switch th.Name {
+		case "rps >= 5000":
+			v.Actual = fmt.Sprintf("rps = %.1f", st.RPS)
+			fail = st.RPS < 5000
+		case "p99 < 50ms":
+			v.Actual = "p99 = " + st.Latency.P99.String()
+			fail = st.Latency.P99 >= 50*time.Millisecond
+		case "memory":
+			v.Actual = fmt.Sprintf("server.rss_max = %dMiB", spec.rssMiB)
+			fail = spec.rssMiB >= 512
+		case "no regression":
+			v.Status, v.Reason = assertions.StatusSkip, "no baseline loaded"
+		case "login p99":
+			v.Status, v.Reason = assertions.StatusError, `map has no key "login"`
+		}
+		if fail {
+			v.Status = assertions.StatusFail
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func fixtureMeta() Meta {
+	return Meta{
+		Version: "1.2.3",
+		Commit:  "0123456789abcdef0123456789abcdef01234567",
+		Host: Host{
+			Hostname: "ci-runner-1", OS: "linux", Arch: "amd64",
+			CPUModel: "AMD EPYC 7763 64-Core Processor", Cores: 4, Runner: "RUNNER_OS=Linux",
+		},
+		Start: t0,
+		End:   t0.Add(2*time.Minute + 30*time.Second),
+	}
+}
+
+// fixtureRun is the synthetic run behind every golden file: the hello-http
+// scenario and a second scenario whose server never became ready.
+func fixtureRun() *Run {
+	res, verdicts := fixtureResult()
+	broken := &scenarios.Scenario{File: "testdata/agent.yaml", Name: "tcp-agent", Hash: "aa55"}
+	return NewRun(fixtureMeta(), []ScenarioInput{
+		{Result: res, Verdicts: verdicts},
+		{Scenario: broken, Err: errors.New("server did not become ready within 30s: connect 127.0.0.1:13888: connection refused")},
+	})
+}

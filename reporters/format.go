@@ -1,0 +1,177 @@
+package reporters
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// fmtDur renders a latency with three significant figures at most, in the
+// unit people read latencies in; Duration.String prints nanosecond noise.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0"
+	case d < time.Millisecond:
+		return strconv.FormatInt(int64(d/time.Microsecond), 10) + "µs"
+	case d < 10*time.Millisecond:
+		return fmt.Sprintf("%.2fms", ms(d))
+	case d < time.Second:
+		return fmt.Sprintf("%.1fms", ms(d))
+	case d < time.Minute:
+		return fmt.Sprintf("%.2fs", d.Seconds())
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+// ms converts to fractional milliseconds, the unit of ab's tables.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// group renders an integer with thousands separators so that large request
+// counts can be read at a glance.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// fmtRate renders a per-second rate with one decimal and separators.
+func fmtRate(f float64) string {
+	whole := int64(f)
+	frac := int64((f-float64(whole))*10 + 0.5)
+	if frac == 10 {
+		whole, frac = whole+1, 0
+	}
+	return group(whole) + "." + strconv.FormatInt(frac, 10)
+}
+
+// fmtPct renders a ratio (0..1) as a percentage.
+func fmtPct(ratio float64) string {
+	return fmt.Sprintf("%.2f%%", ratio*100)
+}
+
+// fmtSeconds renders a decimal number of seconds, as JUnit wants it.
+func fmtSeconds(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	return fmt.Sprintf("%.3f", d.Seconds())
+}
+
+// errorKinds renders the non-zero error counts as "connect 3, reset 1".
+func errorKinds(c runner.ErrorCounts) string {
+	var parts []string
+	c.Each(func(kind string, n int64) {
+		if n > 0 {
+			parts = append(parts, kind+" "+group(n))
+		}
+	})
+	return strings.Join(parts, ", ")
+}
+
+// matrixLabel renders a case's matrix combination as "k=v k=v".
+func matrixLabel(m []MatrixEntry) string {
+	parts := make([]string, len(m))
+	for i, e := range m {
+		parts[i] = e.Key + "=" + matrixText(e.Value)
+	}
+	return strings.Join(parts, " ")
+}
+
+// matrixText renders a matrix value the way it would be written in YAML.
+func matrixText(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case nil:
+		return ""
+	default:
+		return fmt.Sprint(x)
+	}
+}
+
+// matrixNumber returns v as a number when it is one.
+func matrixNumber(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// verdictClass is how a verdict counts in reports: a warn-level failure is
+// visible but never fails the run, so it needs its own class.
+type verdictClass int
+
+const (
+	classPass verdictClass = iota
+	classFail
+	classWarn
+	classSkip
+)
+
+func classify(v assertions.Verdict) verdictClass {
+	switch {
+	case v.Status == assertions.StatusSkip:
+		return classSkip
+	case v.Fails():
+		return classFail
+	case v.Status == assertions.StatusFail || v.Status == assertions.StatusError:
+		return classWarn
+	default:
+		return classPass
+	}
+}
+
+// verdictActual is what a report shows as the measured side of a verdict.
+func verdictActual(v assertions.Verdict) string {
+	switch {
+	case v.Status == assertions.StatusError && v.Reason != "":
+		return "error: " + v.Reason
+	case v.Status == assertions.StatusSkip && v.Reason != "":
+		if v.Actual != "" {
+			return v.Actual + " (" + v.Reason + ")"
+		}
+		return v.Reason
+	default:
+		return v.Actual
+	}
+}
+
+// where renders a verdict's position as file:line, which is what editors
+// and GitHub annotations jump to; the column adds nothing for a reader.
+func where(p scenarios.Pos) string {
+	p.Col = 0
+	return p.String()
+}
+
+// oneLine folds whitespace so free text fits a table cell or an attribute.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,276 @@
+package reporters
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/assertions"
+)
+
+// The document follows the Apache Ant JUnit schema, which is what Jenkins
+// and the GitHub test-report actions validate against. That schema is strict:
+// <testsuites> takes no attributes, every suite needs package and id, and
+// <properties>, <system-out> and <system-err> must be present even when
+// empty. Element order in the structs is the order the schema demands.
+
+type junitSuites struct {
+	XMLName xml.Name     `xml:"testsuites"`
+	Suites  []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Package    string          `xml:"package,attr"`
+	ID         int             `xml:"id,attr"`
+	Timestamp  string          `xml:"timestamp,attr"` // local form: the schema forbids a zone
+	Hostname   string          `xml:"hostname,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Properties junitProperties `xml:"properties"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  junitText       `xml:"system-out"`
+	SystemErr  junitText       `xml:"system-err"`
+}
+
+// junitText is free text kept as CDATA, so that multi-line bodies stay
+// readable in the file instead of turning into &#xA; escapes.
+type junitText struct {
+	Text string `xml:",cdata"`
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Skipped   *junitSkipped `xml:"skipped"`
+	Error     *junitProblem `xml:"error"`
+	Failure   *junitProblem `xml:"failure"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",cdata"`
+}
+
+// junitTime is the schema's ISO 8601 pattern without a zone; times are
+// written in UTC so that runs from different machines line up.
+const junitTime = "2006-01-02T15:04:05"
+
+// WriteJUnit writes run as JUnit XML: one <testsuite> per scenario and one
+// <testcase> per threshold × case, named "[case id] threshold" with
+// classname "scenario.target". A failing fail-level threshold is a
+// <failure> showing expected (the rule) against actual; a rule that could
+// not be evaluated is an <error>; a skipped rule is <skipped>. A warn-level
+// failure passes, because it must not fail a build, and is listed in the
+// suite's <system-out>. A scenario or case that could not run is an <error>.
+// Each suite's <properties> carry rps, p50, p99 and error rate per case.
+func WriteJUnit(w io.Writer, run *Run) error {
+	doc := junitSuites{Suites: []junitSuite{}}
+	for i, sr := range run.Scenarios {
+		doc.Suites = append(doc.Suites, junitSuiteOf(i, run, sr))
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return fmt.Errorf("write JUnit XML: %w", err)
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return fmt.Errorf("write JUnit XML: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return fmt.Errorf("write JUnit XML: %w", err)
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return fmt.Errorf("write JUnit XML: %w", err)
+	}
+	return nil
+}
+
+func junitSuiteOf(id int, run *Run, sr *ScenarioRun) junitSuite {
+	start := sr.Start
+	if start.IsZero() {
+		start = run.Start
+	}
+	host := oneLine(run.Host.Hostname)
+	if host == "" {
+		host = "localhost"
+	}
+	name := oneLine(sr.Name)
+	if name == "" {
+		name = "scenario"
+	}
+	s := junitSuite{
+		Name:      name,
+		Package:   name,
+		ID:        id,
+		Timestamp: start.UTC().Format(junitTime),
+		Hostname:  host,
+		Time:      fmtSeconds(sr.End.Sub(sr.Start)),
+		Cases:     []junitCase{},
+	}
+	s.Properties.Property = junitSuiteProperties(run, sr)
+
+	var out []string
+	if sr.Interrupted || run.Interrupted {
+		out = append(out, "INTERRUPTED: the run was stopped early; figures are partial.")
+	}
+	if sr.Error != "" {
+		s.Cases = append(s.Cases, junitCase{
+			Name:      "run",
+			Classname: name,
+			Time:      fmtSeconds(0),
+			Error:     &junitProblem{Message: oneLine(sr.Error), Type: "scenario", Body: xmlSafe(sr.Error)},
+		})
+	}
+	elapsed := make(map[string]time.Duration)
+	for _, c := range sr.Cases {
+		elapsed[c.ID] = c.Stats.Elapsed
+		if c.Error != "" {
+			s.Cases = append(s.Cases, junitCase{
+				Name:      "[" + oneLine(c.ID) + "] run",
+				Classname: name + "." + oneLine(c.Target),
+				Time:      fmtSeconds(c.Stats.Elapsed),
+				Error:     &junitProblem{Message: oneLine(c.Error), Type: "case", Body: xmlSafe(c.Error)},
+			})
+		}
+	}
+	for _, v := range sr.allVerdicts() {
+		tc, note := junitVerdict(name, v, elapsed[v.Case])
+		s.Cases = append(s.Cases, tc)
+		if note != "" {
+			out = append(out, note)
+		}
+	}
+	for _, tc := range s.Cases {
+		switch {
+		case tc.Failure != nil:
+			s.Failures++
+		case tc.Error != nil:
+			s.Errors++
+		case tc.Skipped != nil:
+			s.Skipped++
+		}
+	}
+	s.Tests = len(s.Cases)
+	if len(out) > 0 {
+		s.SystemOut.Text = xmlSafe(strings.Join(out, "\n") + "\n")
+	}
+	return s
+}
+
+// junitVerdict maps one verdict onto a testcase. The note is a line for the
+// suite's system-out, used for warn-level failures, which the schema gives
+// no other place to show on a passing testcase.
+func junitVerdict(scenario string, v assertions.Verdict, elapsed time.Duration) (junitCase, string) {
+	tc := junitCase{
+		Name:      "[" + oneLine(v.Case) + "] " + oneLine(v.Name),
+		Classname: scenario + "." + oneLine(v.Target),
+		Time:      fmtSeconds(elapsed),
+	}
+	actual := verdictActual(v)
+	body := junitDetail(v, actual)
+	switch classify(v) {
+	case classSkip:
+		tc.Skipped = &junitSkipped{Message: oneLine(v.Reason)}
+	case classFail:
+		if v.Status == assertions.StatusError {
+			tc.Error = &junitProblem{Message: oneLine(v.Reason), Type: "rule", Body: body}
+		} else {
+			msg := "expected " + oneLine(v.Rule) + ", actual " + oneLine(actual)
+			if at := where(v.Pos); at != "" {
+				msg += " (" + at + ")"
+			}
+			tc.Failure = &junitProblem{Message: msg, Type: "threshold", Body: body}
+		}
+	case classWarn:
+		note := fmt.Sprintf("WARN %s: %s (actual %s)", tc.Name, oneLine(v.Rule), oneLine(actual))
+		if at := where(v.Pos); at != "" {
+			note += " at " + at
+		}
+		return tc, note
+	}
+	return tc, ""
+}
+
+// junitDetail is the failure body: enough to act on without opening the
+// Markdown report.
+func junitDetail(v assertions.Verdict, actual string) string {
+	var b strings.Builder
+	row := func(k, val string) {
+		if val != "" {
+			fmt.Fprintf(&b, "%-9s %s\n", k+":", val)
+		}
+	}
+	row("expected", v.Rule)
+	row("actual", actual)
+	row("case", v.Case)
+	row("phase", v.Phase)
+	row("severity", string(v.Severity))
+	row("at", where(v.Pos))
+	return xmlSafe(b.String())
+}
+
+// xmlSafe replaces the characters XML 1.0 cannot carry at all. The encoder
+// does this for attributes and escaped text but not inside CDATA, and rule
+// text or server errors may hold anything.
+func xmlSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF,
+			r >= 0xE000 && r <= 0xFFFD,
+			r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		default:
+			return '\uFFFD'
+		}
+	}, s)
+}
+
+// junitSuiteProperties lists the run's identity, then the key figures of
+// every case, with units in the property names so that tools can chart them.
+func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
+	props := []junitProperty{{"loadgate.version", run.LoadgateVersion}}
+	add := func(name, value string) {
+		if value != "" {
+			props = append(props, junitProperty{name, value})
+		}
+	}
+	add("commit", run.Commit)
+	add("scenario.file", sr.File)
+	add("scenario.hash", sr.Hash)
+	if sr.Interrupted || run.Interrupted {
+		add("interrupted", "true")
+	}
+	for _, c := range sr.Cases {
+		id := oneLine(c.ID)
+		st := c.Stats
+		add(id+".requests", strconv.FormatInt(st.Requests, 10))
+		add(id+".rps", strconv.FormatFloat(st.RPS, 'f', 2, 64))
+		add(id+".p50_ms", strconv.FormatFloat(ms(st.Latency.P50), 'f', 3, 64))
+		add(id+".p99_ms", strconv.FormatFloat(ms(st.Latency.P99), 'f', 3, 64))
+		add(id+".error_rate", strconv.FormatFloat(st.ErrorRate, 'f', 6, 64))
+	}
+	return props
+}

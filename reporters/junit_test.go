@@ -1,0 +1,136 @@
+package reporters
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// junitXSD is the Ant JUnit schema shared beside the repository.
+var junitXSD = filepath.Join("..", "..", "shared", "junit", "JUnit.xsd")
+
+// xmllint validates doc against the JUnit schema. Missing tools skip the
+// check on a workstation but fail it in CI, where a silent skip would hide
+// an invalid report.
+func xmllint(t *testing.T, doc []byte) {
+	t.Helper()
+	missing := func(what string) {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("cannot validate JUnit XML: %s", what)
+		}
+		t.Skipf("cannot validate JUnit XML: %s", what)
+	}
+	lint, err := exec.LookPath("xmllint")
+	if err != nil {
+		missing("xmllint not installed (apt-get install libxml2-utils)")
+	}
+	if _, err := os.Stat(junitXSD); err != nil {
+		missing(err.Error())
+	}
+	path := filepath.Join(t.TempDir(), "junit.xml")
+	if err := os.WriteFile(path, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(lint, "--noout", "--schema", junitXSD, path).CombinedOutput()
+	if err != nil {
+		t.Errorf("xmllint rejects the JUnit XML: %v\n%s", err, out)
+	}
+}
+
+func TestWriteJUnitGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, fixtureRun()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "junit.golden.xml", b.Bytes())
+	xmllint(t, b.Bytes())
+}
+
+func TestWriteJUnitValidEdgeCases(t *testing.T) {
+	interrupted := fixtureRun()
+	interrupted.Interrupted = true
+	runs := map[string]*Run{
+		"no scenarios": NewRun(Meta{}, nil),
+		"nothing known": NewRun(Meta{}, []ScenarioInput{{
+			Result: &runner.ScenarioResult{Cases: []*runner.CaseResult{{ID: "x", Err: "no request completed"}}},
+		}}),
+		"interrupted": interrupted,
+		"awkward text": NewRun(Meta{Host: Host{Hostname: " "}}, []ScenarioInput{{
+			Scenario: &scenarios.Scenario{Name: "a  b\n<c>"},
+			Result:   &runner.ScenarioResult{Cases: []*runner.CaseResult{{ID: "t  k=\"v\"", Target: "t"}}},
+			Verdicts: []assertions.Verdict{{
+				Case: "t  k=\"v\"", Target: "t", Name: "a & b", Rule: "p99 < 5ms && rps > 1\x00",
+				Status: assertions.StatusFail, Severity: scenarios.SeverityFail, Actual: "p99 = 6ms",
+			}},
+		}}),
+	}
+	for name, run := range runs {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteJUnit(&b, run); err != nil {
+				t.Fatal(err)
+			}
+			xmllint(t, b.Bytes())
+		})
+	}
+}
+
+// TestWriteJUnitCounts reads the document back the way a CI reporter does.
+func TestWriteJUnitCounts(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, fixtureRun()); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Suites []struct {
+			Name      string `xml:"name,attr"`
+			Tests     int    `xml:"tests,attr"`
+			Failures  int    `xml:"failures,attr"`
+			Errors    int    `xml:"errors,attr"`
+			Skipped   int    `xml:"skipped,attr"`
+			Timestamp string `xml:"timestamp,attr"`
+			Cases     []struct {
+				Name      string    `xml:"name,attr"`
+				Classname string    `xml:"classname,attr"`
+				Failure   *struct{} `xml:"failure"`
+			} `xml:"testcase"`
+			SystemOut string `xml:"system-out"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Suites) != 2 {
+		t.Fatalf("%d suites, want 2", len(doc.Suites))
+	}
+	hello := doc.Suites[0]
+	// 6 cases × 4 thresholds + 3 close cases × 1 narrowed threshold.
+	if hello.Tests != 27 || hello.Failures != 2 || hello.Errors != 3 || hello.Skipped != 6 {
+		t.Errorf("hello-http: tests=%d failures=%d errors=%d skipped=%d, want 27/2/3/6",
+			hello.Tests, hello.Failures, hello.Errors, hello.Skipped)
+	}
+	if _, err := time.Parse(junitTime, hello.Timestamp); err != nil {
+		t.Errorf("timestamp %q: %v", hello.Timestamp, err)
+	}
+	first := hello.Cases[0]
+	if first.Name != "[keepalive concurrency=1] rps >= 5000" || first.Classname != "hello-http.keepalive" || first.Failure == nil {
+		t.Errorf("first testcase = %+v", first)
+	}
+	// The memory rule fails at warn level on one case: passing, but noted.
+	if !strings.Contains(hello.SystemOut, "WARN [close concurrency=100] memory") {
+		t.Errorf("system-out lacks the warn note:\n%s", hello.SystemOut)
+	}
+	agent := doc.Suites[1]
+	if agent.Tests != 1 || agent.Errors != 1 {
+		t.Errorf("tcp-agent: tests=%d errors=%d, want one error", agent.Tests, agent.Errors)
+	}
+}

@@ -1,0 +1,316 @@
+package reporters
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/assertions"
+)
+
+// WriteMarkdown writes run as GitHub-flavoured Markdown sized for a GitHub
+// Actions step summary: a headline verdict, then per scenario a table of
+// cases, the knee of a concurrency sweep, the threshold verdicts, a
+// side-by-side table when several targets were compared, and Mermaid charts
+// of throughput and p99 over time.
+func WriteMarkdown(w io.Writer, run *Run) error {
+	var b bytes.Buffer
+	mdHeadline(&b, run)
+	for _, sr := range run.Scenarios {
+		mdScenario(&b, sr)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("write Markdown: %w", err)
+	}
+	return nil
+}
+
+// verdictTally counts verdicts by how they count for the run.
+type verdictTally [4]int
+
+func tally(vs []assertions.Verdict) verdictTally {
+	var t verdictTally
+	for _, v := range vs {
+		t[classify(v)]++
+	}
+	return t
+}
+
+func (t verdictTally) String() string {
+	var parts []string
+	for _, p := range []struct {
+		n     int
+		label string
+	}{{t[classPass], "passed"}, {t[classFail], "failed"}, {t[classWarn], "warned"}, {t[classSkip], "skipped"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.label))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, " · ")
+}
+
+func mdHeadline(b *bytes.Buffer, run *Run) {
+	verdict := "✅ loadgate: passed"
+	if !run.Passed {
+		verdict = "❌ loadgate: failed"
+	}
+	if run.Interrupted {
+		verdict += " (interrupted)"
+	}
+	fmt.Fprintf(b, "## %s\n\n", verdict)
+	if run.Interrupted {
+		b.WriteString("> ⏹ **Interrupted:** the run was stopped early; figures are partial.\n\n")
+	}
+
+	var meta []string
+	if run.LoadgateVersion != "" {
+		meta = append(meta, "loadgate "+run.LoadgateVersion)
+	}
+	if run.Commit != "" {
+		c := run.Commit
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		meta = append(meta, "commit `"+c+"`")
+	}
+	if h := mdHost(run.Host); h != "" {
+		meta = append(meta, h)
+	}
+	if !run.Start.IsZero() {
+		meta = append(meta, "started "+run.Start.UTC().Format("2006-01-02 15:04:05 UTC"))
+		if run.End.After(run.Start) {
+			meta = append(meta, "took "+run.End.Sub(run.Start).Round(time.Second).String())
+		}
+	}
+	if len(meta) > 0 {
+		b.WriteString(strings.Join(meta, " · ") + "\n\n")
+	}
+
+	var all []assertions.Verdict
+	cases := 0
+	for _, sr := range run.Scenarios {
+		all = append(all, sr.allVerdicts()...)
+		cases += len(sr.Cases)
+	}
+	fmt.Fprintf(b, "%s, %s · thresholds: %s\n\n",
+		plural(len(run.Scenarios), "scenario"), plural(cases, "case"), tally(all))
+}
+
+func mdHost(h Host) string {
+	if h.Hostname == "" && h.OS == "" {
+		return ""
+	}
+	var parts []string
+	if h.OS != "" {
+		parts = append(parts, h.OS+"/"+h.Arch)
+	}
+	if h.Cores > 0 {
+		parts = append(parts, plural(h.Cores, "core"))
+	}
+	if h.CPUModel != "" {
+		parts = append(parts, h.CPUModel)
+	}
+	s := "host `" + h.Hostname + "`"
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func mdScenario(b *bytes.Buffer, sr *ScenarioRun) {
+	icon := "✅"
+	t := tally(sr.allVerdicts())
+	switch {
+	case !sr.passed():
+		icon = "❌"
+	case t[classWarn] > 0:
+		icon = "⚠️"
+	}
+	fmt.Fprintf(b, "### %s %s\n\n", icon, mdText(sr.Name))
+	if sr.Description != "" {
+		b.WriteString(mdText(sr.Description) + "\n\n")
+	}
+	var id []string
+	if sr.File != "" {
+		id = append(id, "`"+sr.File+"`")
+	}
+	if sr.Hash != "" {
+		h := sr.Hash
+		if len(h) > 12 {
+			h = h[:12]
+		}
+		id = append(id, "sha256 `"+h+"`")
+	}
+	if sr.Interrupted {
+		id = append(id, "⏹ interrupted")
+	}
+	if len(id) > 0 {
+		b.WriteString(strings.Join(id, " · ") + "\n\n")
+	}
+	if sr.Error != "" {
+		fmt.Fprintf(b, "> ❌ **Could not run:** %s\n\n", mdText(sr.Error))
+	}
+	if len(sr.Cases) > 0 {
+		knees := findKnees(sr)
+		mdCaseTable(b, sr, knees)
+		for _, k := range knees {
+			b.WriteString(k.note() + "\n")
+		}
+		var failed []string
+		for _, c := range sr.Cases {
+			if c.Error != "" {
+				failed = append(failed, fmt.Sprintf("- ❌ `%s` could not run: %s\n", oneLine(c.ID), mdText(c.Error)))
+			}
+		}
+		if len(failed) > 0 {
+			b.WriteString(strings.Join(failed, "") + "\n")
+		}
+	}
+	if vs := sr.allVerdicts(); len(vs) > 0 {
+		mdThresholds(b, vs)
+	}
+	if len(sr.targets()) > 1 {
+		mdSideBySide(b, sr)
+	}
+	mdCharts(b, sr)
+}
+
+func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee) {
+	showKinds := false
+	for _, c := range sr.Cases {
+		if c.Stats.Failed > 0 {
+			showKinds = true
+		}
+	}
+	kneeAt := make(map[*CaseRun]bool)
+	for _, k := range knees {
+		if k.at != nil {
+			kneeAt[k.at] = true
+		}
+	}
+	b.WriteString("| case | requests | rps | p50 | p90 | p99 | max | errors |")
+	sep := "|:--|--:|--:|--:|--:|--:|--:|--:|"
+	if showKinds {
+		b.WriteString(" failed by kind |")
+		sep += ":--|"
+	}
+	b.WriteString("\n" + sep + "\n")
+	for _, c := range sr.Cases {
+		st := c.Stats
+		name := "`" + mdCell(c.ID) + "`"
+		if kneeAt[c] {
+			name += " 📈 knee"
+		}
+		errs := group(st.Failed)
+		if st.Requests > 0 {
+			errs += " (" + fmtPct(st.ErrorRate) + ")"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s |",
+			name, group(st.Requests), fmtRate(st.RPS),
+			fmtDur(st.Latency.P50), fmtDur(st.Latency.P90), fmtDur(st.Latency.P99), fmtDur(st.Latency.Max),
+			errs)
+		if showKinds {
+			fmt.Fprintf(b, " %s |", errorKinds(st.Errors))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+func mdThresholds(b *bytes.Buffer, vs []assertions.Verdict) {
+	b.WriteString("#### Thresholds\n\n")
+	b.WriteString("| | case | threshold | actual | where |\n|:-:|:--|:--|:--|:--|\n")
+	for _, v := range vs {
+		rule := "`" + mdCell(v.Rule) + "`"
+		if v.Name != "" && v.Name != v.Rule {
+			rule = mdCell(v.Name) + ": " + rule
+		}
+		if v.Severity != "" && v.Severity != "fail" {
+			rule += " (" + string(v.Severity) + ")"
+		}
+		pos := where(v.Pos)
+		if pos != "" {
+			pos = "`" + pos + "`"
+		}
+		fmt.Fprintf(b, "| %s | `%s` | %s | %s | %s |\n",
+			verdictIcon(v), mdCell(v.Case), rule, mdCell(verdictActual(v)), pos)
+	}
+	b.WriteString("\n")
+}
+
+func verdictIcon(v assertions.Verdict) string {
+	switch classify(v) {
+	case classFail:
+		return "❌"
+	case classWarn:
+		return "⚠️"
+	case classSkip:
+		return "⏭"
+	default:
+		return "✅"
+	}
+}
+
+// mdSideBySide puts targets next to each other: one row per matrix
+// combination, rps and p99 per target, which is the comparison people run
+// several targets for.
+func mdSideBySide(b *bytes.Buffer, sr *ScenarioRun) {
+	targets := sr.targets()
+	var rows []string
+	cells := make(map[string]map[string]*CaseRun)
+	for _, c := range sr.Cases {
+		row := matrixLabel(c.Matrix)
+		if cells[row] == nil {
+			cells[row] = make(map[string]*CaseRun)
+			rows = append(rows, row)
+		}
+		cells[row][c.Target] = c
+	}
+	b.WriteString("#### Side by side\n\n| matrix |")
+	sep := "|:--|"
+	for _, t := range targets {
+		fmt.Fprintf(b, " %s rps | %s p99 |", mdCell(t), mdCell(t))
+		sep += "--:|--:|"
+	}
+	b.WriteString("\n" + sep + "\n")
+	for _, row := range rows {
+		label := row
+		if label == "" {
+			label = "(all)"
+		}
+		fmt.Fprintf(b, "| %s |", mdCell(label))
+		for _, t := range targets {
+			c := cells[row][t]
+			if c == nil {
+				b.WriteString(" — | — |")
+				continue
+			}
+			fmt.Fprintf(b, " %s | %s |", fmtRate(c.Stats.RPS), fmtDur(c.Stats.Latency.P99))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// mdText makes free text safe for a Markdown line.
+func mdText(s string) string {
+	return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(oneLine(s))
+}
+
+// mdCell makes free text safe inside a table cell: GitHub splits cells on
+// every unescaped pipe, even inside code spans.
+func mdCell(s string) string {
+	return strings.ReplaceAll(oneLine(s), "|", "\\|")
+}

@@ -1,0 +1,206 @@
+package reporters
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/loadgate/loadgate/runner"
+)
+
+func TestWriteMarkdownGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, fixtureRun()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary.golden.md", b.Bytes())
+
+	md := b.String()
+	for _, want := range []string{
+		"## ❌ loadgate: failed",
+		"📈 **Knee** `keepalive` at concurrency=10",
+		"📈 **Knee** `close`: none up to concurrency=100",
+		"#### Side by side",
+		"xychart-beta",
+		"| ⚠️ | `close concurrency=100` |",
+		"| ⏭ |",
+		"> ❌ **Could not run:**",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("summary lacks %q", want)
+		}
+	}
+}
+
+func TestWriteMarkdownPassedInterrupted(t *testing.T) {
+	run := NewRun(Meta{Interrupted: true}, nil)
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); !strings.HasPrefix(got, "## ✅ loadgate: passed (interrupted)\n\n> ⏹ **Interrupted:**") {
+		t.Errorf("headline:\n%s", got)
+	}
+}
+
+func TestMarkdownChartIsSmall(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, fixtureRun()); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(b.String(), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "line [") {
+			continue
+		}
+		if n := strings.Count(line, ",") + 1; n > maxChartPoints {
+			t.Errorf("chart has %d points, want at most %d", n, maxChartPoints)
+		}
+	}
+}
+
+func TestMarkdownEscapesPipes(t *testing.T) {
+	if got, want := mdCell("a || b\nc"), `a \|\| b c`; got != want {
+		t.Errorf("mdCell = %q, want %q", got, want)
+	}
+}
+
+func TestKneeIndex(t *testing.T) {
+	tests := []struct {
+		name string
+		rps  []float64
+		want int
+	}{
+		{"flat from the start", []float64{1000, 1050, 1100}, 0},
+		{"knee in the middle", []float64{1000, 8000, 8500}, 1},
+		{"exactly 10% growth is still growth", []float64{1000, 1100, 1210}, -1},
+		{"throughput drops", []float64{1000, 5000, 4000, 9000}, 1},
+		{"keeps growing", []float64{800, 5000, 9000}, -1},
+		{"too short to judge", []float64{1000}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := kneeIndex(tt.rps); got != tt.want {
+				t.Errorf("kneeIndex(%v) = %d, want %d", tt.rps, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFindKneesNeedsThreeNumericLevels(t *testing.T) {
+	mk := func(target string, level any, rps float64) *CaseRun {
+		return &CaseRun{ID: target, Target: target, Matrix: []MatrixEntry{{Key: "concurrency", Value: level}},
+			Stats: runner.Stats{RPS: rps}}
+	}
+	sr := &ScenarioRun{Cases: []*CaseRun{
+		mk("a", int64(1), 100), mk("a", int64(10), 900), // two levels: no sweep
+		mk("b", "low", 100), mk("b", "mid", 200), mk("b", "high", 300), // not numeric
+		mk("c", int64(100), 1000), mk("c", int64(1), 100), mk("c", int64(10), 990), // unordered
+	}}
+	knees := findKnees(sr)
+	if len(knees) != 1 || knees[0].target != "c" {
+		t.Fatalf("knees = %+v, want one for target c", knees)
+	}
+	if got := kneeLevel(knees[0].at); got != int64(10) {
+		t.Errorf("knee at %v, want 10", got)
+	}
+}
+
+func TestDownsample(t *testing.T) {
+	seg := func(from, n int) []chartPoint {
+		out := make([]chartPoint, n)
+		for i := range out {
+			at := time.Duration(from+i) * time.Second
+			out[i] = chartPoint{at: at, completed: 10, seconds: 1, p99: at / 1000}
+		}
+		return out
+	}
+	pt := func(from, secs int, p99 time.Duration) chartPoint {
+		return chartPoint{at: time.Duration(from) * time.Second, completed: int64(10 * secs), seconds: int64(secs), p99: p99}
+	}
+	tests := []struct {
+		name  string
+		segs  [][]chartPoint
+		limit int
+		want  []chartPoint
+	}{
+		{"short series kept", [][]chartPoint{seg(0, 3)}, 60, seg(0, 3)},
+		{"nothing to draw", nil, 60, nil},
+		{
+			"one phase: the remainder is a shorter chunk, still per second",
+			[][]chartPoint{seg(0, 7)}, 3,
+			[]chartPoint{pt(0, 3, 2*time.Millisecond), pt(3, 3, 5*time.Millisecond), pt(6, 1, 6*time.Millisecond)},
+		},
+		{
+			"chunks never straddle two phases",
+			[][]chartPoint{seg(0, 4), seg(10, 4)}, 4,
+			[]chartPoint{pt(0, 2, time.Millisecond), pt(2, 2, 3*time.Millisecond), pt(10, 2, 11*time.Millisecond), pt(12, 2, 13*time.Millisecond)},
+		},
+		{
+			"odd phases grow the chunk until the limit holds",
+			[][]chartPoint{seg(0, 3), seg(10, 3)}, 3,
+			[]chartPoint{pt(0, 3, 2*time.Millisecond), pt(10, 3, 12*time.Millisecond)},
+		},
+		{
+			"more phases than points: merged across phases",
+			[][]chartPoint{seg(0, 1), seg(5, 1), seg(9, 1)}, 2,
+			[]chartPoint{pt(0, 2, 5*time.Millisecond), pt(9, 1, 9*time.Millisecond)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := downsample(tt.segs, tt.limit)
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(chartPoint{}), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("downsample (-want +got):\n%s", diff)
+			}
+			if tt.limit > 0 && len(got) > tt.limit {
+				t.Errorf("%d points, limit %d", len(got), tt.limit)
+			}
+		})
+	}
+}
+
+func TestFormatHelpers(t *testing.T) {
+	tests := []struct{ got, want string }{
+		{group(0), "0"},
+		{group(999), "999"},
+		{group(1000), "1,000"},
+		{group(-1234567), "-1,234,567"},
+		{fmtRate(8499.96), "8,500.0"},
+		{fmtRate(0.04), "0.0"},
+		{fmtDur(0), "0"},
+		{fmtDur(850 * time.Microsecond), "850µs"},
+		{fmtDur(1234 * time.Microsecond), "1.23ms"},
+		{fmtDur(63240 * time.Microsecond), "63.2ms"},
+		{fmtDur(1500 * time.Millisecond), "1.50s"},
+		{fmtDur(90 * time.Second), "1m30s"},
+		{fmtPct(0.0012), "0.12%"},
+		{fmtSeconds(-time.Second), "0.000"},
+		{matrixText(2.5), "2.5"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+func TestWriteMarkdownCaseError(t *testing.T) {
+	run := NewRun(Meta{}, []ScenarioInput{{Result: &runner.ScenarioResult{
+		Cases: []*runner.CaseResult{{ID: "api", Target: "api", Err: "no request completed"}},
+	}}})
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	if want := "- ❌ `api` could not run: no request completed\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
+	}
+	if !strings.HasPrefix(b.String(), "## ❌ loadgate: failed") {
+		t.Errorf("a case that could not run must fail the headline:\n%s", b.String())
+	}
+}

@@ -1,0 +1,324 @@
+package reporters
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// Schema is the version of the results document this package writes. It
+// changes only when an existing field changes meaning or disappears; adding a
+// field keeps it, so older readers of the same schema still work.
+const Schema = 1
+
+// Run is the results document (results.json): everything one invocation of
+// loadgate measured and judged. It is self-contained so that it can serve as
+// a baseline and as input to `loadgate merge` and `loadgate report`.
+type Run struct {
+	Schema          int            `json:"schema"` // always Schema when written by this version
+	LoadgateVersion string         `json:"loadgate_version"`
+	Start           time.Time      `json:"start"`
+	End             time.Time      `json:"end"`
+	Interrupted     bool           `json:"interrupted,omitempty"` // stopped by SIGINT/SIGTERM: figures are partial
+	Commit          string         `json:"commit,omitempty"`      // git commit of the code under test
+	Host            Host           `json:"host"`
+	Passed          bool           `json:"passed"` // no fail-level verdict failed and nothing errored
+	Scenarios       []*ScenarioRun `json:"scenarios"`
+}
+
+// Host describes the machine that generated the load. Together with the
+// loadgate version it is the environment fingerprint that baselines are
+// compared under: numbers from different fingerprints are not comparable.
+type Host struct {
+	Hostname string `json:"hostname"`
+	OS       string `json:"os"`   // runtime.GOOS
+	Arch     string `json:"arch"` // runtime.GOARCH
+	CPUModel string `json:"cpu_model,omitempty"`
+	Cores    int    `json:"cores"` // logical CPUs usable by the process
+	// Runner holds the CI runner labels (RUNNER_OS, RUNNER_ARCH,
+	// RUNNER_ENVIRONMENT) as sorted "KEY=value" pairs separated by spaces;
+	// empty outside CI. It is a string so that Host stays comparable with ==.
+	Runner string `json:"runner,omitempty"`
+}
+
+// ScenarioRun is one scenario of a run.
+type ScenarioRun struct {
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	File        string    `json:"file,omitempty"`
+	Hash        string    `json:"hash,omitempty"` // hex SHA-256 of the scenario file
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Interrupted bool      `json:"interrupted,omitempty"`
+	// Error is set when the scenario could not be carried out at all (its
+	// server did not start, for example); Cases then holds what was measured.
+	Error string     `json:"error,omitempty"`
+	Cases []*CaseRun `json:"cases"`
+	// Verdicts holds the verdicts that name no case of this scenario, so
+	// that no judgement is ever lost from the document.
+	Verdicts []assertions.Verdict `json:"verdicts,omitempty"`
+}
+
+// CaseRun is one target × matrix combination with its measured phases and
+// its verdicts. Warm-up phases never appear here.
+type CaseRun struct {
+	ID     string        `json:"id"`
+	Target string        `json:"target"`
+	Matrix []MatrixEntry `json:"matrix,omitempty"`
+	// Phases are the measured phases in run order, histograms included.
+	Phases []*runner.PhaseResult `json:"phases"`
+	// Stats summarise Phases taken together (runner.Summarize).
+	Stats    runner.Stats         `json:"stats"`
+	Verdicts []assertions.Verdict `json:"verdicts"`
+	Error    string               `json:"error,omitempty"` // the case could not be carried out
+}
+
+// MatrixEntry is one matrix key of a case with its typed value: int64,
+// float64, bool or string, as the scenario wrote it.
+type MatrixEntry struct {
+	Key   string `json:"key"`
+	Value any    `json:"value"`
+}
+
+// UnmarshalJSON keeps integers as int64: a plain decode would turn
+// `concurrency: 100` into a float64 and break matching against a baseline.
+func (m *MatrixEntry) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Key   string `json:"key"`
+		Value any    `json:"value"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	m.Key, m.Value = raw.Key, raw.Value
+	if n, ok := raw.Value.(json.Number); ok {
+		if i, err := n.Int64(); err == nil && !strings.ContainsAny(n.String(), ".eE") {
+			m.Value = i
+		} else if f, err := n.Float64(); err == nil {
+			m.Value = f
+		} else {
+			return fmt.Errorf("matrix %q: bad number %s", raw.Key, n)
+		}
+	}
+	return nil
+}
+
+// Meta is the run-wide information the caller knows and this package
+// cannot find out by itself.
+type Meta struct {
+	Version     string // loadgate version
+	Commit      string // git commit of the code under test
+	Host        Host   // usually HostInfo()
+	Start, End  time.Time
+	Interrupted bool
+}
+
+// ScenarioInput is what one scenario produced: its result, its verdicts and
+// the error that stopped it, if any.
+type ScenarioInput struct {
+	Result   *runner.ScenarioResult // may be nil when the scenario never started
+	Verdicts []assertions.Verdict
+	Err      error
+	// Scenario names the scenario when Result is nil or carries none.
+	Scenario *scenarios.Scenario
+}
+
+// NewRun assembles the results document. Verdicts are grouped by case
+// (Verdict.Case == CaseResult.ID), warm-up phases are dropped, and Passed is
+// true only when no verdict fails the run and no scenario or case errored.
+func NewRun(meta Meta, inputs []ScenarioInput) *Run {
+	run := &Run{
+		Schema:          Schema,
+		LoadgateVersion: meta.Version,
+		Start:           meta.Start,
+		End:             meta.End,
+		Interrupted:     meta.Interrupted,
+		Commit:          meta.Commit,
+		Host:            meta.Host,
+		Passed:          true,
+		Scenarios:       make([]*ScenarioRun, 0, len(inputs)),
+	}
+	for i, in := range inputs {
+		sr := newScenarioRun(i, in)
+		if !sr.passed() {
+			run.Passed = false
+		}
+		run.Scenarios = append(run.Scenarios, sr)
+	}
+	return run
+}
+
+func newScenarioRun(i int, in ScenarioInput) *ScenarioRun {
+	sr := &ScenarioRun{Cases: []*CaseRun{}}
+	sc := in.Scenario
+	if in.Result != nil {
+		if in.Result.Scenario != nil {
+			sc = in.Result.Scenario
+		}
+		sr.Start, sr.End = in.Result.Start, in.Result.End
+		sr.Interrupted = in.Result.Interrupted
+	}
+	if sc != nil {
+		sr.Name, sr.Description, sr.File, sr.Hash = sc.Name, sc.Description, sc.File, sc.Hash
+	}
+	if sr.Name == "" {
+		sr.Name = fmt.Sprintf("scenario-%d", i+1)
+	}
+	if in.Err != nil {
+		sr.Error = in.Err.Error()
+	}
+
+	byCase := make(map[string][]assertions.Verdict)
+	known := make(map[string]bool)
+	if in.Result != nil {
+		for _, c := range in.Result.Cases {
+			known[c.ID] = true
+		}
+	}
+	for _, v := range in.Verdicts {
+		if known[v.Case] {
+			byCase[v.Case] = append(byCase[v.Case], v)
+		} else {
+			sr.Verdicts = append(sr.Verdicts, v)
+		}
+	}
+	if in.Result == nil {
+		return sr
+	}
+	for _, c := range in.Result.Cases {
+		measured := c.Measured("")
+		cr := &CaseRun{
+			ID:       c.ID,
+			Target:   c.Target,
+			Phases:   measured,
+			Stats:    runner.Summarize(measured),
+			Verdicts: byCase[c.ID],
+			Error:    c.Err,
+		}
+		if cr.Phases == nil {
+			cr.Phases = []*runner.PhaseResult{}
+		}
+		if cr.Verdicts == nil {
+			cr.Verdicts = []assertions.Verdict{}
+		}
+		for _, m := range c.Matrix {
+			cr.Matrix = append(cr.Matrix, MatrixEntry{Key: m.Key, Value: m.Value})
+		}
+		sr.Cases = append(sr.Cases, cr)
+	}
+	return sr
+}
+
+// passed reports whether nothing in the scenario fails the run.
+func (sr *ScenarioRun) passed() bool {
+	if sr.Error != "" {
+		return false
+	}
+	for _, c := range sr.Cases {
+		if c.Error != "" {
+			return false
+		}
+	}
+	for _, v := range sr.allVerdicts() {
+		if v.Fails() {
+			return false
+		}
+	}
+	return true
+}
+
+// allVerdicts lists the case verdicts in case order, then the unattached ones.
+func (sr *ScenarioRun) allVerdicts() []assertions.Verdict {
+	var out []assertions.Verdict
+	for _, c := range sr.Cases {
+		out = append(out, c.Verdicts...)
+	}
+	return append(out, sr.Verdicts...)
+}
+
+// targets lists the scenario's target names in order of first appearance.
+func (sr *ScenarioRun) targets() []string {
+	var out []string
+	seen := make(map[string]bool)
+	for _, c := range sr.Cases {
+		if !seen[c.Target] {
+			seen[c.Target] = true
+			out = append(out, c.Target)
+		}
+	}
+	return out
+}
+
+// ReadRun decodes a results document. It refuses documents of another
+// schema rather than guessing at their meaning, and rebuilds what is not
+// stored: Stats.LatencyHist is merged again from the phases' histograms.
+func ReadRun(r io.Reader) (*Run, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	var probe struct {
+		Schema *int `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("results are not valid JSON: %w", err)
+	}
+	switch {
+	case probe.Schema == nil:
+		return nil, errors.New("not a loadgate results document: no \"schema\" field")
+	case *probe.Schema != Schema:
+		return nil, fmt.Errorf("results schema %d is not supported: this loadgate reads schema %d", *probe.Schema, Schema)
+	}
+	var run Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		return nil, fmt.Errorf("decode results: %w", err)
+	}
+	for _, sr := range run.Scenarios {
+		if sr == nil {
+			return nil, errors.New("decode results: null scenario")
+		}
+		for _, c := range sr.Cases {
+			if c == nil {
+				return nil, fmt.Errorf("decode results: scenario %q: null case", sr.Name)
+			}
+			for _, p := range c.Phases {
+				if p == nil {
+					return nil, fmt.Errorf("decode results: case %q: null phase", c.ID)
+				}
+				// Consumers call methods on histograms; an absent one
+				// means no samples, not a crash.
+				if p.Latency == nil {
+					p.Latency = runner.NewHistogram()
+				}
+				if p.Connect == nil {
+					p.Connect = runner.NewHistogram()
+				}
+			}
+			c.Stats.LatencyHist = runner.Summarize(c.Phases).LatencyHist
+		}
+	}
+	return &run, nil
+}
+
+// WriteJSON writes run as indented JSON. The output depends only on run, so
+// golden files and diffs between runs stay meaningful. HTML escaping is off
+// because rules such as `p99 < 50ms` must stay readable.
+func WriteJSON(w io.Writer, run *Run) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(run); err != nil {
+		return fmt.Errorf("write results JSON: %w", err)
+	}
+	return nil
+}
