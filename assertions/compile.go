@@ -1,0 +1,412 @@
+package assertions
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// Rules is a scenario's thresholds compiled once, before any traffic is
+// sent. It is read-only after Compile, so Judge may run concurrently.
+type Rules struct {
+	rules []*rule
+}
+
+// rule is one compiled threshold.
+type rule struct {
+	th      scenarios.Threshold
+	program *vm.Program
+	// shown are the values listed in Verdict.Actual, in source order.
+	shown []shown
+	// needsBaseline: the rule reads baseline or calls regressed().
+	needsBaseline bool
+	// byName: the rule reads requests_by_name, which costs a histogram
+	// merge per request of the mix, so it is only built when asked for.
+	byName bool
+	// requests are the request names the rule reads from requests_by_name.
+	requests []string
+}
+
+// shown is one value a rule reads, compiled on its own so its value can be
+// reported next to the verdict.
+type shown struct {
+	name    string
+	program *vm.Program
+}
+
+// Len is the number of compiled thresholds.
+func (r *Rules) Len() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.rules)
+}
+
+// Compile type-checks every threshold of sc against Env. Problems come back
+// as a scenarios.ErrorList, every entry pointing into the YAML file: the
+// line is RulePos.Line plus the line inside the rule, the column RulePos.Col
+// plus the column (in characters) inside that line. For a rule spanning
+// lines that is exact when RulePos is its first character and the lines
+// share one indentation, as in a literal block scalar.
+func Compile(sc *scenarios.Scenario) (*Rules, error) {
+	if sc == nil {
+		return &Rules{}, nil
+	}
+	k := knownOf(sc)
+	var errs scenarios.ErrorList
+	rs := &Rules{}
+	for _, th := range sc.Thresholds {
+		if th.RulePos == (scenarios.Pos{}) {
+			th.RulePos = th.Pos
+		}
+		if th.RulePos.File == "" {
+			th.RulePos.File = sc.File
+		}
+		if th.Pos.File == "" {
+			th.Pos.File = sc.File
+		}
+		r, ruleErrs := compileRule(th, k)
+		errs = append(errs, ruleErrs...)
+		rs.rules = append(rs.rules, r)
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// known is what the scenario declares, so that map keys a rule can only
+// get wrong at run time are caught at load time instead. (A threshold's
+// phase: and target: are checked by the scenarios package.)
+type known struct {
+	matrixKeys   []string
+	requestNames []string
+}
+
+func knownOf(sc *scenarios.Scenario) *known {
+	k := &known{}
+	for _, a := range sc.Matrix {
+		k.matrixKeys = append(k.matrixKeys, a.Key)
+	}
+	addRequests := func(t scenarios.Target) {
+		if t.HTTP == nil {
+			return
+		}
+		for _, rq := range t.HTTP.Requests {
+			if rq.Name != "" && !slices.Contains(k.requestNames, rq.Name) {
+				k.requestNames = append(k.requestNames, rq.Name)
+			}
+		}
+	}
+	for _, t := range sc.Targets {
+		addRequests(t)
+	}
+	for _, c := range sc.Cases {
+		addRequests(c.Target)
+	}
+	return k
+}
+
+func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) {
+	r := &rule{th: th}
+	if strings.TrimSpace(th.Rule) == "" {
+		return r, scenarios.ErrorList{scenarios.Errorf(th.RulePos, "invalid rule: the rule is empty")}
+	}
+	rw, lerr := rewrite(th.Rule)
+	if lerr != nil {
+		return r, scenarios.ErrorList{ruleError(th, lerr.Off, lerr.Msg)}
+	}
+	in := &inspector{src: rw, known: k, inner: map[ast.Node]bool{}, declared: map[string]bool{}}
+	prog, err := expr.Compile(rw.Text, expr.Env(Env{}), expr.AsBool(), expr.Patch(in))
+	if err != nil {
+		var fe *file.Error
+		if errors.As(err, &fe) {
+			return r, scenarios.ErrorList{ruleError(th, rw.Orig(fe.From), explain(fe.Message))}
+		}
+		return r, scenarios.ErrorList{ruleError(th, 0, explain(err.Error()))}
+	}
+	if len(in.errs) > 0 {
+		var errs scenarios.ErrorList
+		for _, e := range in.errs {
+			errs = append(errs, ruleError(th, rw.Orig(e.Off), e.Msg))
+		}
+		return r, errs
+	}
+	r.program = prog
+	r.needsBaseline = in.baseline
+	r.byName = in.byName
+	r.requests = in.requests
+	for _, name := range in.shownNames() {
+		p, err := expr.Compile(name, expr.Env(Env{}))
+		if err != nil {
+			continue // a part that cannot stand alone is simply not listed
+		}
+		r.shown = append(r.shown, shown{name: name, program: p})
+	}
+	return r, nil
+}
+
+// ruleError places msg at rune offset off of the rule as written.
+func ruleError(th scenarios.Threshold, off int, msg string) *scenarios.Error {
+	pos := th.RulePos
+	line, col := 0, 0
+	for i, r := range []rune(th.Rule) {
+		if i >= off {
+			break
+		}
+		if r == '\n' {
+			line++
+			col = 0
+		} else {
+			col++
+		}
+	}
+	pos.Line += line
+	pos.Col += col
+	return scenarios.Errorf(pos, "invalid rule: %s", msg)
+}
+
+var (
+	percentileName = regexp.MustCompile(`^p([0-9]+)$`)
+	noField        = regexp.MustCompile(`^type (\S+) has no field (\S+)$`)
+)
+
+// explain turns expr's messages into ones that name loadgate's concepts
+// and, where a typo is likely, suggest the intended name.
+func explain(msg string) string {
+	if name, ok := strings.CutPrefix(msg, "unknown name "); ok {
+		out := fmt.Sprintf("unknown name %q", name)
+		switch m := percentileName.FindStringSubmatch(name); {
+		case m != nil:
+			q := m[1]
+			if len(q) > 2 {
+				q = q[:2] + "." + q[2:]
+			}
+			return out + fmt.Sprintf("; write p(%s) for any percentile", q)
+		case name == "server" || name == "host" || name == "generator" || name == "dropped":
+			return out + "; server, host and generator metrics are not available to rules yet"
+		}
+		if c := closest(name, envNames); c != "" {
+			return out + fmt.Sprintf("; did you mean %s?", c)
+		}
+		return out
+	}
+	if m := noField.FindStringSubmatch(msg); m != nil {
+		if fields, ok := fieldNames[m[1]]; ok {
+			return fmt.Sprintf("unknown field %q (known: %s)", m[2], strings.Join(fields, ", "))
+		}
+	}
+	if t, ok := strings.CutPrefix(msg, "expected bool, but got "); ok {
+		return fmt.Sprintf("a threshold must be a condition (true or false), but this rule is a %s", t)
+	}
+	return msg
+}
+
+// offError is a problem found while walking a rule, at a rune offset of
+// the rewritten text.
+type offError struct {
+	Off int
+	Msg string
+}
+
+// inspector walks a parsed rule once, as an expr patch, to swap duration
+// numbers for time.Duration constants and to learn what the rule reads.
+type inspector struct {
+	src      rewritten
+	known    *known
+	inner    map[ast.Node]bool // nodes that are part of a larger chain
+	cands    []ast.Node        // identifiers, member chains and p(q) calls
+	declared map[string]bool   // names bound by `let`
+	baseline bool
+	byName   bool
+	requests []string // literal keys of requests_by_name
+	errs     []offError
+}
+
+// Visit is called bottom-up: children before their parent.
+func (in *inspector) Visit(n *ast.Node) {
+	switch x := (*n).(type) {
+	case *ast.IntegerNode, *ast.FloatNode:
+		if d, ok := in.src.Durations[x.Location().From]; ok {
+			ast.Patch(n, &ast.ConstantNode{Value: d})
+		}
+	case *ast.IdentifierNode:
+		switch x.Value {
+		case "baseline", "regressed":
+			in.baseline = true
+		case "requests_by_name":
+			in.byName = true
+		}
+		in.cands = append(in.cands, x)
+	case *ast.MemberNode:
+		in.inner[x.Node] = true
+		in.checkKey(x)
+		in.cands = append(in.cands, x)
+	case *ast.ChainNode:
+		in.inner[x.Node] = true
+		in.cands = append(in.cands, x)
+	case *ast.CallNode:
+		in.inner[x.Callee] = true
+		if name, _, ok := chainText(x.Callee); ok && (name == "p" || strings.HasSuffix(name, ".p")) {
+			in.cands = append(in.cands, x)
+		} else if m, ok := x.Callee.(*ast.MemberNode); ok {
+			// A method such as p99.Milliseconds(): list the receiver.
+			delete(in.inner, m.Node)
+		}
+		in.checkRegressed(x)
+	case *ast.VariableDeclaratorNode:
+		in.declared[x.Name] = true
+	}
+}
+
+// checkKey catches a misspelt matrix key or request name, which expr's
+// maps would only reveal as a nil at run time.
+func (in *inspector) checkKey(m *ast.MemberNode) {
+	root, ok := m.Node.(*ast.IdentifierNode)
+	key, isStr := m.Property.(*ast.StringNode)
+	if !ok || !isStr {
+		return
+	}
+	var names []string
+	var what string
+	switch root.Value {
+	case "matrix":
+		names, what = in.known.matrixKeys, "matrix key"
+	case "requests_by_name":
+		names, what = in.known.requestNames, "request name"
+	default:
+		return
+	}
+	if what == "request name" && !slices.Contains(in.requests, key.Value) {
+		in.requests = append(in.requests, key.Value)
+	}
+	if slices.Contains(names, key.Value) {
+		return
+	}
+	msg := fmt.Sprintf("unknown %s %q", what, key.Value)
+	switch {
+	case len(names) == 0 && what == "matrix key":
+		msg += ": the scenario has no matrix"
+	case len(names) == 0:
+		msg += ": no target has a named `requests:` mix"
+	default:
+		msg += fmt.Sprintf(" (known: %s)", strings.Join(names, ", "))
+	}
+	in.errs = append(in.errs, offError{Off: key.Location().From, Msg: msg})
+}
+
+// checkRegressed refuses regressed("rsp", …): a metric name that is a
+// plain string would otherwise only fail once a baseline is loaded.
+func (in *inspector) checkRegressed(c *ast.CallNode) {
+	id, ok := c.Callee.(*ast.IdentifierNode)
+	if !ok || id.Value != "regressed" || len(c.Arguments) == 0 {
+		return
+	}
+	s, ok := c.Arguments[0].(*ast.StringNode)
+	if !ok || slices.Contains(metricNames, s.Value) {
+		return
+	}
+	msg := fmt.Sprintf("regressed: unknown metric %q", s.Value)
+	if near := closest(s.Value, metricNames); near != "" {
+		msg += fmt.Sprintf("; did you mean %s?", near)
+	}
+	in.errs = append(in.errs, offError{Off: s.Location().From, Msg: msg})
+}
+
+// shownNames lists what the rule reads, as standalone expressions, in the
+// order they appear in the rule, each once.
+func (in *inspector) shownNames() []string {
+	type found struct {
+		name string
+		from int
+	}
+	var fs []found
+	for _, n := range in.cands {
+		if in.inner[n] {
+			continue
+		}
+		var name string
+		var root *ast.IdentifierNode
+		if c, ok := n.(*ast.CallNode); ok {
+			callee, r, ok := chainText(c.Callee)
+			if !ok {
+				continue
+			}
+			args := make([]string, len(c.Arguments))
+			for i, a := range c.Arguments {
+				args[i] = a.String()
+			}
+			name, root = callee+"("+strings.Join(args, ", ")+")", r
+		} else {
+			var ok bool
+			if name, root, ok = chainText(n); !ok {
+				continue
+			}
+		}
+		// Whole structs and maps are left out later, when formatting finds
+		// no single value to show.
+		if root.Value == "baseline" || root.Value == "regressed" || in.declared[root.Value] ||
+			!slices.Contains(envNames, root.Value) {
+			continue
+		}
+		fs = append(fs, found{name: name, from: root.Location().From})
+	}
+	slices.SortStableFunc(fs, func(a, b found) int { return a.from - b.from })
+	var names []string
+	for _, f := range fs {
+		if !slices.Contains(names, f.name) {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}
+
+// chainText renders an identifier or a member chain on one as expr source,
+// with requests_by_name keys in brackets as people write them.
+func chainText(n ast.Node) (string, *ast.IdentifierNode, bool) {
+	switch x := n.(type) {
+	case *ast.IdentifierNode:
+		return x.Value, x, true
+	case *ast.ChainNode:
+		return chainText(x.Node)
+	case *ast.MemberNode:
+		base, root, ok := chainText(x.Node)
+		if !ok {
+			return "", nil, false
+		}
+		dot := "."
+		if x.Optional {
+			dot = "?."
+		}
+		s, isStr := x.Property.(*ast.StringNode)
+		if isStr && isIdent(s.Value) && base != "requests_by_name" {
+			return base + dot + s.Value, root, true
+		}
+		if x.Optional {
+			return base + "?.[" + x.Property.String() + "]", root, true
+		}
+		return base + "[" + x.Property.String() + "]", root, true
+	}
+	return "", nil, false
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !isIdentRune(r) || (i == 0 && isDigit(r)) {
+			return false
+		}
+	}
+	return true
+}

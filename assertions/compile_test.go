@@ -1,0 +1,225 @@
+package assertions
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// testScenario is a resolved scenario with a matrix, a target with a named
+// request mix, a plain target, a warm-up and two measured phases.
+func testScenario(ths ...scenarios.Threshold) *scenarios.Scenario {
+	api := scenarios.Target{Name: "api", HTTP: &scenarios.HTTPTarget{Requests: []scenarios.HTTPRequest{
+		{Name: "login", Weight: 1}, {Name: "browse", Weight: 3},
+	}}}
+	web := scenarios.Target{Name: "web", HTTP: &scenarios.HTTPTarget{Requests: []scenarios.HTTPRequest{{Weight: 1}}}}
+	phases := []scenarios.Phase{{Name: "warmup", Warmup: true}, {Name: "steady"}, {Name: "spike"}}
+	sc := &scenarios.Scenario{
+		File:       "load.yaml",
+		Name:       "load",
+		Matrix:     []scenarios.Axis{{Key: "concurrency"}},
+		Targets:    []scenarios.Target{api, web},
+		Thresholds: ths,
+	}
+	for _, t := range sc.Targets {
+		sc.Cases = append(sc.Cases, scenarios.Case{ID: t.Name, Target: t, Phases: phases})
+	}
+	return sc
+}
+
+// at places a rule at line:col of load.yaml; the threshold entry starts two
+// columns earlier, where its `- ` is.
+func at(line, col int, rule string) scenarios.Threshold {
+	return scenarios.Threshold{
+		Rule:    rule,
+		Pos:     scenarios.Pos{File: "load.yaml", Line: line, Col: col - 2},
+		RulePos: scenarios.Pos{File: "load.yaml", Line: line, Col: col},
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		th   scenarios.Threshold
+		want []string
+	}{
+		{
+			// `  - p99 < 50xs`: a plain scalar starting at column 5.
+			name: "unknown unit, plain",
+			th:   at(12, 5, "p99 < 50xs"),
+			want: []string{`load.yaml:12:11: invalid rule: unknown unit "xs" in 50xs (` + unitsHint + ")"},
+		},
+		{
+			// `  - { rule: 'p99 < 50xs', severity: warn }`: the quote is at
+			// column 13, the rule text at 14.
+			name: "unknown unit, quoted",
+			th:   at(7, 14, "p99 < 50xs"),
+			want: []string{`load.yaml:7:20: invalid rule: unknown unit "xs" in 50xs (` + unitsHint + ")"},
+		},
+		{
+			// Units are case-sensitive: mb is not MB.
+			name: "lower-case size unit",
+			th:   at(6, 5, "bytes_received > 64mb"),
+			want: []string{`load.yaml:6:22: invalid rule: unknown unit "mb" in 64mb (` + unitsHint + ")"},
+		},
+		{
+			// `  - p98 < 1ms`
+			name: "unknown percentile name",
+			th:   at(3, 5, "p98 < 1ms"),
+			want: []string{`load.yaml:3:5: invalid rule: unknown name "p98"; write p(98) for any percentile`},
+		},
+		{
+			// `  - rule: "p9999 < 1ms"`: the hint writes the percentile out.
+			name: "unknown fine percentile, quoted",
+			th:   at(4, 12, "p9999 < 1ms"),
+			want: []string{`load.yaml:4:12: invalid rule: unknown name "p9999"; write p(99.99) for any percentile`},
+		},
+		{
+			// A typo deep in the rule, after two rewritten literals: the
+			// column is the one the user sees, not the rewritten one.
+			name: "typo after literals",
+			th:   at(5, 5, "p99 < 50ms && error_rate < 1% && rsp > 10"),
+			want: []string{`load.yaml:5:38: invalid rule: unknown name "rsp"; did you mean rps?`},
+		},
+		{
+			// The mismatch is reported at the operator.
+			name: "number compared with a string, quoted",
+			th:   at(9, 14, `rps >= "a"`),
+			want: []string{`load.yaml:9:18: invalid rule: invalid operation: >= (mismatched types float64 and string)`},
+		},
+		{
+			// A latency is a duration, so a bare number is refused.
+			name: "duration compared with a number",
+			th:   at(9, 5, `p99 < 50`),
+			want: []string{`load.yaml:9:9: invalid rule: invalid operation: < (mismatched types time.Duration and int)`},
+		},
+		{
+			// A threshold must be true or false; the whole rule is wrong,
+			// so the error points at its start.
+			name: "not a condition",
+			th:   at(10, 5, "rps + 1"),
+			want: []string{`load.yaml:10:5: invalid rule: a threshold must be a condition (true or false), but this rule is a float64`},
+		},
+		{
+			// Server metrics exist in the spec but not yet in rules.
+			name: "server metrics",
+			th:   at(11, 14, "server.cpu < 80"),
+			want: []string{`load.yaml:11:14: invalid rule: unknown name "server"; server, host and generator metrics are not available to rules yet`},
+		},
+		{
+			name: "unknown latency field",
+			th:   at(2, 5, "latency.p98 < 1ms"),
+			want: []string{`load.yaml:2:13: invalid rule: unknown field "p98" (known: min, mean, max, stddev, p50, p90, p95, p99, p999)`},
+		},
+		{
+			name: "misspelt matrix key",
+			th:   at(2, 5, "matrix.concurency < 100"),
+			want: []string{`load.yaml:2:12: invalid rule: unknown matrix key "concurency" (known: concurrency)`},
+		},
+		{
+			name: "unknown request name",
+			th:   at(2, 5, `requests_by_name["logon"].p99 < 1s`),
+			want: []string{`load.yaml:2:22: invalid rule: unknown request name "logon" (known: login, browse)`},
+		},
+		{
+			name: "unknown regressed metric",
+			th:   at(2, 5, `!regressed("rsp", 5%)`),
+			want: []string{`load.yaml:2:16: invalid rule: regressed: unknown metric "rsp"; did you mean rps?`},
+		},
+		{
+			// A block scalar: the second line keeps the first's indentation,
+			// so its columns add to RulePos.Col as well.
+			name: "second line of a block scalar",
+			th:   at(20, 7, "rps > 100 &&\np99 < 5xs"),
+			want: []string{`load.yaml:21:13: invalid rule: unknown unit "xs" in 5xs (` + unitsHint + ")"},
+		},
+		{
+			name: "syntax error",
+			th:   at(2, 5, "p99 < < 1ms"),
+			want: []string{`load.yaml:2:11: invalid rule: unexpected token Operator("<")`},
+		},
+		{
+			name: "empty rule",
+			th:   at(2, 5, "  "),
+			want: []string{`load.yaml:2:5: invalid rule: the rule is empty`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rules, err := Compile(testScenario(tt.th))
+			if rules != nil {
+				t.Errorf("Compile returned rules along with an error")
+			}
+			var list scenarios.ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("error %v (%T) is not a scenarios.ErrorList", err, err)
+			}
+			var got []string
+			for _, e := range list {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCompileCollectsEveryError(t *testing.T) {
+	_, err := Compile(testScenario(at(2, 5, "p98 < 1ms"), at(3, 5, "rps > 1"), at(4, 5, "rps > 1xs")))
+	var list scenarios.ErrorList
+	if !errors.As(err, &list) || len(list) != 2 {
+		t.Fatalf("want two errors, got %v", err)
+	}
+	if list[0].Pos.Line != 2 || list[1].Pos.Line != 4 {
+		t.Errorf("errors at lines %d and %d, want 2 and 4", list[0].Pos.Line, list[1].Pos.Line)
+	}
+}
+
+func TestCompileValid(t *testing.T) {
+	tests := []struct {
+		rule     string
+		shown    []string // what Actual will list, in order
+		baseline bool
+	}{
+		{rule: "p99 < 50ms", shown: []string{"p99"}},
+		{rule: "error_rate < 0.1%", shown: []string{"error_rate"}},
+		{rule: "rps >= 5000", shown: []string{"rps"}},
+		{rule: "errors.connect == 0", shown: []string{"errors.connect"}},
+		{rule: `requests_by_name["login"].p99 < 200ms`, shown: []string{`requests_by_name["login"].p99`}},
+		{rule: "requests_by_name.login.p(99.9) < 1s", shown: []string{`requests_by_name["login"].p(99.9)`}},
+		{rule: "matrix.concurrency < 100 || p99 < 1s", shown: []string{"matrix.concurrency", "p99"}},
+		{rule: "p(99.99) < 1s && p999 < 500ms", shown: []string{"p(99.99)", "p999"}},
+		{rule: "bytes_received > 64MiB || transfer_rate > 1MB", shown: []string{"bytes_received", "transfer_rate"}},
+		{rule: "duration >= 30s && connect.p99 < 5ms", shown: []string{"duration", "connect.p99"}},
+		{rule: "p99 < 2 * p50 && p99 > p50", shown: []string{"p99", "p50"}},
+		{rule: "p99.Milliseconds() < 50", shown: []string{"p99"}},
+		{rule: `target == "api" ? p99 < 10ms : p99 < 50ms`, shown: []string{"target", "p99"}},
+		{rule: `phase == "spike" || failed == 0`, shown: []string{"phase", "failed"}},
+		{rule: "min > 0s && max < 1h && mean < 1s && stddev < 1s", shown: []string{"min", "max", "mean", "stddev"}},
+		{rule: "baseline == nil || rps > baseline.rps", shown: []string{"rps"}, baseline: true},
+		{rule: `!regressed("latency.p99", 5%)`, baseline: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			rules, err := Compile(testScenario(at(2, 5, tt.rule)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rules.rules[0]
+			var shownNames []string
+			for _, s := range r.shown {
+				shownNames = append(shownNames, s.name)
+			}
+			if diff := cmp.Diff(tt.shown, shownNames); diff != "" {
+				t.Errorf("shown (-want +got):\n%s", diff)
+			}
+			if r.needsBaseline != tt.baseline {
+				t.Errorf("needsBaseline = %v, want %v", r.needsBaseline, tt.baseline)
+			}
+		})
+	}
+}

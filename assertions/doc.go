@@ -1,0 +1,21 @@
+// Package assertions judges a run against a scenario's thresholds.
+//
+// It is the third stage of loadgate's pipeline:
+//
+//	scenarios → runner → assertions → reporters
+//
+// scenarios parses and resolves a YAML file; Compile then type-checks every
+// threshold against Env before any traffic is sent, so a misspelt metric or
+// a comparison of a latency with a number is a load-time error pointing at
+// file:line:column, not a surprise after a thirty-minute run. runner drives
+// the load and measures; Judge evaluates the compiled rules on each case's
+// measured (never warm-up) phases and returns one Verdict per threshold and
+// case, which reporters turn into the console table, JUnit XML, Markdown and
+// results.json, and which decide the exit code through Verdict.Fails.
+//
+// Rules are expr-lang expressions (github.com/expr-lang/expr) extended with
+// the literals of the scenario format: durations (50ms), sizes (64MiB) and
+// percentages (5%). The literals are rewritten into plain expr before
+// compiling, keeping a map of offsets so that errors still point at the text
+// the user wrote. docs/rules.md is the language reference.
+package assertions

@@ -1,0 +1,357 @@
+package assertions
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// load describes the samples of a synthetic phase.
+type load struct {
+	latency time.Duration // every request's latency
+	n       int64         // requests completed
+	failed  int64         // of which failed (counted as status errors)
+	// slow adds n2 more requests of latency2, to shape the tail.
+	latency2 time.Duration
+	n2       int64
+}
+
+// phase builds a PhaseResult as the runner would report it.
+func phase(name string, warmup bool, elapsed time.Duration, l load) *runner.PhaseResult {
+	p := &runner.PhaseResult{
+		Name: name, Warmup: warmup, Elapsed: elapsed,
+		Latency: runner.NewHistogram(), Connect: runner.NewHistogram(),
+	}
+	p.Requests = l.n + l.n2
+	p.Failed = l.failed
+	p.Succeeded = p.Requests - l.failed
+	p.Errors.Add(runner.KindStatus, l.failed)
+	p.BytesReceived = 100 * p.Requests
+	for range l.n {
+		p.Latency.Record(l.latency)
+	}
+	for range l.n2 {
+		p.Latency.Record(l.latency2)
+	}
+	p.Connect.Record(time.Millisecond)
+	return p
+}
+
+// named adds a request of a weighted mix to p.
+func named(p *runner.PhaseResult, name string, latency time.Duration, n int64) *runner.PhaseResult {
+	nr := &runner.NamedResult{Name: name, Latency: runner.NewHistogram()}
+	nr.Requests, nr.Succeeded = n, n
+	for range n {
+		nr.Latency.Record(latency)
+	}
+	p.ByName = append(p.ByName, nr)
+	return p
+}
+
+func caseOf(target string, concurrency int64, phases ...*runner.PhaseResult) *runner.CaseResult {
+	return &runner.CaseResult{
+		ID:     fmt.Sprintf("%s concurrency=%d", target, concurrency),
+		Target: target,
+		Matrix: []scenarios.MatrixValue{{Key: "concurrency", Value: concurrency}},
+		Phases: phases,
+	}
+}
+
+func mustCompile(t testing.TB, ths ...scenarios.Threshold) *Rules {
+	t.Helper()
+	rules, err := Compile(testScenario(ths...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rules
+}
+
+// brief is the part of a verdict these tests judge.
+type brief struct {
+	Case, Phase, Rule string
+	Status            Status
+	Actual, Reason    string
+}
+
+func briefs(vs []Verdict) []brief {
+	out := make([]brief, len(vs))
+	for i, v := range vs {
+		out[i] = brief{Case: v.Case, Phase: v.Phase, Rule: v.Rule, Status: v.Status, Actual: v.Actual, Reason: v.Reason}
+	}
+	return out
+}
+
+func TestJudgePassFailWarnSkip(t *testing.T) {
+	warn := at(4, 5, "p99 < 10ms")
+	warn.Severity = scenarios.SeverityWarn
+	warn.Name = "fast enough"
+	rules := mustCompile(t,
+		at(2, 5, "rps >= 1000"),
+		at(3, 5, "p99 < 50ms"),
+		warn,
+		at(5, 5, `!regressed("rps", 5%)`),
+		at(6, 5, "error_rate < 1%"),
+	)
+	// 2469 requests in 2 s: 1234.5 rps; 1% of them at 63.2 ms.
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("web", 10, phase("steady", false, 2*time.Second,
+			load{latency: time.Millisecond, n: 2400, latency2: 63200 * time.Microsecond, n2: 69, failed: 30})),
+	}}
+	got := rules.Judge(res)
+	want := []Verdict{
+		{Case: "web concurrency=10", Target: "web", Name: "rps >= 1000", Rule: "rps >= 1000", Severity: scenarios.SeverityFail,
+			Status: StatusPass, Actual: "rps = 1234.5", Pos: scenarios.Pos{File: "load.yaml", Line: 2, Col: 5}},
+		{Case: "web concurrency=10", Target: "web", Name: "p99 < 50ms", Rule: "p99 < 50ms", Severity: scenarios.SeverityFail,
+			Status: StatusFail, Actual: "p99 = 63.2ms", Pos: scenarios.Pos{File: "load.yaml", Line: 3, Col: 5}},
+		{Case: "web concurrency=10", Target: "web", Name: "fast enough", Rule: "p99 < 10ms", Severity: scenarios.SeverityWarn,
+			Status: StatusFail, Actual: "p99 = 63.2ms", Pos: scenarios.Pos{File: "load.yaml", Line: 4, Col: 5}},
+		{Case: "web concurrency=10", Target: "web", Name: `!regressed("rps", 5%)`, Rule: `!regressed("rps", 5%)`, Severity: scenarios.SeverityFail,
+			Status: StatusSkip, Reason: ReasonNoBaseline, Pos: scenarios.Pos{File: "load.yaml", Line: 5, Col: 5}},
+		{Case: "web concurrency=10", Target: "web", Name: "error_rate < 1%", Rule: "error_rate < 1%", Severity: scenarios.SeverityFail,
+			Status: StatusFail, Actual: "error_rate = 0.0122", Pos: scenarios.Pos{File: "load.yaml", Line: 6, Col: 5}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	fails := []bool{false, true, false, false, true}
+	for i, v := range got {
+		if v.Fails() != fails[i] {
+			t.Errorf("%s: Fails() = %v, want %v", v.Name, v.Fails(), fails[i])
+		}
+	}
+}
+
+func TestJudgeWarmupExcluded(t *testing.T) {
+	rules := mustCompile(t, at(2, 5, "p99 < 5ms && max < 5ms"), at(3, 5, "requests == 1000 && duration == 10s"))
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("web", 10,
+			// A cold start: ten requests of ten seconds each.
+			phase("warmup", true, 100*time.Second, load{latency: 10 * time.Second, n: 10}),
+			phase("steady", false, 10*time.Second, load{latency: time.Millisecond, n: 1000}),
+		),
+	}}
+	want := []brief{
+		{Case: "web concurrency=10", Rule: "p99 < 5ms && max < 5ms", Status: StatusPass, Actual: "p99 = 1ms, max = 1ms"},
+		{Case: "web concurrency=10", Rule: "requests == 1000 && duration == 10s", Status: StatusPass, Actual: "requests = 1000, duration = 10s"},
+	}
+	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+func TestJudgeNarrowing(t *testing.T) {
+	steady := at(3, 5, `p99 < 5ms && phase == "steady"`)
+	steady.Phase = "steady"
+	webOnly := at(4, 5, "rps > 0")
+	webOnly.Target = "web"
+	rules := mustCompile(t, at(2, 5, `p99 < 5ms && phase == "measured"`), steady, webOnly)
+	phases := func() []*runner.PhaseResult {
+		return []*runner.PhaseResult{
+			phase("steady", false, time.Second, load{latency: time.Millisecond, n: 1000}),
+			phase("spike", false, time.Second, load{latency: 100 * time.Millisecond, n: 1000}),
+		}
+	}
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("api", 10, phases()...),
+		caseOf("web", 10, phases()...),
+	}}
+	want := []brief{
+		// All measured phases together: the spike's latency counts.
+		{Case: "api concurrency=10", Rule: `p99 < 5ms && phase == "measured"`, Status: StatusFail, Actual: "p99 = 100ms, phase = \"measured\""},
+		// Narrowed to the steady phase: only its latency counts.
+		{Case: "api concurrency=10", Phase: "steady", Rule: `p99 < 5ms && phase == "steady"`, Status: StatusPass, Actual: "p99 = 1ms, phase = \"steady\""},
+		// The web-only threshold is not judged on api.
+		{Case: "web concurrency=10", Rule: `p99 < 5ms && phase == "measured"`, Status: StatusFail, Actual: "p99 = 100ms, phase = \"measured\""},
+		{Case: "web concurrency=10", Phase: "steady", Rule: `p99 < 5ms && phase == "steady"`, Status: StatusPass, Actual: "p99 = 1ms, phase = \"steady\""},
+		{Case: "web concurrency=10", Rule: "rps > 0", Status: StatusPass, Actual: "rps = 1000"},
+	}
+	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+func TestJudgeRequestsByName(t *testing.T) {
+	rules := mustCompile(t,
+		at(2, 5, `requests_by_name["login"].p99 < 200ms`),
+		at(3, 5, `requests_by_name.browse.p99 < 200ms && requests_by_name["browse"].requests > 0`),
+	)
+	p := phase("steady", false, time.Second, load{latency: time.Millisecond, n: 400})
+	named(p, "login", 150*time.Millisecond, 100)
+	named(p, "browse", 300*time.Millisecond, 300)
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("api", 10, p),
+		// A target without the mix: judging its zeros would pass in silence.
+		caseOf("web", 10, phase("steady", false, time.Second, load{latency: time.Millisecond, n: 10})),
+	}}
+	want := []brief{
+		{Case: "api concurrency=10", Rule: `requests_by_name["login"].p99 < 200ms`, Status: StatusPass,
+			Actual: `requests_by_name["login"].p99 = 150ms`},
+		{Case: "api concurrency=10", Rule: `requests_by_name.browse.p99 < 200ms && requests_by_name["browse"].requests > 0`, Status: StatusFail,
+			Actual: `requests_by_name["browse"].p99 = 300ms, requests_by_name["browse"].requests = 300`},
+		{Case: "web concurrency=10", Rule: `requests_by_name["login"].p99 < 200ms`, Status: StatusSkip,
+			Reason: `target "web" has no request named "login"`},
+		{Case: "web concurrency=10", Rule: `requests_by_name.browse.p99 < 200ms && requests_by_name["browse"].requests > 0`, Status: StatusSkip,
+			Reason: `target "web" has no request named "browse"`},
+	}
+	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+func TestJudgePercentileFunction(t *testing.T) {
+	rules := mustCompile(t,
+		at(2, 5, "p999 < 10ms"),
+		at(3, 5, "p(99.99) < 10ms"),
+		at(4, 5, "p(99) == p99"),
+		at(5, 5, "p(200) < 1s"),
+		at(6, 5, "p(0) < 1s"),
+	)
+	// 10000 samples, the two slowest at 2 s: p99.9 misses them, p99.99 does not.
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("web", 10, phase("steady", false, 10*time.Second,
+			load{latency: time.Millisecond, n: 9998, latency2: 2 * time.Second, n2: 2})),
+	}}
+	want := []brief{
+		{Case: "web concurrency=10", Rule: "p999 < 10ms", Status: StatusPass, Actual: "p999 = 1ms"},
+		{Case: "web concurrency=10", Rule: "p(99.99) < 10ms", Status: StatusFail, Actual: "p(99.99) = 2s"},
+		{Case: "web concurrency=10", Rule: "p(99) == p99", Status: StatusPass, Actual: "p(99) = 1ms, p99 = 1ms"},
+		// Out-of-range percentiles are run-time errors, with a reason.
+		{Case: "web concurrency=10", Rule: "p(200) < 1s", Status: StatusError,
+			Reason: "p(200): the percentile must be above 0 and at most 100"},
+		{Case: "web concurrency=10", Rule: "p(0) < 1s", Status: StatusError,
+			Reason: "p(0): the percentile must be above 0 and at most 100"},
+	}
+	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+func TestJudgeMatrix(t *testing.T) {
+	rules := mustCompile(t, at(2, 5, "matrix.concurrency < 100 || p99 < 1ms"), at(3, 5, "matrix.concurrency >= 10"))
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("web", 10, phase("steady", false, time.Second, load{latency: 5 * time.Millisecond, n: 100})),
+		caseOf("web", 1000, phase("steady", false, time.Second, load{latency: 5 * time.Millisecond, n: 100})),
+	}}
+	want := []brief{
+		{Case: "web concurrency=10", Rule: "matrix.concurrency < 100 || p99 < 1ms", Status: StatusPass, Actual: "matrix.concurrency = 10, p99 = 5ms"},
+		{Case: "web concurrency=10", Rule: "matrix.concurrency >= 10", Status: StatusPass, Actual: "matrix.concurrency = 10"},
+		{Case: "web concurrency=1000", Rule: "matrix.concurrency < 100 || p99 < 1ms", Status: StatusFail, Actual: "matrix.concurrency = 1000, p99 = 5ms"},
+		{Case: "web concurrency=1000", Rule: "matrix.concurrency >= 10", Status: StatusPass, Actual: "matrix.concurrency = 1000"},
+	}
+	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+func TestJudgeNothingMeasured(t *testing.T) {
+	rules := mustCompile(t, at(2, 5, "rps > 0 && p99 < 1s"))
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		// Measured, but nothing completed: judged, and rps fails honestly.
+		caseOf("web", 1, phase("steady", false, 10*time.Second, load{})),
+		// Only a warm-up phase ran.
+		caseOf("web", 2, phase("warmup", true, time.Second, load{latency: time.Millisecond, n: 10})),
+		// The case could not be carried out at all.
+		{ID: "web concurrency=3", Target: "web", Err: "server did not start"},
+	}}
+	want := []brief{
+		{Case: "web concurrency=1", Rule: "rps > 0 && p99 < 1s", Status: StatusFail, Actual: "rps = 0, p99 = 0s"},
+		{Case: "web concurrency=2", Rule: "rps > 0 && p99 < 1s", Status: StatusSkip, Reason: ReasonNoPhase},
+		{Case: "web concurrency=3", Rule: "rps > 0 && p99 < 1s", Status: StatusSkip, Reason: "case was not carried out: server did not start"},
+	}
+	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+func TestJudgeActualFormatting(t *testing.T) {
+	rules := mustCompile(t, at(2, 5,
+		`p99 < 50ms && rps >= 1000 && error_rate < 1% && errors.status == 0 && bytes_received > 1KiB && target == "web" && connect.max < 1s`))
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("web", 10, phase("steady", false, 2*time.Second,
+			load{latency: 850 * time.Microsecond, n: 2400, latency2: 1250 * time.Millisecond, n2: 69, failed: 30})),
+	}}
+	got := rules.Judge(res)
+	const want = `p99 = 1.25s, rps = 1234.5, error_rate = 0.0122, errors.status = 30, bytes_received = 246900, target = "web", connect.max = 1ms`
+	if len(got) != 1 || got[0].Actual != want {
+		t.Errorf("Actual = %q\nwant     %q", got[0].Actual, want)
+	}
+}
+
+func TestJudgeNil(t *testing.T) {
+	var rules *Rules
+	if got := rules.Judge(&runner.ScenarioResult{}); got != nil {
+		t.Errorf("nil rules judged %v", got)
+	}
+	if got := mustCompile(t, at(2, 5, "rps > 0")).Judge(nil); got != nil {
+		t.Errorf("nil result judged %v", got)
+	}
+}
+
+func TestJudgeConcurrent(t *testing.T) {
+	rules := mustCompile(t, at(2, 5, "p99 < 50ms && p(99.9) < 1s"))
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("web", 10, phase("steady", false, time.Second, load{latency: time.Millisecond, n: 100})),
+	}}
+	want := rules.Judge(res)
+	done := make(chan []Verdict)
+	for range 4 {
+		go func() { done <- rules.Judge(res) }()
+	}
+	for range 4 {
+		if diff := cmp.Diff(want, <-done, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("concurrent Judge differs:\n%s", diff)
+		}
+	}
+}
+
+func BenchmarkJudge(b *testing.B) {
+	rules := mustCompile(b,
+		at(2, 5, "rps >= 1000"),
+		at(3, 5, "p99 < 50ms"),
+		at(4, 5, "error_rate < 0.1%"),
+		at(5, 5, "p(99.99) < 1s"),
+		at(6, 5, "matrix.concurrency < 100 || p99 < 1s"),
+	)
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("web", 10, phase("steady", false, 10*time.Second,
+			load{latency: time.Millisecond, n: 10000, latency2: 60 * time.Millisecond, n2: 100})),
+	}}
+	b.ReportAllocs()
+	for b.Loop() {
+		rules.Judge(res)
+	}
+}
+
+func TestJudgeExpressions(t *testing.T) {
+	// What docs/rules.md promises about types and expr itself.
+	rules := []string{
+		"p99 - p50 < 10ms",                   // duration arithmetic
+		"p99 < 3 * p50",                      // scaling a duration
+		"duration.Seconds() >= 1",            // converting to a number
+		"p99.Milliseconds() < 50",            // idem, for a latency
+		"requests >= 1e2",                    // ints compare with floats
+		"bytes_received > 1KiB",              // sizes are byte counts
+		"abs(rps - 100) < 1",                 // expr builtins
+		"let slow = p99 > 1s; !slow",         // let bindings
+		`target in ["web", "api"]`,           // membership
+		"errors.status == 0 and failed == 0", // word operators
+	}
+	var ths []scenarios.Threshold
+	for i, r := range rules {
+		ths = append(ths, at(2+i, 5, r))
+	}
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("web", 10, phase("steady", false, time.Second, load{latency: 2 * time.Millisecond, n: 100})),
+	}}
+	for _, v := range mustCompile(t, ths...).Judge(res) {
+		if v.Status != StatusPass {
+			t.Errorf("%s: %s (%s%s)", v.Rule, v.Status, v.Actual, v.Reason)
+		}
+	}
+}
