@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+
+	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+func validateCommand(args []string, env Env) error {
+	vars := varFlag{}
+	fs := newFlagSet("validate", env.Stderr, "validate [--var K=V] SCENARIO...")
+	fs.Var(vars, "var", "set scenario variable `K=V` (repeatable)")
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return silentUsage(err)
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return withCode(ExitUsage, errors.New("validate: no scenario given"))
+	}
+	plans, err := loadPlans(files, vars, env)
+	if err != nil {
+		return err
+	}
+	for _, p := range plans {
+		fmt.Fprintf(env.Stdout, "ok  %s  (%s: %d cases, %d thresholds)\n",
+			p.scenario.File, p.scenario.Name, len(p.scenario.Cases), len(p.scenario.Thresholds))
+	}
+	return nil
+}
+
+func schemaCommand(args []string, env Env) error {
+	if len(args) > 0 {
+		return withCode(ExitUsage, fmt.Errorf("schema takes no arguments, got %q", args))
+	}
+	_, err := env.Stdout.Write(scenarios.Schema())
+	return err
+}
+
+func serveCommand(ctx context.Context, args []string, env Env) error {
+	cfg, err := demoserver.ParseFlags(args, env.Stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return withCode(ExitUsage, err)
+	}
+	srv, err := demoserver.Start(ctx, cfg)
+	if err != nil {
+		return withCode(ExitRun, err)
+	}
+	fmt.Fprintf(env.Stdout, "loadgate serve: http://%s/ (Ctrl-C to stop)\n", srv.HTTPAddr())
+	<-ctx.Done()
+	return srv.Close()
+}
+
+// demoScenario is the bundled demo; testdata/scenarios/demo.yaml is the same
+// file, kept identical by a test, so it can be read and run on its own.
+//
+//go:embed demo.yaml
+var demoScenario []byte
+
+func demoCommand(ctx context.Context, args []string, env Env) error {
+	var opts runOptions
+	fs := newFlagSet("demo", env.Stderr, "demo [flags]")
+	opts.register(fs, env)
+	if rest, err := parseInterleaved(fs, args); err != nil {
+		return silentUsage(err)
+	} else if len(rest) > 0 {
+		return withCode(ExitUsage, fmt.Errorf("demo takes no scenario, got %q", rest))
+	}
+	srv, err := demoserver.Start(ctx, demoserver.Config{HTTPAddr: "127.0.0.1:0"})
+	if err != nil {
+		return withCode(ExitRun, fmt.Errorf("demo server: %w", err))
+	}
+	defer srv.Close()
+	fmt.Fprintf(env.Stdout, "loadgate demo: built-in server on http://%s/\n", srv.HTTPAddr())
+	host, port, _ := net.SplitHostPort(srv.HTTPAddr())
+	vars := map[string]string{"host": net.JoinHostPort(host, port)}
+	for k, v := range opts.vars {
+		vars[k] = v
+	}
+	sc, err := scenarios.Parse("demo.yaml", demoScenario, scenarios.LoadOptions{Vars: vars, LookupEnv: env.LookupEnv})
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	p, err := compilePlan(sc)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	return execute(ctx, []plan{p}, opts, env)
+}

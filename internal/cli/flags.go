@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// runOptions are the flags of run and demo.
+type runOptions struct {
+	out        string
+	junit      string
+	markdown   string
+	json       string
+	vars       varFlag
+	logLevel   string
+	logFormat  string
+	quiet      bool
+	noProgress bool
+}
+
+// varFlag collects repeated --var K=V.
+type varFlag map[string]string
+
+func (v varFlag) String() string { return "" }
+
+func (v varFlag) Set(s string) error {
+	k, val, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want K=V, got %q", s)
+	}
+	v[k] = val
+	return nil
+}
+
+// envDefault returns the LOADGATE_* value of a flag, so that flags given on
+// the command line still win over the environment.
+func envDefault(env Env, name, def string) string {
+	if v := env.Getenv("LOADGATE_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))); v != "" {
+		return v
+	}
+	return def
+}
+
+func envBool(env Env, name string) bool {
+	b, _ := strconv.ParseBool(env.Getenv("LOADGATE_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))))
+	return b
+}
+
+func (o *runOptions) register(fs *flag.FlagSet, env Env) {
+	o.vars = varFlag{}
+	out := envDefault(env, "out", "loadgate-results")
+	fs.StringVar(&o.out, "out", out, "write results.json, junit.xml and summary.md into `DIR` (\"\" = none)")
+	fs.StringVar(&o.out, "o", out, "shorthand for --out")
+	fs.StringVar(&o.junit, "junit", envDefault(env, "junit", ""), "also write JUnit XML to `FILE` (- = stdout)")
+	fs.StringVar(&o.markdown, "markdown", envDefault(env, "markdown", ""), "also write Markdown to `FILE` (- = stdout)")
+	fs.StringVar(&o.json, "json", envDefault(env, "json", ""), "also write results JSON to `FILE` (- = stdout)")
+	fs.Var(o.vars, "var", "set scenario variable `K=V` (repeatable; overrides LOADGATE_VAR_K and the file)")
+	fs.StringVar(&o.logLevel, "log-level", envDefault(env, "log-level", "warn"), "log `level` on stderr: trace, debug, info, warn, error")
+	fs.StringVar(&o.logFormat, "log-format", envDefault(env, "log-format", "console"), "log `format`: console or json")
+	fs.BoolVar(&o.quiet, "quiet", envBool(env, "quiet"), "print only the verdict and failures")
+	fs.BoolVar(&o.noProgress, "no-progress", envBool(env, "no-progress"), "no live progress lines")
+}
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments, as users of most CLIs expect.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func newFlagSet(name string, stderr io.Writer, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: loadgate %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}

@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+func runCommand(ctx context.Context, args []string, env Env) error {
+	var opts runOptions
+	fs := newFlagSet("run", env.Stderr, "run [flags] SCENARIO...")
+	opts.register(fs, env)
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return silentUsage(err)
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return withCode(ExitUsage, errors.New("run: no scenario given"))
+	}
+	plans, err := loadPlans(files, opts.vars, env)
+	if err != nil {
+		return err
+	}
+	return execute(ctx, plans, opts, env)
+}
+
+// silentUsage maps a flag parse error to exit 2; the flag package already
+// printed it (or the help that -h asked for).
+func silentUsage(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return silent(ExitOK)
+	}
+	return silent(ExitUsage)
+}
+
+// plan is a scenario ready to run: parsed, validated, rules compiled.
+type plan struct {
+	scenario *scenarios.Scenario
+	rules    *assertions.Rules
+}
+
+// loadPlans parses every scenario and compiles every rule before any
+// traffic is sent, so a typo in the last file cannot waste a long run.
+func loadPlans(args []string, vars map[string]string, env Env) ([]plan, error) {
+	files, err := scenarios.Expand(args)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	var problems []string
+	var plans []plan
+	names := map[string]string{}
+	for _, f := range files {
+		sc, err := scenarios.Load(f, scenarios.LoadOptions{Vars: vars, LookupEnv: env.LookupEnv})
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		p, err := compilePlan(sc)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		if prev, dup := names[sc.Name]; dup {
+			problems = append(problems, fmt.Sprintf("%s: scenario name %q is already used by %s", sc.Pos, sc.Name, prev))
+			continue
+		}
+		names[sc.Name] = f
+		plans = append(plans, p)
+	}
+	if len(problems) > 0 {
+		return nil, withCode(ExitUsage, errors.New(strings.Join(problems, "\n")))
+	}
+	return plans, nil
+}
+
+func compilePlan(sc *scenarios.Scenario) (plan, error) {
+	rules, err := assertions.Compile(sc)
+	if err != nil {
+		return plan{}, err
+	}
+	return plan{scenario: sc, rules: rules}, nil
+}
+
+// execute runs the plans, judges them, writes every report and picks the
+// exit code. Reports are written even when the run was interrupted or failed
+// part-way, so nothing measured is lost.
+func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error {
+	log, err := newLogger(env.Stderr, opts.logLevel, opts.logFormat)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	console := reporters.NewConsole(env.Stdout, reporters.ConsoleOptions{
+		TTY:        isTTY(env.Stdout) && !opts.noProgress,
+		Quiet:      opts.quiet,
+		NoProgress: opts.noProgress,
+		Now:        time.Now,
+	})
+	meta := reporters.Meta{Version: Version, Commit: gitCommit(env), Host: reporters.HostInfo(), Start: time.Now()}
+	var inputs []reporters.ScenarioInput
+	runFailed := false
+	for _, p := range plans {
+		if ctx.Err() != nil {
+			break
+		}
+		res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: log, Observer: console})
+		in := reporters.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
+		if res != nil {
+			in.Verdicts = p.rules.Judge(res)
+			console.Summary(res, in.Verdicts)
+			for _, c := range res.Cases {
+				if c.Err != "" {
+					runFailed = true
+					fmt.Fprintf(env.Stderr, "loadgate: %s: case %q: %s\n", p.scenario.Name, c.ID, c.Err)
+				}
+			}
+		}
+		if err != nil {
+			runFailed = true
+			fmt.Fprintf(env.Stderr, "loadgate: %s: %v\n", p.scenario.Name, err)
+		}
+		inputs = append(inputs, in)
+	}
+	if err := console.Err(); err != nil {
+		log.Warn().Err(err).Msg("console output failed")
+	}
+	meta.End = time.Now()
+	meta.Interrupted = ctx.Err() != nil
+	run := reporters.NewRun(meta, inputs)
+	if err := writeOutputs(run, opts, env.Stdout); err != nil {
+		return withCode(ExitRun, err)
+	}
+	switch {
+	case meta.Interrupted:
+		return withCode(ExitInterrupted, errors.New("interrupted: partial results written"))
+	case runFailed:
+		return silent(ExitRun)
+	case !run.Passed:
+		return silent(ExitFailed)
+	}
+	return nil
+}
+
+func writeOutputs(run *reporters.Run, opts runOptions, stdout io.Writer) error {
+	if opts.out != "" {
+		if err := reporters.WriteAll(opts.out, run); err != nil {
+			return err
+		}
+	}
+	for _, o := range []struct {
+		path  string
+		write func(io.Writer, *reporters.Run) error
+	}{
+		{opts.junit, reporters.WriteJUnit},
+		{opts.markdown, reporters.WriteMarkdown},
+		{opts.json, reporters.WriteJSON},
+	} {
+		switch o.path {
+		case "":
+		case "-":
+			if err := o.write(stdout, run); err != nil {
+				return err
+			}
+		default:
+			if err := reporters.WriteFileAtomic(o.path, func(w io.Writer) error { return o.write(w, run) }); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && reporters.TTY(f)
+}
+
+// gitCommit names the code under test: GitHub's GITHUB_SHA, else the
+// working directory's HEAD, else nothing.
+func gitCommit(env Env) string {
+	if sha := env.Getenv("GITHUB_SHA"); sha != "" {
+		return sha
+	}
+	out, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
