@@ -1,0 +1,306 @@
+package scenarios
+
+import (
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxCases bounds targets × matrix combinations. Each case is a full run
+// of every phase, so more than this is a typo, not a plan.
+const MaxCases = 10_000
+
+// maxWork bounds cases × document nodes: the second pass resolves every
+// target and phase once per matrix combination.
+const maxWork = 1 << 22
+
+// maxConcurrency bounds the workers of a phase; each is a goroutine and,
+// without keep-alive, a socket.
+const maxConcurrency = 1_000_000
+
+// build runs the second pass: variables, matrix, per-case resolution.
+func (d *decoder) build(raw *rawScenario, opts LoadOptions) *Scenario {
+	s := &Scenario{File: d.file}
+	s.Matrix = d.axes(raw.matrix)
+	vt := d.varTable(raw, opts)
+
+	top := &resolver{d: d, vars: vt, where: "the scenario's version, name or description"}
+	d.header(top, raw, s)
+
+	top.where = "a target or phase name, which must be the same in every case"
+	targetNames := names(d, top, raw.targets, "target")
+	phaseNames := names(d, top, raw.phases, "phase")
+	switch {
+	case raw.targetsKey == nil:
+		d.errorf(raw.root, "missing required field %q", "targets")
+	case len(raw.targets) == 0:
+		d.errorf(raw.targetsKey, "targets: needs at least one target")
+	}
+	switch {
+	case raw.phasesKey == nil:
+		d.errorf(raw.root, "missing required field %q", "phases")
+	case len(raw.phases) == 0:
+		d.errorf(raw.phasesKey, "phases: needs at least one phase")
+	}
+
+	firstPhases := d.cases(raw, vt, s, targetNames, phaseNames)
+
+	top.where = "a threshold (a rule can use matrix.NAME instead)"
+	for _, t := range raw.thresholds {
+		if t.ok {
+			s.Thresholds = append(s.Thresholds, top.threshold(t, targetNames, firstPhases))
+		}
+	}
+	s.Vars = vt.effective()
+	return s
+}
+
+// varTable sets up variable lookup: the file's `vars:`, the overrides, and
+// the matrix keys, which may be defined nowhere else.
+func (d *decoder) varTable(raw *rawScenario, opts LoadOptions) *varTable {
+	vt := newVarTable(opts)
+	for _, ax := range raw.matrix {
+		vt.matrixKeys[ax.key.Value] = true
+		if _, ok := opts.Vars[ax.key.Value]; ok {
+			d.errorf(ax.key, "matrix.%s: also set with --var; a matrix variable takes its values from the matrix", ax.key.Value)
+		}
+	}
+	for _, kv := range raw.vars {
+		name := kv.key.Value
+		switch {
+		case !validVarName(name):
+			d.errorf(kv.key, "vars: %q is not a valid variable name (letters, digits and _, not starting with a digit)", name)
+		case vt.matrixKeys[name]:
+			d.errorf(kv.key, "vars: %q is also a matrix variable", name)
+		default:
+			vt.file[name] = kv.val.Value
+			if isNull(kv.val) {
+				vt.file[name] = ""
+			}
+			vt.fileOrder = append(vt.fileOrder, name)
+		}
+	}
+	return vt
+}
+
+// cases resolves targets and phases once per matrix combination and lays
+// the cases out target-major. It returns the phases of the first
+// combination, against which thresholds are checked.
+func (d *decoder) cases(raw *rawScenario, vt *varTable, s *Scenario, targetNames, phaseNames []string) []Phase {
+	at := raw.root
+	if raw.matrixKey != nil {
+		at = raw.matrixKey
+	}
+	switch n := caseCount(s.Matrix, len(raw.targets)); {
+	case n > MaxCases:
+		d.errorf(at, "matrix: targets × combinations make more than %d cases", MaxCases)
+		return nil
+	case n*d.nodes > maxWork:
+		d.errorf(at, "matrix: %d cases of a document this large is too much work", n)
+		return nil
+	}
+	combos := combinations(s.Matrix)
+	targets := make([][]Target, len(combos))
+	phases := make([][]Phase, len(combos))
+	for c, combo := range combos {
+		r := &resolver{d: d, vars: vt, matrix: map[string]string{}}
+		for _, mv := range combo {
+			r.matrix[mv.Key] = mv.Text
+		}
+		for i, t := range raw.targets {
+			targets[c] = append(targets[c], r.target(t, targetNames[i]))
+		}
+		phases[c] = r.phases(raw, phaseNames)
+	}
+	if len(combos) == 0 {
+		return nil
+	}
+	s.Targets = targets[0]
+	for t := range raw.targets {
+		for c, combo := range combos {
+			s.Cases = append(s.Cases, Case{
+				ID:     caseID(targetNames[t], combo),
+				Target: targets[c][t],
+				Matrix: combo,
+				Phases: slices.Clone(phases[c]),
+			})
+		}
+	}
+	return phases[0]
+}
+
+// header resolves version, name and description.
+func (d *decoder) header(r *resolver, raw *rawScenario, s *Scenario) {
+	if raw.version == nil {
+		d.errorf(raw.root, "missing required field %q", "version")
+	} else if v, ok := r.int(raw.version, "version"); ok && v != 1 {
+		d.errorf(raw.version, "version: this loadgate reads scenario version 1, not %d", v)
+	}
+	if raw.name == nil {
+		d.errorf(raw.root, "missing required field %q", "name")
+	} else {
+		s.Name, _ = r.name(raw.name, "name")
+		s.Pos = d.pos(raw.name)
+	}
+	if raw.description != nil {
+		s.Description, _ = r.text(raw.description)
+	}
+}
+
+// named is a raw target or phase, whose names are resolved scenario-wide.
+type named interface {
+	nameNode() (entry, name *yaml.Node, ok bool)
+}
+
+func (t *rawTarget) nameNode() (*yaml.Node, *yaml.Node, bool) { return t.node, t.name, t.ok }
+func (p *rawPhase) nameNode() (*yaml.Node, *yaml.Node, bool)  { return p.node, p.name, p.ok }
+
+// names resolves and checks the names of targets or phases. They identify
+// cases across runs, so they must not vary with the matrix.
+func names[T named](d *decoder, r *resolver, list []T, what string) []string {
+	out := make([]string, len(list))
+	first := map[string]*yaml.Node{}
+	for i, item := range list {
+		entry, n, ok := item.nameNode()
+		if !ok {
+			continue
+		}
+		if n == nil {
+			d.errorf(entry, "%s: missing required field %q", what, "name")
+			continue
+		}
+		name, ok := r.name(n, "name")
+		if !ok {
+			continue
+		}
+		if f, dup := first[name]; dup {
+			d.errorf(n, "%s %q is defined twice (first at line %d)", what, name, f.Line)
+		}
+		first[name] = n
+		out[i] = name
+	}
+	return out
+}
+
+// phases resolves every phase for one matrix combination.
+func (r *resolver) phases(raw *rawScenario, names []string) []Phase {
+	var out []Phase
+	measured := false
+	for i, p := range raw.phases {
+		if !p.ok {
+			continue
+		}
+		ph := r.phase(p, names[i])
+		measured = measured || !ph.Warmup
+		out = append(out, ph)
+	}
+	if len(out) > 0 && !measured {
+		r.d.errorf(raw.phasesKey, "phases: needs at least one phase without warmup: true, to measure")
+	}
+	return out
+}
+
+func (r *resolver) phase(p *rawPhase, name string) Phase {
+	out := Phase{Name: name, Pos: r.d.pos(p.node), Concurrency: 1}
+	if p.warmup != nil {
+		out.Warmup, _ = r.bool(p.warmup, "warmup")
+	}
+	if p.duration != nil {
+		if v, ok := r.duration(p.duration, "duration"); ok {
+			if v == 0 {
+				r.d.errorf(p.duration, "duration: must be greater than 0")
+			}
+			out.Duration = v
+		}
+	}
+	if p.requests != nil {
+		out.Requests, _ = r.intIn(p.requests, "requests", 1, 1<<62)
+	}
+	if p.duration == nil && p.requests == nil {
+		r.d.errorf(p.node, "%s: needs duration or requests, to know when to stop", described("phase", name))
+	}
+	if p.concurrency != nil {
+		if v, ok := r.intIn(p.concurrency, "concurrency", 1, maxConcurrency); ok {
+			out.Concurrency = int(v)
+		}
+	}
+	if p.rampUp != nil {
+		if v, ok := r.duration(p.rampUp, "ramp_up"); ok {
+			if out.Duration > 0 && v >= out.Duration {
+				r.d.errorf(p.rampUp, "ramp_up: must be shorter than the phase's duration (%s), got %s", out.Duration, v)
+			}
+			out.RampUp = v
+		}
+	}
+	if p.thinkTime != nil {
+		out.ThinkTime, _ = r.duration(p.thinkTime, "think_time")
+	}
+	return out
+}
+
+// threshold resolves one threshold entry, checking that the phase and
+// target it narrows to exist. The rule itself is compiled by the
+// assertions package; here it only has to be non-empty text.
+func (r *resolver) threshold(t *rawThreshold, targets []string, phases []Phase) Threshold {
+	out := Threshold{Severity: SeverityFail, Pos: r.d.pos(t.node)}
+	if t.rule == nil {
+		r.d.errorf(t.node, "threshold: missing required field %q", "rule")
+		return out
+	}
+	out.RulePos = rulePos(r.d, t.rule)
+	rule, ok := r.text(t.rule)
+	if ok && strings.TrimSpace(rule) == "" {
+		r.d.errorf(t.rule, "rule: must not be empty")
+	}
+	out.Rule = rule
+	out.Name = out.Rule
+	if t.name != nil {
+		if s, _ := r.text(t.name); s != "" {
+			out.Name = s
+		}
+	}
+	if t.severity != nil {
+		if s, ok := r.text(t.severity); ok {
+			switch sev := Severity(s); sev {
+			case SeverityFail, SeverityWarn:
+				out.Severity = sev
+			default:
+				r.d.errorf(t.severity, "severity: expected %s or %s, got %q", SeverityFail, SeverityWarn, s)
+			}
+		}
+	}
+	if t.phase != nil {
+		if s, ok := r.text(t.phase); ok {
+			out.Phase = s
+			i := slices.IndexFunc(phases, func(p Phase) bool { return p.Name == s })
+			switch {
+			case i < 0 && len(phases) > 0:
+				r.d.errorf(t.phase, "phase: there is no phase named %q", s)
+			case i >= 0 && phases[i].Warmup:
+				r.d.errorf(t.phase, "phase: %q is a warmup phase, which is never judged", s)
+			}
+		}
+	}
+	if t.target != nil {
+		if s, ok := r.text(t.target); ok {
+			out.Target = s
+			if !slices.Contains(targets, s) {
+				r.d.errorf(t.target, "target: there is no target named %q", s)
+			}
+		}
+	}
+	return out
+}
+
+// rulePos is where a rule's first character is, so that a column inside
+// the rule maps onto the file by addition. Quoted rules start one column
+// after the quote; block scalars start on the next line, whose indentation
+// is not known here, so they keep the node's position.
+func rulePos(d *decoder, n *yaml.Node) Pos {
+	p := d.pos(n)
+	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+		p.Col++
+	}
+	return p
+}

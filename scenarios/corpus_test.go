@@ -1,0 +1,297 @@
+package scenarios
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected diagnostics of testdata/scenarios/err/*.err")
+
+// corpus is the repository's scenario corpus, relative to this package.
+const corpus = "../testdata/scenarios"
+
+// cmpRegexp compares compiled expressions by their source.
+var cmpRegexp = cmp.Comparer(func(a, b *regexp.Regexp) bool {
+	return (a == nil) == (b == nil) && (a == nil || a.String() == b.String())
+})
+
+// render formats diagnostics one per line, with the file's base name so
+// that the expected output does not depend on where the tests run.
+func render(t *testing.T, err error) string {
+	t.Helper()
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("error is %T, not an ErrorList: %v", err, err)
+	}
+	var b strings.Builder
+	for _, e := range list {
+		p := e.Pos
+		p.File = filepath.Base(p.File)
+		b.WriteString((&Error{Pos: p, Msg: e.Msg}).Error() + "\n")
+	}
+	return b.String()
+}
+
+// TestCorpusErr checks every invalid file against the diagnostics
+// expected beside it. Run with -update to rewrite them after a deliberate
+// change, then review the diff.
+func TestCorpusErr(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(corpus, "err", "*.yaml"))
+	if len(files) < 20 {
+		t.Fatalf("found %d files in %s/err; is the corpus missing?", len(files), corpus)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			s, err := Load(file, LoadOptions{})
+			if err == nil {
+				t.Fatalf("Load succeeded with %d cases; want diagnostics", len(s.Cases))
+			}
+			got := render(t, err)
+			golden := strings.TrimSuffix(file, ".yaml") + ".err"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
+				t.Errorf("diagnostics differ from %s (-want +got):\n%s", golden, diff)
+			}
+		})
+	}
+}
+
+// okChecks holds, for every valid file of the corpus, assertions on what it
+// resolves to. A new file without an entry fails the test.
+var okChecks = map[string]func(t *testing.T, s *Scenario){
+	"minimal": func(t *testing.T, s *Scenario) {
+		file := s.File
+		target := Target{Name: "api", Pos: Pos{file, 5, 5}, HTTP: &HTTPTarget{
+			Requests:  []HTTPRequest{{Method: "GET", URL: "http://127.0.0.1:8080/", Weight: 1}},
+			Keepalive: true,
+			Timeout:   30 * time.Second,
+			MaxBody:   10 << 20,
+			Expect:    Expect{Length: -1},
+		}}
+		phase := Phase{Name: "measured", Pos: Pos{file, 9, 5}, Requests: 1000, Concurrency: 1}
+		want := &Scenario{
+			File:    file,
+			Hash:    s.Hash,
+			Name:    "minimal",
+			Pos:     Pos{file, 3, 7},
+			Vars:    map[string]string{},
+			Targets: []Target{target},
+			Cases:   []Case{{ID: "api", Target: target, Matrix: []MatrixValue{}, Phases: []Phase{phase}}},
+		}
+		if diff := cmp.Diff(want, s, cmpRegexp, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	},
+	"full-http": func(t *testing.T, s *Scenario) {
+		want := &HTTPTarget{
+			Requests: []HTTPRequest{{
+				Method: "POST",
+				URL:    "https://api.example.test:8443/v1/orders?limit=10",
+				Headers: []Header{
+					{"Content-Type", "application/json"},
+					{"Authorization", "Bearer abc"},
+					{"X-Retry", "3"},
+				},
+				Body:   []byte(`{"sku": "A-1", "qty": 2}`),
+				Weight: 1,
+			}},
+			Keepalive: false,
+			Timeout:   2500 * time.Millisecond,
+			MaxBody:   512 << 10,
+			Expect: Expect{
+				Status:       []int{200, 201},
+				BodyContains: `"id"`,
+				BodyRegex:    regexp.MustCompile(`^\{.*\}$`),
+				Length:       42,
+			},
+			TLS: TLS{InsecureSkipVerify: true, CAFile: filepath.Join(corpus, "ok", "ca.pem")},
+		}
+		if diff := cmp.Diff(want, s.Targets[0].HTTP, cmpRegexp); diff != "" {
+			t.Errorf("target (-want +got):\n%s", diff)
+		}
+		wantPhases := []Phase{
+			{Name: "warmup", Pos: Pos{s.File, 29, 5}, Warmup: true, Requests: 500, Concurrency: 4},
+			{Name: "measured", Pos: Pos{s.File, 33, 5}, Duration: 90 * time.Second, Requests: 100000,
+				Concurrency: 64, RampUp: 10 * time.Second, ThinkTime: 100 * time.Millisecond},
+		}
+		if diff := cmp.Diff(wantPhases, s.Cases[0].Phases); diff != "" {
+			t.Errorf("phases (-want +got):\n%s", diff)
+		}
+		if s.Description != "every HTTP option at once" {
+			t.Errorf("Description = %q", s.Description)
+		}
+	},
+	"body-file": func(t *testing.T, s *Scenario) {
+		want, err := os.ReadFile(filepath.Join(corpus, "ok", "payload.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := s.Targets[0].HTTP.Requests[0]
+		if diff := cmp.Diff(want, req.Body); diff != "" {
+			t.Errorf("body (-want +got):\n%s", diff)
+		}
+		if req.Method != "PUT" || s.Targets[0].HTTP.MaxBody != 1_000_000 {
+			t.Errorf("method %q, max_body %d; want PUT, 1000000", req.Method, s.Targets[0].HTTP.MaxBody)
+		}
+		if diff := cmp.Diff([]int{204}, s.Targets[0].HTTP.Expect.Status); diff != "" {
+			t.Errorf("status shorthand (-want +got):\n%s", diff)
+		}
+	},
+	"request-mix": func(t *testing.T, s *Scenario) {
+		json := []Header{{"Accept", "application/json"}, {"X-Client", "loadgate"}}
+		want := []HTTPRequest{
+			{Name: "home", Method: "GET", URL: "http://shop.example.test/ignored/path", Headers: json, Weight: 1},
+			{Name: "search", Method: "GET", URL: "http://shop.example.test/search?q=shoes", Weight: 5,
+				Headers: []Header{{"X-Client", "loadgate"}, {"accept", "text/html"}}},
+			{Name: "login", Method: "POST", URL: "http://shop.example.test/login", Weight: 1, Body: []byte("user=a&pass=b"),
+				Headers: append(json[:2:2], Header{"Content-Type", "application/x-www-form-urlencoded"})},
+			{Name: "cdn", Method: "GET", URL: "https://cdn.example.test/logo.png", Headers: json, Weight: 2},
+		}
+		if diff := cmp.Diff(want, s.Targets[0].HTTP.Requests); diff != "" {
+			t.Errorf("shop (-want +got):\n%s", diff)
+		}
+		wantOnly := []HTTPRequest{{Name: "only", Method: "GET", URL: "http://other.example.test/x", Weight: 1}}
+		if diff := cmp.Diff(wantOnly, s.Targets[1].HTTP.Requests); diff != "" {
+			t.Errorf("no-base (-want +got):\n%s", diff)
+		}
+	},
+	"matrix": func(t *testing.T, s *Scenario) {
+		type row struct {
+			ID          string
+			URL         string
+			Keepalive   bool
+			Concurrency []int
+			Values      []any
+		}
+		var got []row
+		for _, c := range s.Cases {
+			r := row{ID: c.ID, URL: c.Target.HTTP.Requests[0].URL, Keepalive: c.Target.HTTP.Keepalive}
+			for _, p := range c.Phases {
+				r.Concurrency = append(r.Concurrency, p.Concurrency)
+			}
+			for _, mv := range c.Matrix {
+				r.Values = append(r.Values, mv.Value)
+			}
+			got = append(got, r)
+		}
+		h, tm := "http://127.0.0.1:8080/hello", "http://127.0.0.1:8080/time"
+		want := []row{
+			{"keepalive concurrency=1,path=hello,fast=true", h, true, []int{1, 1}, []any{int64(1), "hello", true}},
+			{"keepalive concurrency=1,path=time,fast=true", tm, true, []int{1, 1}, []any{int64(1), "time", true}},
+			{"keepalive concurrency=100,path=hello,fast=true", h, true, []int{100, 100}, []any{int64(100), "hello", true}},
+			{"keepalive concurrency=100,path=time,fast=true", tm, true, []int{100, 100}, []any{int64(100), "time", true}},
+			{"short concurrency=1,path=hello,fast=true", h, false, []int{1, 1}, []any{int64(1), "hello", true}},
+			{"short concurrency=1,path=time,fast=true", tm, false, []int{1, 1}, []any{int64(1), "time", true}},
+			{"short concurrency=100,path=hello,fast=true", h, false, []int{100, 100}, []any{int64(100), "hello", true}},
+			{"short concurrency=100,path=time,fast=true", tm, false, []int{100, 100}, []any{int64(100), "time", true}},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("cases (-want +got):\n%s", diff)
+		}
+		if got := s.Targets[0].HTTP.Requests[0].URL; got != h {
+			t.Errorf("Targets resolve for the first combination: url %q, want %q", got, h)
+		}
+		if keys := []string{s.Matrix[0].Key, s.Matrix[1].Key, s.Matrix[2].Key}; !cmp.Equal(keys, []string{"concurrency", "path", "fast"}) {
+			t.Errorf("axes %v are not in file order", keys)
+		}
+	},
+	"vars": func(t *testing.T, s *Scenario) {
+		c := s.Cases[0]
+		req := c.Target.HTTP.Requests[0]
+		got := []string{s.Name, s.Description, req.URL, s.Thresholds[0].Rule}
+		want := []string{"vars-plain", "costs $5, hosted at file.example.test", "http://file.example.test:8080/index.html", "rps > 100"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		wantHeaders := []Header{{"Authorization", "Bearer from-file"}, {"X-Default", "fallback"}, {"X-Literal", "price $1 and $HOME"}}
+		if diff := cmp.Diff(wantHeaders, req.Headers); diff != "" {
+			t.Errorf("headers (-want +got):\n%s", diff)
+		}
+		if p := c.Phases[0]; p.Requests != 250 || p.Concurrency != 2 {
+			t.Errorf("defaults in integer fields: requests %d, concurrency %d; want 250, 2", p.Requests, p.Concurrency)
+		}
+		wantVars := map[string]string{"host": "file.example.test", "port": "8080", "token": "from-file", "empty": ""}
+		if diff := cmp.Diff(wantVars, s.Vars); diff != "" {
+			t.Errorf("Vars (-want +got):\n%s", diff)
+		}
+	},
+	"thresholds": func(t *testing.T, s *Scenario) {
+		f := s.File
+		want := []Threshold{
+			{Name: "error_rate < 0.001", Rule: "error_rate < 0.001", Severity: SeverityFail, Pos: Pos{f, 14, 5}, RulePos: Pos{f, 14, 5}},
+			{Name: "p(99.9) < 200ms", Rule: "p(99.9) < 200ms", Severity: SeverityFail, Pos: Pos{f, 15, 5}, RulePos: Pos{f, 15, 6}},
+			{Name: "p99 < 50ms", Rule: "p99 < 50ms", Severity: SeverityFail, Pos: Pos{f, 16, 5}, RulePos: Pos{f, 16, 6}},
+			{Name: "no regression", Rule: `!regressed("rps", 5%)`, Severity: SeverityFail, Pos: Pos{f, 17, 5}, RulePos: Pos{f, 18, 12}},
+			{Name: "server.rss_max < 512MiB", Rule: "server.rss_max < 512MiB", Severity: SeverityWarn, Pos: Pos{f, 20, 5}, RulePos: Pos{f, 20, 14}},
+			{Name: "peak only", Rule: "rps > 1000", Severity: SeverityFail, Phase: "peak", Pos: Pos{f, 21, 5}, RulePos: Pos{f, 21, 30}},
+			{Name: "p50 < 10ms", Rule: "p50 < 10ms", Severity: SeverityFail, Phase: "steady", Target: "b", Pos: Pos{f, 22, 5}, RulePos: Pos{f, 22, 13}},
+			{Name: "requests > 0 && failed == 0", Rule: "requests > 0 && failed == 0", Severity: SeverityFail, Pos: Pos{f, 23, 5}, RulePos: Pos{f, 23, 11}},
+		}
+		if diff := cmp.Diff(want, s.Thresholds); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	},
+	"anchors": func(t *testing.T, s *Scenario) {
+		sec := s.Targets[1].HTTP
+		got := []any{sec.Requests[0].URL, sec.Timeout, sec.Requests[0].Headers}
+		want := []any{"http://secondary.example.test/", 3 * time.Second, []Header{{"Accept", "text/plain"}}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("merged target (-want +got):\n%s", diff)
+		}
+		p := s.Cases[0].Phases
+		if len(p) != 2 || p[1].Name != "again" || p[1].Concurrency != 6 || p[1].Duration != 20*time.Second {
+			t.Errorf("merged phase: %+v", p)
+		}
+	},
+}
+
+func TestCorpusOK(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(corpus, "ok", "*.yaml"))
+	if len(files) < len(okChecks) {
+		t.Fatalf("found %d files in %s/ok, want at least %d", len(files), corpus, len(okChecks))
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			s, err := Load(file, LoadOptions{})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			data, _ := os.ReadFile(file)
+			if sum := sha256.Sum256(data); s.Hash != hex.EncodeToString(sum[:]) {
+				t.Errorf("Hash = %s, not the SHA-256 of the file", s.Hash)
+			}
+			for _, c := range s.Cases {
+				if c.Target.HTTP == nil || len(c.Target.HTTP.Requests) == 0 {
+					t.Errorf("case %q has no request", c.ID)
+				}
+			}
+			check, ok := okChecks[name]
+			if !ok {
+				t.Fatalf("no entry in okChecks for %s", file)
+			}
+			check(t, s)
+		})
+	}
+}

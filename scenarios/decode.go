@@ -1,0 +1,321 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// maxNodes bounds the walk over a document. yaml.v3 does not expand
+// aliases when decoding into a yaml.Node, so a file that repeats a large
+// anchored subtree through aliases many times over (a "billion laughs")
+// would otherwise cost the walk exponential time.
+const maxNodes = 1 << 20
+
+// maxMergeDepth bounds nested `<<:` merge keys, which may refer to the
+// mapping that contains them.
+const maxMergeDepth = 8
+
+// Nouns naming what a field expects, in messages of the form
+// `concurrency: expected an integer, got "abc"`.
+const (
+	anInteger = "an integer"
+	aBool     = "true or false"
+	aDuration = "a duration such as 30s or 1m30s"
+	aSize     = "a size such as 512KiB or 10MiB"
+	aString   = "a string"
+	aName     = "a name"
+	aValue    = "a single value"
+)
+
+// decoder walks the yaml.Node tree of one file and collects diagnostics.
+// Problems are recorded, never returned, so that one run reports all of them.
+type decoder struct {
+	file   string
+	dir    string // body_file and ca_file are relative to it
+	src    *source
+	errs   ErrorList
+	nodes  int
+	files  map[string]fileResult // body_file contents, read once per path
+	tooBig bool
+}
+
+type fileResult struct {
+	data []byte
+	err  string
+}
+
+func (d *decoder) pos(n *yaml.Node) Pos {
+	return Pos{File: d.file, Line: max(n.Line, 1), Col: max(n.Column, 1)}
+}
+
+func (d *decoder) errorf(n *yaml.Node, format string, args ...any) {
+	d.errs = append(d.errs, Errorf(d.pos(n), format, args...))
+}
+
+// exhausted reports whether the walk has used up its node budget; loops
+// over user-controlled lists check it so that a hostile file ends quickly.
+func (d *decoder) exhausted() bool { return d.tooBig }
+
+// deref follows an alias to its anchored node and charges the node budget.
+func (d *decoder) deref(n *yaml.Node) *yaml.Node {
+	for range 4 {
+		if n.Kind != yaml.AliasNode || n.Alias == nil {
+			break
+		}
+		n = n.Alias
+	}
+	d.nodes++
+	if d.nodes > maxNodes && !d.tooBig {
+		d.tooBig = true
+		d.errorf(n, "the document is too large once its aliases are expanded (more than %d nodes)", maxNodes)
+	}
+	return n
+}
+
+// describe renders what was found where something else was expected.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if isNull(n) {
+			return "nothing"
+		}
+		return strconv.Quote(n.Value)
+	}
+	return "nothing"
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}
+
+// field is one key that an object of type T accepts. set stores the value
+// node into the raw object; a nil set marks a key that the specification
+// names but this version does not implement yet, so that it earns a clear
+// "not supported" rather than "unknown field".
+type field[T any] struct {
+	name string
+	set  func(d *decoder, raw *T, key, val *yaml.Node)
+}
+
+// scalarField is the common field whose value is one scalar, resolved later.
+func scalarField[T any](name, noun string, ptr func(*T) **yaml.Node) field[T] {
+	return field[T]{name: name, set: func(d *decoder, raw *T, _, v *yaml.Node) {
+		*ptr(raw) = d.scalar(v, name, noun)
+	}}
+}
+
+// fieldNames lists the keys a table accepts: the supported ones, or the
+// ones named but not supported yet.
+func fieldNames[T any](table []field[T], supported bool) []string {
+	var names []string
+	for _, f := range table {
+		if (f.set != nil) == supported {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}
+
+// fields walks mapping n against table. label names n in type errors and
+// what names the kind of object in unknown-field errors. It reports whether
+// n was a mapping.
+func fields[T any](d *decoder, n *yaml.Node, label, what string, table []field[T], raw *T) bool {
+	n = d.deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s: expected a mapping, got %s", label, describe(n))
+		return false
+	}
+	for _, kv := range d.pairs(n, 0) {
+		if d.exhausted() {
+			break
+		}
+		i := slices.IndexFunc(table, func(f field[T]) bool { return f.name == kv.key.Value })
+		switch {
+		case i < 0:
+			d.errorf(kv.key, "unknown field %q in %s%s", kv.key.Value, what, suggest(kv.key.Value, fieldNames(table, true)))
+		case table[i].set == nil:
+			d.errorf(kv.key, "%q is not supported by this version of loadgate", kv.key.Value)
+		case isNull(d.deref(kv.val)):
+			// `key:` with nothing after it means the same as leaving it out.
+		default:
+			table[i].set(d, raw, kv.key, kv.val)
+		}
+	}
+	return true
+}
+
+type pair struct{ key, val *yaml.Node }
+
+// hasKey reports whether mapping n spells out key (merge keys aside).
+func hasKey(n *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
+}
+
+// pairs returns the entries of mapping n in file order, with `<<:` merge
+// keys expanded (explicit keys win over merged ones, as in YAML 1.1) and
+// duplicate keys reported.
+func (d *decoder) pairs(n *yaml.Node, depth int) []pair {
+	explicit := map[string]*yaml.Node{}
+	var keys []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := d.deref(n.Content[i])
+		keys = append(keys, k)
+		if k.Kind != yaml.ScalarNode {
+			d.errorf(k, "expected a field name, got %s", describe(k))
+			continue
+		}
+		if k.Tag == "!!merge" {
+			continue
+		}
+		if first, dup := explicit[k.Value]; dup {
+			d.errorf(k, "field %q appears twice (first at line %d)", k.Value, first.Line)
+			continue
+		}
+		explicit[k.Value] = k
+	}
+	var out []pair
+	seen := map[string]bool{}
+	for i, k := range keys {
+		v := n.Content[2*i+1]
+		switch {
+		case k.Kind != yaml.ScalarNode:
+		case k.Tag == "!!merge":
+			for _, m := range d.merge(k, v, depth) {
+				if explicit[m.key.Value] == nil && !seen[m.key.Value] {
+					seen[m.key.Value] = true
+					out = append(out, m)
+				}
+			}
+		case explicit[k.Value] == k:
+			out = append(out, pair{k, v})
+		}
+	}
+	return out
+}
+
+// merge returns the entries a `<<:` key brings in: one mapping, or a list
+// of mappings where earlier ones win.
+func (d *decoder) merge(key, v *yaml.Node, depth int) []pair {
+	if depth >= maxMergeDepth {
+		d.errorf(key, "merge keys (<<) are nested too deeply")
+		return nil
+	}
+	v = d.deref(v)
+	switch v.Kind {
+	case yaml.MappingNode:
+		return d.pairs(v, depth+1)
+	case yaml.SequenceNode:
+		var out []pair
+		seen := map[string]bool{}
+		for _, m := range v.Content {
+			m = d.deref(m)
+			if m.Kind != yaml.MappingNode {
+				d.errorf(m, "<<: expected a mapping, got %s", describe(m))
+				continue
+			}
+			for _, p := range d.pairs(m, depth+1) {
+				if !seen[p.key.Value] {
+					seen[p.key.Value] = true
+					out = append(out, p)
+				}
+			}
+		}
+		return out
+	}
+	d.errorf(v, "<<: expected a mapping or a list of mappings, got %s", describe(v))
+	return nil
+}
+
+// seq returns the entries of list n, or nil after reporting that n is not one.
+func (d *decoder) seq(n *yaml.Node, label string) []*yaml.Node {
+	n = d.deref(n)
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, "%s: expected a list, got %s", label, describe(n))
+		return nil
+	}
+	return n.Content
+}
+
+// scalar returns n as a scalar node, or nil after reporting that it is not one.
+func (d *decoder) scalar(n *yaml.Node, label, noun string) *yaml.Node {
+	n = d.deref(n)
+	if n.Kind != yaml.ScalarNode {
+		d.errorf(n, "%s: expected %s, got %s", label, noun, describe(n))
+		return nil
+	}
+	return n
+}
+
+// scalarMap returns the entries of a mapping from names to scalars, such
+// as `vars:` and `headers:`. A null value stands for the empty string.
+func (d *decoder) scalarMap(n *yaml.Node, label string) []pair {
+	n = d.deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s: expected a mapping, got %s", label, describe(n))
+		return nil
+	}
+	var out []pair
+	for _, kv := range d.pairs(n, 0) {
+		if d.exhausted() {
+			break
+		}
+		v := d.deref(kv.val)
+		if v.Kind != yaml.ScalarNode {
+			d.errorf(v, "%s.%s: expected %s, got %s", label, kv.key.Value, aValue, describe(v))
+			continue
+		}
+		out = append(out, pair{kv.key, v})
+	}
+	return out
+}
+
+// suggest proposes the accepted name closest to a misspelt one.
+func suggest(name string, accepted []string) string {
+	best, bestDist := "", 3
+	for _, a := range accepted {
+		if dist := editDistance(name, a); dist < bestDist {
+			best, bestDist = a, dist
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes;
+// field names are ASCII.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,28 @@
+// Package scenarios reads loadgate scenario files: YAML in, a fully
+// resolved [Scenario] out, or every problem of the file as an [ErrorList]
+// whose entries carry file:line:col.
+//
+// It is the first stage of the pipeline
+//
+//	scenarios → runner → assertions → reporters
+//
+// and imports none of the others. Everything later stages need is resolved
+// here, before any traffic is sent: variables are substituted, defaults
+// applied, durations and sizes typed, body_file read, the matrix expanded
+// into [Case] values (target-major, last axis varying fastest), and every
+// threshold's position recorded so that the assertions package can compile
+// its rule and report a mistake at the right column. Rules themselves are
+// not compiled here.
+//
+// Decoding is strict and done in two passes over the yaml.Node tree. The
+// first checks the shape of the document against one field table per kind
+// of object (unknown keys, lists versus mappings, keys the specification
+// names but this version does not implement) and keeps each scalar's node.
+// The second resolves those scalars per matrix combination, so that
+// `concurrency: ${concurrency}` is checked as an integer for every value of
+// the axis, with the error pointing at the use. Diagnostics repeated by the
+// combinations are reported once.
+//
+// The format is documented in docs/scenario.md; [Schema] returns its JSON
+// Schema for editors.
+package scenarios

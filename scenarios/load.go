@@ -1,0 +1,182 @@
+package scenarios
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxFileSize is the largest scenario file accepted, in bytes. Scenarios
+// are written by hand; a bigger file is a mistake or an attack on the parser.
+const MaxFileSize = 4 << 20
+
+// LoadOptions are the inputs of a scenario besides its file.
+type LoadOptions struct {
+	// Vars are the --var K=V values. They win over the environment and
+	// over the file's `vars:`.
+	Vars map[string]string
+	// LookupEnv is asked for LOADGATE_VAR_<name> when a variable is not in
+	// Vars; it wins over the file's `vars:`. Normally os.LookupEnv. Nil
+	// means the environment is not consulted.
+	LookupEnv func(key string) (string, bool)
+}
+
+// Load reads the scenario file at path and parses it with Parse. An error
+// reading the file is returned wrapped with the path; problems in the file
+// are returned as an ErrorList.
+func Load(path string, opts LoadOptions) (*Scenario, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, ioError(path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, ioError(path, err)
+	}
+	return Parse(path, data, opts)
+}
+
+// ioError wraps err with path once, whether or not err already names it.
+func ioError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// Parse parses and validates the scenario data read from file, which is
+// used in positions and as the base of relative body_file and ca_file
+// paths. Every problem found is returned, sorted by position, as an
+// ErrorList of *Error values carrying file:line:col. Parse is safe for
+// concurrent use.
+func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
+	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}}
+	if len(data) > MaxFileSize {
+		return nil, ErrorList{Errorf(Pos{File: file, Line: 1, Col: 1}, "the file is larger than %d MiB", MaxFileSize>>20)}
+	}
+	root := d.document(data)
+	if root == nil {
+		return nil, d.finish()
+	}
+	raw := d.scenario(root)
+	if !raw.ok || d.exhausted() {
+		return nil, d.finish()
+	}
+	s := d.build(raw, opts)
+	if err := d.finish(); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	s.Hash = hex.EncodeToString(sum[:])
+	return s, nil
+}
+
+// finish sorts the diagnostics by position and drops repeats, which arise
+// when the same mistake is met once per matrix combination.
+func (d *decoder) finish() error {
+	slices.SortStableFunc(d.errs, func(a, b *Error) int {
+		return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
+	})
+	d.errs = slices.CompactFunc(d.errs, func(a, b *Error) bool { return *a == *b })
+	if len(d.errs) == 0 {
+		return nil
+	}
+	return d.errs
+}
+
+// document decodes data and returns the root node of its single document,
+// or nil after recording why there is none.
+func (d *decoder) document(data []byte) *yaml.Node {
+	doc, next, err := decodeDocuments(data)
+	switch {
+	case err != nil:
+		d.errs = append(d.errs, Errorf(d.syntaxErrorPos(data, err), "syntax error: %s", yamlMessage(err)))
+		return nil
+	case doc == nil || len(doc.Content) == 0:
+		d.errs = append(d.errs, Errorf(Pos{File: d.file, Line: 1, Col: 1}, "the file is empty; a scenario needs at least version, name, targets and phases"))
+		return nil
+	case next != nil:
+		d.errorf(next, "a scenario file holds one YAML document; remove the second one or move it to its own file")
+		return nil
+	}
+	return doc.Content[0]
+}
+
+// decodeDocuments decodes the first YAML document of data and the start of
+// a second one, if there is any.
+func decodeDocuments(data []byte) (doc, next *yaml.Node, err error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	doc = new(yaml.Node)
+	if err := dec.Decode(doc); err != nil {
+		if err == io.EOF {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	next = new(yaml.Node)
+	switch err := dec.Decode(next); {
+	case err == io.EOF:
+		return doc, nil, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return doc, next, nil
+}
+
+var yamlPrefix = regexp.MustCompile(`^yaml: (?:line \d+: )?`)
+
+// yamlMessage strips yaml.v3's prefix from a syntax error.
+func yamlMessage(err error) string {
+	return yamlPrefix.ReplaceAllString(err.Error(), "")
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// syntaxErrorPos locates a syntax error. yaml.v3 reports a line only, not
+// always the right one (parser errors count lines from 0, and some errors
+// carry no line at all), and never a column. The parser reads the input
+// once, left to right, so the shortest prefix of the file that fails with
+// the same message ends where the parser gave up: find it by bisection.
+func (d *decoder) syntaxErrorPos(data []byte, err error) Pos {
+	msg := yamlMessage(err)
+	// Cutting the input inside a UTF-8 sequence would fail with a different
+	// message and break the bisection's monotony, so cut at rune starts only.
+	cut := func(k int) int {
+		for k < len(data) && !utf8.RuneStart(data[k]) {
+			k++
+		}
+		return k
+	}
+	k := cut(sort.Search(len(data), func(k int) bool {
+		_, _, err := decodeDocuments(data[:cut(k+1)])
+		return err != nil && yamlMessage(err) == msg
+	}) + 1)
+	if k > len(data) {
+		p := Pos{File: d.file, Line: 1, Col: 1}
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			p.Line, _ = strconv.Atoi(m[1])
+		}
+		return p
+	}
+	last := k - 1
+	for last > 0 && !utf8.RuneStart(data[last]) {
+		last--
+	}
+	return d.src.posOf(d.file, last)
+}

@@ -1,0 +1,268 @@
+package scenarios
+
+import (
+	"go.yaml.in/yaml/v3"
+)
+
+// The raw* types are the first of two passes over a file: the shape of the
+// document is checked once (unknown fields, lists versus mappings) and every
+// scalar is kept as its node, so that the second pass can substitute
+// variables per matrix combination and still point at the exact position.
+
+type rawScenario struct {
+	root                       *yaml.Node
+	ok                         bool
+	version, name, description *yaml.Node
+	vars                       []pair
+	matrixKey                  *yaml.Node
+	matrix                     []rawAxis
+	targetsKey, phasesKey      *yaml.Node
+	targets                    []*rawTarget
+	phases                     []*rawPhase
+	thresholds                 []*rawThreshold
+}
+
+type rawAxis struct {
+	key    *yaml.Node
+	values []*yaml.Node
+}
+
+type rawTarget struct {
+	node *yaml.Node
+	ok   bool // a mapping, so missing fields are worth reporting
+	name *yaml.Node
+	http *rawHTTP
+}
+
+type rawHTTP struct {
+	node                               *yaml.Node
+	url, method, body, bodyFile        *yaml.Node
+	keepalive, timeout, maxBody, http2 *yaml.Node
+	headers                            []pair
+	tls                                rawTLS
+	requestsKey                        *yaml.Node
+	requests                           []*rawRequest
+	expect                             rawExpect
+}
+
+type rawTLS struct {
+	insecureSkipVerify, caFile *yaml.Node
+}
+
+type rawExpect struct {
+	status                          []*yaml.Node
+	bodyContains, bodyRegex, length *yaml.Node
+}
+
+type rawRequest struct {
+	node                                  *yaml.Node
+	ok                                    bool
+	name, method, path, url, body, weight *yaml.Node
+	headers                               []pair
+}
+
+type rawPhase struct {
+	node                             *yaml.Node
+	ok                               bool
+	name, warmup, duration, requests *yaml.Node
+	concurrency, rampUp, thinkTime   *yaml.Node
+}
+
+type rawThreshold struct {
+	node                                *yaml.Node
+	ok                                  bool
+	rule, name, severity, phase, target *yaml.Node
+}
+
+var scenarioFields = []field[rawScenario]{
+	scalarField("version", anInteger, func(s *rawScenario) **yaml.Node { return &s.version }),
+	scalarField("name", aName, func(s *rawScenario) **yaml.Node { return &s.name }),
+	scalarField("description", aString, func(s *rawScenario) **yaml.Node { return &s.description }),
+	{name: "vars", set: func(d *decoder, s *rawScenario, _, v *yaml.Node) { s.vars = d.scalarMap(v, "vars") }},
+	{name: "targets", set: func(d *decoder, s *rawScenario, k, v *yaml.Node) {
+		s.targetsKey = k
+		for _, n := range d.seq(v, "targets") {
+			s.targets = append(s.targets, d.target(n))
+		}
+	}},
+	{name: "matrix", set: func(d *decoder, s *rawScenario, k, v *yaml.Node) {
+		s.matrixKey = k
+		s.matrix = d.matrix(v)
+	}},
+	{name: "phases", set: func(d *decoder, s *rawScenario, k, v *yaml.Node) {
+		s.phasesKey = k
+		for _, n := range d.seq(v, "phases") {
+			p := &rawPhase{node: d.deref(n)}
+			p.ok = fields(d, n, "phase", "phase", phaseFields, p)
+			s.phases = append(s.phases, p)
+		}
+	}},
+	{name: "thresholds", set: func(d *decoder, s *rawScenario, _, v *yaml.Node) {
+		for _, n := range d.seq(v, "thresholds") {
+			s.thresholds = append(s.thresholds, d.threshold(n))
+		}
+	}},
+	{name: "server"},
+	{name: "monitor"},
+}
+
+var targetFields = []field[rawTarget]{
+	scalarField("name", aName, func(t *rawTarget) **yaml.Node { return &t.name }),
+	{name: "http", set: func(d *decoder, t *rawTarget, _, v *yaml.Node) {
+		h := &rawHTTP{node: d.deref(v)}
+		if fields(d, v, "http", "http", httpFields, h) {
+			t.http = h
+		}
+	}},
+	{name: "tcp"},
+	{name: "monitor"},
+	{name: "baseline_target"},
+}
+
+var httpFields = []field[rawHTTP]{
+	scalarField("url", aString, func(h *rawHTTP) **yaml.Node { return &h.url }),
+	scalarField("method", aString, func(h *rawHTTP) **yaml.Node { return &h.method }),
+	{name: "headers", set: func(d *decoder, h *rawHTTP, _, v *yaml.Node) { h.headers = d.scalarMap(v, "headers") }},
+	scalarField("body", aString, func(h *rawHTTP) **yaml.Node { return &h.body }),
+	scalarField("body_file", aString, func(h *rawHTTP) **yaml.Node { return &h.bodyFile }),
+	scalarField("keepalive", aBool, func(h *rawHTTP) **yaml.Node { return &h.keepalive }),
+	scalarField("timeout", aDuration, func(h *rawHTTP) **yaml.Node { return &h.timeout }),
+	scalarField("max_body", aSize, func(h *rawHTTP) **yaml.Node { return &h.maxBody }),
+	{name: "tls", set: func(d *decoder, h *rawHTTP, _, v *yaml.Node) { fields(d, v, "tls", "tls", tlsFields, &h.tls) }},
+	scalarField("http2", aBool, func(h *rawHTTP) **yaml.Node { return &h.http2 }),
+	{name: "requests", set: func(d *decoder, h *rawHTTP, k, v *yaml.Node) {
+		h.requestsKey = k
+		for _, n := range d.seq(v, "requests") {
+			r := &rawRequest{node: d.deref(n)}
+			r.ok = fields(d, n, "request", "request", requestFields, r)
+			h.requests = append(h.requests, r)
+		}
+	}},
+	{name: "expect", set: func(d *decoder, h *rawHTTP, _, v *yaml.Node) {
+		fields(d, v, "expect", "expect", expectFields, &h.expect)
+	}},
+}
+
+var tlsFields = []field[rawTLS]{
+	scalarField("insecure_skip_verify", aBool, func(t *rawTLS) **yaml.Node { return &t.insecureSkipVerify }),
+	scalarField("ca_file", aString, func(t *rawTLS) **yaml.Node { return &t.caFile }),
+}
+
+var requestFields = []field[rawRequest]{
+	scalarField("name", aName, func(r *rawRequest) **yaml.Node { return &r.name }),
+	scalarField("method", aString, func(r *rawRequest) **yaml.Node { return &r.method }),
+	scalarField("path", aString, func(r *rawRequest) **yaml.Node { return &r.path }),
+	scalarField("url", aString, func(r *rawRequest) **yaml.Node { return &r.url }),
+	{name: "headers", set: func(d *decoder, r *rawRequest, _, v *yaml.Node) { r.headers = d.scalarMap(v, "headers") }},
+	scalarField("body", aString, func(r *rawRequest) **yaml.Node { return &r.body }),
+	scalarField("weight", anInteger, func(r *rawRequest) **yaml.Node { return &r.weight }),
+}
+
+var expectFields = []field[rawExpect]{
+	{name: "status", set: func(d *decoder, e *rawExpect, _, v *yaml.Node) {
+		// A single code is accepted as shorthand for a one-element list.
+		if n := d.deref(v); n.Kind == yaml.ScalarNode {
+			e.status = []*yaml.Node{n}
+			return
+		}
+		for _, n := range d.seq(v, "status") {
+			if s := d.scalar(n, "status", anInteger); s != nil {
+				e.status = append(e.status, s)
+			}
+		}
+	}},
+	scalarField("body_contains", aString, func(e *rawExpect) **yaml.Node { return &e.bodyContains }),
+	scalarField("body_regex", aString, func(e *rawExpect) **yaml.Node { return &e.bodyRegex }),
+	scalarField("length", anInteger, func(e *rawExpect) **yaml.Node { return &e.length }),
+}
+
+var phaseFields = []field[rawPhase]{
+	scalarField("name", aName, func(p *rawPhase) **yaml.Node { return &p.name }),
+	scalarField("warmup", aBool, func(p *rawPhase) **yaml.Node { return &p.warmup }),
+	scalarField("duration", aDuration, func(p *rawPhase) **yaml.Node { return &p.duration }),
+	scalarField("requests", anInteger, func(p *rawPhase) **yaml.Node { return &p.requests }),
+	scalarField("concurrency", anInteger, func(p *rawPhase) **yaml.Node { return &p.concurrency }),
+	scalarField("ramp_up", aDuration, func(p *rawPhase) **yaml.Node { return &p.rampUp }),
+	scalarField("think_time", aDuration, func(p *rawPhase) **yaml.Node { return &p.thinkTime }),
+	{name: "rate"},
+	{name: "max_in_flight"},
+	{name: "trials"},
+	{name: "interleave"},
+}
+
+var thresholdFields = []field[rawThreshold]{
+	scalarField("name", aString, func(t *rawThreshold) **yaml.Node { return &t.name }),
+	scalarField("rule", aString, func(t *rawThreshold) **yaml.Node { return &t.rule }),
+	scalarField("severity", aString, func(t *rawThreshold) **yaml.Node { return &t.severity }),
+	scalarField("phase", aName, func(t *rawThreshold) **yaml.Node { return &t.phase }),
+	scalarField("target", aName, func(t *rawThreshold) **yaml.Node { return &t.target }),
+	{name: "abort"},
+	{name: "window"},
+}
+
+// scenario runs the first pass over the document's root node.
+func (d *decoder) scenario(root *yaml.Node) *rawScenario {
+	s := &rawScenario{root: d.deref(root)}
+	s.ok = fields(d, root, "scenario", "scenario", scenarioFields, s)
+	return s
+}
+
+func (d *decoder) target(n *yaml.Node) *rawTarget {
+	t := &rawTarget{node: d.deref(n)}
+	t.ok = fields(d, n, "target", "target", targetFields, t)
+	return t
+}
+
+// threshold accepts the two forms of an entry: a bare rule, or a mapping.
+func (d *decoder) threshold(n *yaml.Node) *rawThreshold {
+	t := &rawThreshold{node: d.deref(n)}
+	switch t.node.Kind {
+	case yaml.ScalarNode:
+		t.rule, t.ok = t.node, true
+	case yaml.MappingNode:
+		t.ok = fields(d, n, "threshold", "threshold", thresholdFields, t)
+	default:
+		d.errorf(t.node, "threshold: expected a rule or a mapping with a rule, got %s", describe(t.node))
+	}
+	return t
+}
+
+// matrix reads `matrix:`: axes in file order, each a non-empty list of scalars.
+func (d *decoder) matrix(n *yaml.Node) []rawAxis {
+	n = d.deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "matrix: expected a mapping from names to lists of values, got %s", describe(n))
+		return nil
+	}
+	var axes []rawAxis
+	for _, kv := range d.pairs(n, 0) {
+		if d.exhausted() {
+			break
+		}
+		key := kv.key.Value
+		if !validVarName(key) {
+			d.errorf(kv.key, "matrix: %q is not a valid variable name (letters, digits and _, not starting with a digit)", key)
+			continue
+		}
+		list := d.deref(kv.val)
+		values := d.seq(list, "matrix."+key)
+		if len(values) == 0 {
+			if list.Kind == yaml.SequenceNode {
+				d.errorf(kv.key, "matrix.%s: needs at least one value", key)
+			}
+			continue
+		}
+		ax := rawAxis{key: kv.key}
+		for _, v := range values {
+			if s := d.scalar(v, "matrix."+key, aValue); s != nil {
+				if isNull(s) {
+					d.errorf(s, "matrix.%s: expected a value, got nothing", key)
+					continue
+				}
+				ax.values = append(ax.values, s)
+			}
+		}
+		axes = append(axes, ax)
+	}
+	return axes
+}

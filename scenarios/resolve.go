@@ -1,0 +1,195 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// resolver is the second pass: it substitutes variables into scalars and
+// converts them to typed values. Scenario-wide fields (names, thresholds)
+// are resolved once with matrix == nil; targets and phases once per matrix
+// combination, with that combination's values.
+type resolver struct {
+	d      *decoder
+	vars   *varTable
+	matrix map[string]string
+	where  string // names the scenario-wide fields, for matrix-key errors
+}
+
+func (r *resolver) lookup(name string) (string, error) {
+	if v, ok := r.matrix[name]; ok {
+		return v, nil
+	}
+	if r.matrix == nil && r.vars.matrixKeys[name] {
+		return "", fmt.Errorf("matrix variable %q cannot be used in %s", name, strings.ReplaceAll(r.where, "NAME", name))
+	}
+	if v, ok := r.vars.lookup(name); ok {
+		return v, nil
+	}
+	return "", fmt.Errorf("undefined variable %q (define it under vars:, pass --var %s=..., or set %s%s)", name, name, EnvPrefix, name)
+}
+
+// text returns scalar n's value with variables substituted. A null scalar
+// is the empty string.
+func (r *resolver) text(n *yaml.Node) (string, bool) {
+	if isNull(n) {
+		return "", true
+	}
+	out, errs := substitute(n.Value, r.lookup)
+	for _, e := range errs {
+		r.d.errs = append(r.d.errs, Errorf(r.d.posAt(n, e.Off), "%s", e.Msg))
+	}
+	return out, len(errs) == 0
+}
+
+// posAt returns the position of byte offset off inside scalar n's value:
+// exact for a value written verbatim on one line, else n's own position.
+func (d *decoder) posAt(n *yaml.Node, off int) Pos {
+	p := d.pos(n)
+	if col, ok := d.src.valueStart(n); ok && off <= len(n.Value) {
+		p.Col = col + len([]rune(n.Value[:off]))
+	}
+	return p
+}
+
+func (r *resolver) int(n *yaml.Node, label string) (int64, bool) {
+	s, ok := r.text(n)
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		r.d.errorf(n, "%s: %s is too large", label, s)
+		return 0, false
+	case err != nil:
+		r.d.errorf(n, "%s: expected %s, got %q", label, anInteger, s)
+		return 0, false
+	}
+	return v, true
+}
+
+// intIn resolves an integer that must lie in [lo, hi].
+func (r *resolver) intIn(n *yaml.Node, label string, lo, hi int64) (int64, bool) {
+	v, ok := r.int(n, label)
+	switch {
+	case !ok:
+	case v < lo:
+		r.d.errorf(n, "%s: must be at least %d, got %d", label, lo, v)
+		ok = false
+	case v > hi:
+		r.d.errorf(n, "%s: must be at most %d, got %d", label, hi, v)
+		ok = false
+	}
+	return v, ok
+}
+
+// bool accepts the YAML 1.2 spellings of true and false only: yes/no/on/off
+// mean booleans in YAML 1.1 but strings in 1.2, and guessing helps nobody.
+func (r *resolver) bool(n *yaml.Node, label string) (bool, bool) {
+	s, ok := r.text(n)
+	if !ok {
+		return false, false
+	}
+	switch s {
+	case "true", "True", "TRUE":
+		return true, true
+	case "false", "False", "FALSE":
+		return false, true
+	}
+	r.d.errorf(n, "%s: expected %s, got %q", label, aBool, s)
+	return false, false
+}
+
+var bareNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+
+// duration resolves a Go duration string and rejects negative ones.
+func (r *resolver) duration(n *yaml.Node, label string) (time.Duration, bool) {
+	s, ok := r.text(n)
+	if !ok {
+		return 0, false
+	}
+	if bareNumber.MatchString(s) && strings.Trim(s, "0.") != "" {
+		// A bare number has no obvious unit: ab and JMeter use seconds,
+		// others milliseconds. Ask instead of guessing.
+		r.d.errorf(n, "%s: expected %s, got %s (a number needs a unit: write %ss)", label, aDuration, s, s)
+		return 0, false
+	}
+	v, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		r.d.errorf(n, "%s: expected %s, got %q", label, aDuration, s)
+		return 0, false
+	case v < 0:
+		r.d.errorf(n, "%s: must not be negative, got %s", label, s)
+		return 0, false
+	}
+	return v, true
+}
+
+func (r *resolver) size(n *yaml.Node, label string) (int64, bool) {
+	s, ok := r.text(n)
+	if !ok {
+		return 0, false
+	}
+	v, err := parseSize(s)
+	if err != nil {
+		r.d.errorf(n, "%s: expected %s, got %q", label, aSize, s)
+		return 0, false
+	}
+	return v, true
+}
+
+var validName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// name resolves the name of a scenario, target, phase or request. Names
+// show up in case IDs, file names and rules, so they are kept plain.
+func (r *resolver) name(n *yaml.Node, label string) (string, bool) {
+	s, ok := r.text(n)
+	if !ok {
+		return "", false
+	}
+	if !validName.MatchString(s) {
+		r.d.errorf(n, "%s: %q is not a valid name (use letters, digits, '.', '_' and '-')", label, s)
+		return "", false
+	}
+	return s, true
+}
+
+var sizeUnits = map[string]float64{
+	"": 1, "B": 1,
+	"kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+	"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+}
+
+var sizeSyntax = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?) ?([A-Za-z]*)$`)
+
+// parseSize parses a byte count: a plain integer, or a number with a
+// decimal (kB, MB, GB, TB) or binary (KiB, MiB, GiB, TiB) unit. Fractions
+// are rounded down to whole bytes.
+func parseSize(s string) (int64, error) {
+	m := sizeSyntax.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("invalid size %q", s)
+	}
+	unit, ok := sizeUnits[m[2]]
+	if !ok {
+		return 0, fmt.Errorf("unknown size unit %q", m[2])
+	}
+	num, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, err
+	}
+	v := math.Floor(num * unit)
+	if v >= math.MaxInt64 {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	return int64(v), nil
+}

@@ -1,0 +1,378 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Defaults of an HTTP target.
+const (
+	DefaultTimeout = 30 * time.Second
+	DefaultMaxBody = 10 << 20 // bytes
+)
+
+// maxBodyFile bounds what body_file may load into memory, in bytes.
+const maxBodyFile = 64 << 20
+
+// maxWeight keeps the sum of a mix's weights far from overflowing.
+const maxWeight = 1_000_000
+
+func described(what, name string) string {
+	if name == "" {
+		return what
+	}
+	return fmt.Sprintf("%s %q", what, name)
+}
+
+// target resolves one target for one matrix combination.
+func (r *resolver) target(t *rawTarget, name string) Target {
+	out := Target{Name: name, Pos: r.d.pos(t.node)}
+	if t.http == nil {
+		// A tcp target has already been reported as not supported.
+		if t.ok && !hasKey(t.node, "tcp") {
+			r.d.errorf(t.node, "%s: needs an http section (the only kind of target this version supports)", described("target", name))
+		}
+		return out
+	}
+	out.HTTP = r.http(t.http)
+	return out
+}
+
+func (r *resolver) http(h *rawHTTP) *HTTPTarget {
+	out := &HTTPTarget{Keepalive: true, Timeout: DefaultTimeout, MaxBody: DefaultMaxBody, Expect: Expect{Length: -1}}
+	var base *url.URL
+	var baseText string
+	if h.url != nil {
+		baseText, base = r.url(h.url, "url")
+	}
+	method := "GET"
+	if h.method != nil {
+		method = r.method(h.method)
+	}
+	headers := r.headers(h.headers)
+	body := r.body(h)
+	if h.keepalive != nil {
+		out.Keepalive, _ = r.bool(h.keepalive, "keepalive")
+	}
+	if h.timeout != nil {
+		if v, ok := r.duration(h.timeout, "timeout"); ok {
+			if v == 0 {
+				r.d.errorf(h.timeout, "timeout: must be greater than 0")
+			}
+			out.Timeout = v
+		}
+	}
+	if h.maxBody != nil {
+		if v, ok := r.size(h.maxBody, "max_body"); ok {
+			if v <= 0 {
+				r.d.errorf(h.maxBody, "max_body: must be greater than 0")
+			}
+			out.MaxBody = v
+		}
+	}
+	if h.tls.insecureSkipVerify != nil {
+		out.TLS.InsecureSkipVerify, _ = r.bool(h.tls.insecureSkipVerify, "insecure_skip_verify")
+	}
+	if h.tls.caFile != nil {
+		out.TLS.CAFile = r.caFile(h.tls.caFile)
+	}
+	if h.http2 != nil {
+		if v, ok := r.bool(h.http2, "http2"); ok && v {
+			r.d.errorf(h.http2, "%q is not supported by this version of loadgate", "http2: true")
+		}
+	}
+	out.Expect = r.expect(&h.expect)
+
+	if h.requestsKey == nil {
+		if h.url == nil {
+			r.d.errorf(h.node, "http: missing required field %q", "url")
+		}
+		out.Requests = []HTTPRequest{{Method: method, URL: baseText, Headers: headers, Body: body, Weight: 1}}
+		return out
+	}
+	if len(h.requests) == 0 {
+		r.d.errorf(h.requestsKey, "requests: needs at least one entry")
+	}
+	seen := map[string]*yaml.Node{}
+	for _, e := range h.requests {
+		if !e.ok {
+			continue
+		}
+		req := r.request(e, requestDefaults{h.url != nil, base, baseText, method, headers, body})
+		if first, dup := seen[req.Name]; dup && req.Name != "" {
+			r.d.errorf(e.name, "request %q is defined twice (first at line %d)", req.Name, first.Line)
+		}
+		seen[req.Name] = e.name
+		out.Requests = append(out.Requests, req)
+	}
+	return out
+}
+
+// requestDefaults is what an entry of a `requests:` mix takes from its
+// target when it does not say otherwise.
+type requestDefaults struct {
+	hasURL   bool // the target has a url, though perhaps an invalid one
+	base     *url.URL
+	baseText string
+	method   string
+	headers  []Header
+	body     []byte
+}
+
+// request resolves one entry of a `requests:` mix. Fields it leaves out
+// come from the target: url, method and body; its headers are merged over
+// the target's.
+func (r *resolver) request(e *rawRequest, def requestDefaults) HTTPRequest {
+	out := HTTPRequest{Method: def.method, URL: def.baseText, Headers: def.headers, Body: def.body, Weight: 1}
+	if e.name == nil {
+		r.d.errorf(e.node, "request: missing required field %q", "name")
+	} else {
+		out.Name, _ = r.name(e.name, "name")
+	}
+	who := described("request", out.Name)
+	if e.method != nil {
+		out.Method = r.method(e.method)
+	}
+	switch {
+	case e.url != nil && e.path != nil:
+		r.d.errorf(e.path, "%s: set url or path, not both", who)
+	case e.url != nil:
+		out.URL, _ = r.url(e.url, "url")
+	case e.path != nil:
+		path, ok := r.text(e.path)
+		switch {
+		case !ok:
+		case !strings.HasPrefix(path, "/"):
+			r.d.errorf(e.path, "path: must start with /, got %q", path)
+		case !def.hasURL:
+			r.d.errorf(e.path, "%s: path needs the target's url to join onto", who)
+		case def.base != nil:
+			out.URL = def.base.Scheme + "://" + def.base.Host + path
+		}
+	case !def.hasURL:
+		r.d.errorf(e.node, "%s: needs a url (the target has none)", who)
+	}
+	if len(e.headers) > 0 {
+		out.Headers = mergeHeaders(def.headers, r.headers(e.headers))
+	}
+	if e.body != nil {
+		s, _ := r.text(e.body)
+		out.Body = []byte(s)
+	}
+	if e.weight != nil {
+		w, _ := r.intIn(e.weight, "weight", 1, maxWeight)
+		out.Weight = int(max(w, 1))
+	}
+	return out
+}
+
+// mergeHeaders lays over on top of base: a header of over replaces those
+// of base with the same name, compared case-insensitively as HTTP does.
+func mergeHeaders(base, over []Header) []Header {
+	out := make([]Header, 0, len(base)+len(over))
+	for _, h := range base {
+		replaced := false
+		for _, o := range over {
+			replaced = replaced || strings.EqualFold(h.Name, o.Name)
+		}
+		if !replaced {
+			out = append(out, h)
+		}
+	}
+	return append(out, over...)
+}
+
+// url resolves an absolute http(s) URL; it returns the text as written
+// (after substitution) and its parsed form, nil when invalid.
+func (r *resolver) url(n *yaml.Node, label string) (string, *url.URL) {
+	s, ok := r.text(n)
+	if !ok {
+		return "", nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		r.d.errorf(n, "%s: expected an absolute http:// or https:// URL, got %q", label, s)
+		return "", nil
+	}
+	return s, u
+}
+
+func (r *resolver) method(n *yaml.Node) string {
+	s, ok := r.text(n)
+	if !ok {
+		return "GET"
+	}
+	if !isToken(s) {
+		r.d.errorf(n, "method: %q is not a valid HTTP method", s)
+		return "GET"
+	}
+	return strings.ToUpper(s)
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2), the
+// syntax of methods and header names.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *resolver) headers(kvs []pair) []Header {
+	var out []Header
+	for _, kv := range kvs {
+		name := kv.key.Value
+		if !isToken(name) {
+			r.d.errorf(kv.key, "headers: %q is not a valid header name", name)
+			continue
+		}
+		v, ok := r.text(kv.val)
+		if !ok {
+			continue
+		}
+		if strings.ContainsAny(v, "\r\n\x00") {
+			r.d.errorf(kv.val, "headers.%s: a header value cannot contain line breaks or NUL", name)
+			continue
+		}
+		out = append(out, Header{Name: name, Value: v})
+	}
+	return out
+}
+
+func (r *resolver) body(h *rawHTTP) []byte {
+	switch {
+	case h.body != nil && h.bodyFile != nil:
+		r.d.errorf(h.bodyFile, "http: set body or body_file, not both")
+	case h.body != nil:
+		s, _ := r.text(h.body)
+		return []byte(s)
+	case h.bodyFile != nil:
+		if name, ok := r.text(h.bodyFile); ok {
+			data, msg := r.d.readFile(name)
+			if msg != "" {
+				r.d.errorf(h.bodyFile, "body_file: cannot read %q: %s", name, msg)
+			}
+			return data
+		}
+	}
+	return nil
+}
+
+// readFile reads a file named relative to the scenario's directory, once
+// however many matrix combinations use it. Only regular files are read, so
+// a body_file of /dev/zero or a FIFO cannot hang or exhaust validation.
+func (d *decoder) readFile(name string) ([]byte, string) {
+	path := d.relPath(name)
+	if res, ok := d.files[path]; ok {
+		return res.data, res.err
+	}
+	data, err := readRegular(path)
+	res := fileResult{data: data}
+	if err != nil {
+		res.data, res.err = nil, describeIOError(err)
+	}
+	d.files[path] = res
+	return res.data, res.err
+}
+
+func readRegular(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxBodyFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxBodyFile {
+		return nil, fmt.Errorf("larger than %d MiB", maxBodyFile>>20)
+	}
+	return data, nil
+}
+
+// describeIOError drops the path from an *fs.PathError: the diagnostic
+// shows the name as written in the scenario instead.
+func describeIOError(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func (d *decoder) relPath(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(d.dir, name)
+}
+
+// caFile resolves ca_file relative to the scenario and checks that it
+// exists, so a typo is found by `validate` rather than by the first request.
+func (r *resolver) caFile(n *yaml.Node) string {
+	name, ok := r.text(n)
+	if !ok {
+		return ""
+	}
+	path := r.d.relPath(name)
+	if info, err := os.Stat(path); err != nil {
+		r.d.errorf(n, "ca_file: cannot read %q: %s", name, describeIOError(err))
+	} else if !info.Mode().IsRegular() {
+		r.d.errorf(n, "ca_file: cannot read %q: not a regular file", name)
+	}
+	return path
+}
+
+func (r *resolver) expect(e *rawExpect) Expect {
+	out := Expect{Length: -1}
+	for _, n := range e.status {
+		if v, ok := r.int(n, "status"); ok {
+			if v < 100 || v > 599 {
+				r.d.errorf(n, "status: %d is not an HTTP status code (100 to 599)", v)
+				continue
+			}
+			out.Status = append(out.Status, int(v))
+		}
+	}
+	if e.bodyContains != nil {
+		out.BodyContains, _ = r.text(e.bodyContains)
+	}
+	if e.bodyRegex != nil {
+		if s, ok := r.text(e.bodyRegex); ok {
+			re, err := regexp.Compile(s)
+			if err != nil {
+				r.d.errorf(e.bodyRegex, "body_regex: %v", err)
+			}
+			out.BodyRegex = re
+		}
+	}
+	if e.length != nil {
+		if v, ok := r.intIn(e.length, "length", 0, 1<<62); ok {
+			out.Length = v
+		}
+	}
+	return out
+}

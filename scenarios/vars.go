@@ -1,0 +1,150 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+)
+
+// EnvPrefix is prepended to a variable's name to find its value in the
+// environment: ${host} is read from LOADGATE_VAR_host.
+const EnvPrefix = "LOADGATE_VAR_"
+
+// validVarName reports whether name can be written as ${name}: the rules of
+// shell and environment variable names, so every variable can also be set
+// from the environment.
+func validVarName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i, c := range name {
+		switch {
+		case c == '_', 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case '0' <= c && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// varError is a problem at byte offset Off of a value being substituted.
+type varError struct {
+	Off int
+	Msg string
+}
+
+// substitute replaces ${name} and ${name:-default} in s with what lookup
+// returns, and $$ with $. A default is used when lookup fails or returns
+// the empty string, as in the shell. Substituted text is not scanned again,
+// so a value can never expand into more variables. A `$` followed by
+// anything else is kept, so expressions such as `$env` need no escaping.
+func substitute(s string, lookup func(name string) (string, error)) (string, []varError) {
+	if !strings.Contains(s, "$") {
+		return s, nil
+	}
+	var b strings.Builder
+	var errs []varError
+	for i := 0; i < len(s); {
+		if s[i] != '$' || i+1 == len(s) || (s[i+1] != '$' && s[i+1] != '{') {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		if s[i+1] == '$' {
+			b.WriteByte('$')
+			i += 2
+			continue
+		}
+		end := strings.IndexByte(s[i+2:], '}')
+		if end < 0 {
+			errs = append(errs, varError{i, "unterminated ${ (write $$ for a literal $)"})
+			break
+		}
+		ref := s[i+2 : i+2+end]
+		name, def, hasDef := strings.Cut(ref, ":-")
+		if !validVarName(name) {
+			errs = append(errs, varError{i, fmt.Sprintf("invalid variable reference ${%s}: a name is letters, digits and _, not starting with a digit", ref)})
+			i += end + 3
+			continue
+		}
+		switch val, err := lookup(name); {
+		case hasDef && (err != nil || val == ""):
+			b.WriteString(def)
+		case err != nil:
+			errs = append(errs, varError{i, err.Error()})
+		default:
+			b.WriteString(val)
+		}
+		i += end + 3
+	}
+	return b.String(), errs
+}
+
+// varTable resolves scenario variables by precedence: --var values, then
+// the environment, then the file's `vars:`.
+type varTable struct {
+	cli        map[string]string
+	env        func(string) (string, bool)
+	file       map[string]string
+	fileOrder  []string
+	matrixKeys map[string]bool
+	envCache   map[string]*string // nil entry: not in the environment
+}
+
+func newVarTable(opts LoadOptions) *varTable {
+	return &varTable{
+		cli:        opts.Vars,
+		env:        opts.LookupEnv,
+		file:       map[string]string{},
+		matrixKeys: map[string]bool{},
+		envCache:   map[string]*string{},
+	}
+}
+
+func (t *varTable) lookup(name string) (string, bool) {
+	if v, ok := t.cli[name]; ok {
+		return v, true
+	}
+	if v := t.fromEnv(name); v != nil {
+		return *v, true
+	}
+	v, ok := t.file[name]
+	return v, ok
+}
+
+func (t *varTable) fromEnv(name string) *string {
+	if t.env == nil {
+		return nil
+	}
+	v, seen := t.envCache[name]
+	if !seen {
+		if s, ok := t.env(EnvPrefix + name); ok {
+			v = &s
+		}
+		t.envCache[name] = v
+	}
+	return v
+}
+
+// effective returns every variable with a value: those of the file and of
+// --var, and those found in the environment when the file referred to them.
+func (t *varTable) effective() map[string]string {
+	out := map[string]string{}
+	add := func(name string) {
+		if v, ok := t.lookup(name); ok {
+			out[name] = v
+		}
+	}
+	for _, name := range t.fileOrder {
+		add(name)
+	}
+	for name := range t.cli {
+		add(name)
+	}
+	for name, v := range t.envCache {
+		if v != nil {
+			add(name)
+		}
+	}
+	return out
+}
