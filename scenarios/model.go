@@ -115,18 +115,44 @@ type Case struct {
 	Phases []Phase
 }
 
-// Phase is one stage of a case's load. The closed model: Concurrency workers
-// each send a request, wait for its response, think, and send the next.
+// Phase is one stage of a case's load, in one of two load models.
+//
+// Closed model (Rate zero): Concurrency workers each send a request, wait
+// for its response, think, and send the next.
+//
+// Open model (Rate set): requests arrive on a schedule independent of
+// responses (wrk2 -R, vegeta, k6 constant-arrival-rate); at most MaxInFlight
+// are outstanding, and latency runs from each request's scheduled time.
 type Phase struct {
 	Name        string
 	Pos         Pos
 	Warmup      bool          // run and shown, but never enters results.json metrics or rules
 	Duration    time.Duration // 0 = no time limit (Requests must then be > 0)
 	Requests    int64         // total across workers; 0 = no count limit
-	Concurrency int           // number of workers, ≥ 1
-	RampUp      time.Duration // workers start evenly over this span
-	ThinkTime   time.Duration // pause after each response, excluded from latency
+	Concurrency int           // closed model: number of workers (the ramp's end value), ≥ 1; 0 in the open model
+	// ConcurrencyFrom > 0 is a concurrency ramp `concurrency: {from, to}`:
+	// the number of running workers grows linearly from ConcurrencyFrom to
+	// Concurrency across Duration (which is then required).
+	ConcurrencyFrom int
+	RampUp          time.Duration // closed model: workers start evenly over this span
+	ThinkTime       time.Duration // closed model: pause after each response, excluded from latency
+	Rate            Rate          // open model when Rate.Open()
+	MaxInFlight     int           // open model: cap on requests on the wire; default DefaultMaxInFlight
+	Trials          int           // measured phases: run the phase this many times (≥ 1; default 1)
 }
+
+// DefaultMaxInFlight caps an open-model phase's outstanding requests when
+// the scenario does not say.
+const DefaultMaxInFlight = 1000
+
+// Rate is an open-model arrival rate in requests per second, constant when
+// From == To, else ramping linearly from From to To across the phase.
+type Rate struct {
+	From, To float64
+}
+
+// Open reports whether the phase uses the open model.
+func (r Rate) Open() bool { return r.From > 0 || r.To > 0 }
 
 // Target is a system to send load to. Exactly one protocol field is set.
 type Target struct {
