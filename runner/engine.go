@@ -66,7 +66,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 			if ctx.Err() != nil {
 				break
 			}
-			pr, err := runPhase(ctx, sc.Name, c, &c.Phases[j], &cfg)
+			pr, err := runTrials(ctx, sc.Name, c, &c.Phases[j], &cfg)
 			if err != nil {
 				return res, fmt.Errorf("case %q: phase %q: %w", c.ID, c.Phases[j].Name, err)
 			}
@@ -88,50 +88,79 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 	return res, nil
 }
 
-// phaseRun is the shared state of one phase's workers.
-type phaseRun struct {
-	phase    *scenarios.Phase
-	claimed  atomic.Int64 // requests started, for the request limit
-	inFlight atomic.Int64
-	weights  []int // cumulative weights of the request mix
+// runTrials runs a phase once, or trials times for a measured phase with
+// trials: N, merging the repetitions and keeping each one's figures.
+func runTrials(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config) (*PhaseResult, error) {
+	n := ph.Trials
+	if n <= 1 || ph.Warmup {
+		return runPhase(ctx, scenario, c, ph, cfg, "")
+	}
+	var runs []*PhaseResult
+	for k := 1; k <= n && ctx.Err() == nil; k++ {
+		r, err := runPhase(ctx, scenario, c, ph, cfg, fmt.Sprintf("trial %d/%d", k, n))
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return mergeTrials(runs), nil
 }
 
-func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config) (*PhaseResult, error) {
-	mix := len(c.Target.HTTP.Requests)
+// phaseRun is the shared state of one phase's workers.
+type phaseRun struct {
+	phase     *scenarios.Phase
+	target    *scenarios.Target
+	newClient NewClientFunc
+	start     time.Time
+	shards    []*shard
+	weights   []int // cumulative weights of the request mix
+	claimed   atomic.Int64
+	inFlight  atomic.Int64
+	wg        sync.WaitGroup
+
+	mu      sync.Mutex
+	clients []Client
+	spawned int
+	err     error // the first client that could not be made
+}
+
+func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*PhaseResult, error) {
+	open := ph.Rate.Open()
 	res := &PhaseResult{
 		Name: ph.Name, Warmup: ph.Warmup, Concurrency: ph.Concurrency,
 		Latency: NewHistogram(), Connect: NewHistogram(),
 	}
-	if mix > 1 {
-		for _, r := range c.Target.HTTP.Requests {
+	if open {
+		rate := ph.Rate
+		res.Rate = &rate
+		res.SendLag = NewHistogram()
+	}
+	reqs := c.Target.HTTP.Requests
+	if len(reqs) > 1 {
+		for _, r := range reqs {
 			res.ByName = append(res.ByName, &NamedResult{Name: r.Name, Latency: NewHistogram()})
 		}
 	}
-	pr := &phaseRun{phase: ph}
+	pr := &phaseRun{phase: ph, target: &c.Target, newClient: cfg.NewClient}
 	sum := 0
-	for _, r := range c.Target.HTTP.Requests {
+	for _, r := range reqs {
 		sum += r.Weight
 		pr.weights = append(pr.weights, sum)
 	}
+	defer pr.closeClients()
 
-	clients := make([]Client, 0, ph.Concurrency)
-	defer func() {
-		for _, cl := range clients {
-			_ = cl.Close()
+	parallel := ph.Concurrency
+	if open {
+		parallel = ph.MaxInFlight
+		if parallel <= 0 {
+			parallel = scenarios.DefaultMaxInFlight
 		}
-	}()
-	for w := 0; w < ph.Concurrency; w++ {
-		cl, err := cfg.NewClient(&c.Target, w)
-		if err != nil {
-			return nil, fmt.Errorf("worker %d: %w", w, err)
-		}
-		clients = append(clients, cl)
 	}
-	shards := make([]*shard, min(ph.Concurrency, 2*runtime.GOMAXPROCS(0)))
-	for i := range shards {
-		shards[i] = newShard(len(res.ByName))
+	pr.shards = make([]*shard, max(1, min(parallel, 2*runtime.GOMAXPROCS(0))))
+	for i := range pr.shards {
+		pr.shards[i] = newShard(len(res.ByName), open)
 	}
-	col := newCollector(res, shards)
+	col := newCollector(res, pr.shards)
 
 	limit := ph.Duration
 	if limit <= 0 {
@@ -140,24 +169,47 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	phaseCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 
-	snap := Snapshot{Scenario: scenario, Case: c.ID, Phase: ph.Name, Warmup: ph.Warmup,
+	phaseName := ph.Name
+	if label != "" {
+		phaseName += " (" + label + ")"
+	}
+	snap := Snapshot{Scenario: scenario, Case: c.ID, Phase: phaseName, Warmup: ph.Warmup,
 		Planned: ph.Duration, Target: ph.Requests}
 	if cfg.Observer != nil {
 		cfg.Observer.PhaseStarted(snap)
 	}
-	cfg.Logger.Debug().Str("case", c.ID).Str("phase", ph.Name).Int("concurrency", ph.Concurrency).Msg("phase started")
+	cfg.Logger.Debug().Str("case", c.ID).Str("phase", phaseName).Int("concurrency", ph.Concurrency).
+		Float64("rate", ph.Rate.To).Msg("phase started")
 
+	// Closed-model clients are made before the clock starts, so a setup
+	// problem fails the phase before any request is sent.
+	if !open {
+		for w := 0; w < ph.Concurrency; w++ {
+			if _, err := pr.addClient(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	res.Start = time.Now()
-	var wg sync.WaitGroup
-	for w, cl := range clients {
-		wg.Add(1)
+	pr.start = res.Start
+	var sent atomic.Int64
+	if open {
+		pr.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			pr.work(phaseCtx, w, cl, shards[w%len(shards)])
+			defer pr.wg.Done()
+			sent.Store(pr.schedule(phaseCtx, parallel))
 		}()
+	} else {
+		for w := range pr.clients {
+			pr.wg.Add(1)
+			go func() {
+				defer pr.wg.Done()
+				pr.closedWorker(phaseCtx, w, pr.clients[w], pr.shards[w%len(pr.shards)])
+			}()
+		}
 	}
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	go func() { pr.wg.Wait(); close(done) }()
 
 	ticker := time.NewTicker(cfg.Tick)
 	defer ticker.Stop()
@@ -174,7 +226,7 @@ loop:
 			grace = time.After(cfg.Grace)
 			deadline = nil // workers have seen it; now only wait for them
 		case <-grace:
-			cfg.Logger.Warn().Str("case", c.ID).Str("phase", ph.Name).
+			cfg.Logger.Warn().Str("case", c.ID).Str("phase", phaseName).
 				Int64("in_flight", pr.inFlight.Load()).Msg("in-flight requests did not stop in time; abandoning them")
 			break loop
 		case now := <-ticker.C:
@@ -198,6 +250,12 @@ loop:
 		col.closeSecond(second, pr.inFlight.Load())
 	}
 	res.Interrupted = ctx.Err() != nil
+	if open {
+		res.Dropped = dropped(ph, res.Elapsed, sent.Load())
+	}
+	if err := pr.clientErr(); err != nil {
+		return nil, err
+	}
 	if cfg.Observer != nil {
 		snap.Elapsed = res.Elapsed
 		snap.Completed, snap.Failed = res.Requests, res.Failed
@@ -209,20 +267,62 @@ loop:
 		snap.InFlight = 0
 		cfg.Observer.PhaseDone(snap, res)
 	}
-	cfg.Logger.Debug().Str("case", c.ID).Str("phase", ph.Name).Int64("requests", res.Requests).
-		Dur("elapsed", res.Elapsed).Bool("interrupted", res.Interrupted).Msg("phase done")
+	cfg.Logger.Debug().Str("case", c.ID).Str("phase", phaseName).Int64("requests", res.Requests).
+		Int64("dropped", res.Dropped).Dur("elapsed", res.Elapsed).Bool("interrupted", res.Interrupted).Msg("phase done")
 	return res, nil
 }
 
-// work is one closed-model worker: request, wait for the response, think,
-// repeat, until the phase's deadline or request limit.
-func (pr *phaseRun) work(ctx context.Context, w int, cl Client, sh *shard) {
-	ph := pr.phase
-	if ph.RampUp > 0 && w > 0 {
-		// Worker w starts at w/N of the ramp, so N workers are running by its end.
-		if !sleepCtx(ctx, time.Duration(int64(ph.RampUp)*int64(w)/int64(ph.Concurrency))) {
-			return
+// dropped counts the arrivals due before the phase ended (within its request
+// limit) that were never handed to a worker.
+func dropped(ph *scenarios.Phase, elapsed time.Duration, sent int64) int64 {
+	end := elapsed
+	if ph.Duration > 0 && end > ph.Duration {
+		end = ph.Duration
+	}
+	due := arrivalsDue(ph.Rate, ph.Duration, end)
+	if ph.Requests > 0 && due > ph.Requests {
+		due = ph.Requests
+	}
+	return max(0, due-sent)
+}
+
+// addClient makes one more worker client; the phase closes them all at its end.
+func (pr *phaseRun) addClient() (Client, error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	cl, err := pr.newClient(pr.target, pr.spawned)
+	if err != nil {
+		err = fmt.Errorf("worker %d: %w", pr.spawned, err)
+		if pr.err == nil {
+			pr.err = err
 		}
+		return nil, err
+	}
+	pr.spawned++
+	pr.clients = append(pr.clients, cl)
+	return cl, nil
+}
+
+func (pr *phaseRun) clientErr() error {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.err
+}
+
+func (pr *phaseRun) closeClients() {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	for _, cl := range pr.clients {
+		_ = cl.Close()
+	}
+}
+
+// closedWorker is one closed-model worker: request, wait for the response,
+// think, repeat, until the phase's deadline or request limit.
+func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shard) {
+	ph := pr.phase
+	if at := rampStart(ph, w); at > 0 && !sleepCtx(ctx, at) {
+		return
 	}
 	rng := rand.New(rand.NewPCG(uint64(w), 0x9e3779b97f4a7c15))
 	var think *time.Timer
@@ -248,7 +348,7 @@ func (pr *phaseRun) work(ctx context.Context, w int, cl Client, sh *shard) {
 			// completed request, so it is neither counted nor timed.
 			return
 		}
-		sh.record(req, latency, &out)
+		sh.record(req, latency, 0, &out)
 		if think != nil {
 			think.Reset(ph.ThinkTime)
 			select {
@@ -258,6 +358,83 @@ func (pr *phaseRun) work(ctx context.Context, w int, cl Client, sh *shard) {
 			case <-think.C:
 			}
 		}
+	}
+}
+
+// schedule is the open model's clock. It hands each arrival's scheduled
+// offset to an idle worker, starts a new worker when none is idle (up to
+// limit), and otherwise waits for one: the arrivals that pile up meanwhile
+// leave in a burst once a worker frees, each still timed from its schedule,
+// which is what corrects coordinated omission. It returns how many arrivals
+// it handed out.
+func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
+	ph := pr.phase
+	work := make(chan time.Duration)
+	defer close(work)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	var sent int64
+	for i := int64(0); ph.Requests <= 0 || i < ph.Requests; i++ {
+		due := arrivalOffset(ph.Rate, ph.Duration, i)
+		if ph.Duration > 0 && due >= ph.Duration {
+			break
+		}
+		if wait := due - time.Since(pr.start); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+				return sent
+			case <-timer.C:
+			}
+		}
+		select {
+		case work <- due:
+		default:
+			if pr.spawned < limit {
+				cl, err := pr.addClient()
+				if err != nil {
+					return sent
+				}
+				w := pr.spawned - 1
+				pr.wg.Add(1)
+				go func() {
+					defer pr.wg.Done()
+					pr.openWorker(ctx, w, cl, pr.shards[w%len(pr.shards)], due, work)
+				}()
+				break
+			}
+			select {
+			case work <- due:
+			case <-ctx.Done():
+				return sent
+			}
+		}
+		sent++
+	}
+	return sent
+}
+
+// openWorker sends the arrivals it is handed, first, then whatever the
+// scheduler passes on the work channel, until the channel closes.
+func (pr *phaseRun) openWorker(ctx context.Context, w int, cl Client, sh *shard, first time.Duration, work <-chan time.Duration) {
+	rng := rand.New(rand.NewPCG(uint64(w), 0x9e3779b97f4a7c15))
+	var out Outcome
+	due, ok := first, true
+	for ok {
+		req := pr.pick(rng)
+		pr.inFlight.Add(1)
+		lag := time.Since(pr.start) - due
+		cl.Do(ctx, req, &out)
+		// Latency runs from the scheduled time, not from when the request
+		// finally left: a request that waited behind a stall was slow for
+		// the user who sent it, even if the server answered it quickly.
+		latency := time.Since(pr.start) - due
+		pr.inFlight.Add(-1)
+		if ctx.Err() != nil && out.Kind != KindNone {
+			return
+		}
+		sh.record(req, latency, max(lag, 0), &out)
+		due, ok = <-work
 	}
 }
 

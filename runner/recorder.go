@@ -15,6 +15,7 @@ type shard struct {
 	counters Counters
 	latency  *Histogram
 	connect  *Histogram
+	sendLag  *Histogram   // open model only
 	byName   []namedShard // parallel to the request mix; nil for a single request
 }
 
@@ -23,8 +24,11 @@ type namedShard struct {
 	latency  *Histogram
 }
 
-func newShard(names int) *shard {
+func newShard(names int, open bool) *shard {
 	s := &shard{latency: NewHistogram(), connect: NewHistogram()}
+	if open {
+		s.sendLag = NewHistogram()
+	}
 	if names > 1 {
 		s.byName = make([]namedShard, names)
 		for i := range s.byName {
@@ -34,11 +38,15 @@ func newShard(names int) *shard {
 	return s
 }
 
-// record adds one completed request. It allocates nothing.
-func (s *shard) record(req int, latency time.Duration, o *Outcome) {
+// record adds one completed request; lag is its send lag in the open model.
+// It allocates nothing.
+func (s *shard) record(req int, latency, lag time.Duration, o *Outcome) {
 	s.mu.Lock()
 	addOutcome(&s.counters, o)
 	s.latency.Record(latency)
+	if s.sendLag != nil {
+		s.sendLag.Record(lag)
+	}
 	if o.Connect > 0 {
 		s.connect.Record(o.Connect)
 	}
@@ -84,6 +92,10 @@ func (c *collector) drain() {
 		c.total.Latency.Merge(s.latency)
 		c.second.Merge(s.latency)
 		c.total.Connect.Merge(s.connect)
+		if s.sendLag != nil {
+			c.total.SendLag.Merge(s.sendLag)
+			s.sendLag.Reset()
+		}
 		for i := range s.byName {
 			n := &s.byName[i]
 			c.total.ByName[i].Counters.Merge(n.counters)

@@ -8,16 +8,16 @@ import (
 
 func TestCollectorSeriesAndTotals(t *testing.T) {
 	p := &PhaseResult{Latency: NewHistogram(), Connect: NewHistogram()}
-	shards := []*shard{newShard(0), newShard(0)}
+	shards := []*shard{newShard(0, false), newShard(0, false)}
 	col := newCollector(p, shards)
 	ok := Outcome{BytesSent: 10, BytesReceived: 100}
 	bad := Outcome{Kind: KindStatus, BytesSent: 10, BytesReceived: 50, Connect: time.Millisecond}
 	for i := 0; i < 9; i++ {
-		shards[i%2].record(0, 10*time.Millisecond, &ok)
+		shards[i%2].record(0, 10*time.Millisecond, 0, &ok)
 	}
-	shards[1].record(0, 500*time.Millisecond, &bad)
+	shards[1].record(0, 500*time.Millisecond, 0, &bad)
 	first := col.closeSecond(0, 3)
-	shards[0].record(0, 20*time.Millisecond, &ok)
+	shards[0].record(0, 20*time.Millisecond, 0, &ok)
 	second := col.closeSecond(1, 0)
 
 	if first.Completed != 10 || first.Errors != 1 || first.InFlight != 3 {
@@ -101,18 +101,18 @@ func TestSummarizeMergesPhases(t *testing.T) {
 // BenchmarkRecord is the hot path's bookkeeping: one completed request into
 // a shard. It must not allocate.
 func BenchmarkRecord(b *testing.B) {
-	sh := newShard(3)
+	sh := newShard(3, true)
 	out := Outcome{BytesSent: 80, BytesReceived: 160}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		sh.record(i%3, time.Duration(i%5000)*time.Microsecond, &out)
+		sh.record(i%3, time.Duration(i%5000)*time.Microsecond, 0, &out)
 	}
 }
 
 func TestRecordDoesNotAllocate(t *testing.T) {
-	sh := newShard(2)
+	sh := newShard(2, false)
 	out := Outcome{Kind: KindTimeout}
-	allocs := testing.AllocsPerRun(1000, func() { sh.record(1, 3*time.Millisecond, &out) })
+	allocs := testing.AllocsPerRun(1000, func() { sh.record(1, 3*time.Millisecond, 0, &out) })
 	if allocs != 0 {
 		t.Errorf("record allocates %v times per request", allocs)
 	}

@@ -153,6 +153,30 @@ type PhaseResult struct {
 	Connect *Histogram     `json:"connect"`
 	Series  []Second       `json:"series"`
 	ByName  []*NamedResult `json:"by_name,omitempty"` // in mix order; empty for a single-request target
+
+	// Open model only.
+	Rate *scenarios.Rate `json:"rate,omitempty"` // the requested arrival rate
+	// Dropped counts arrivals that were due before the phase ended but were
+	// never sent because max_in_flight requests were outstanding.
+	Dropped int64 `json:"dropped,omitempty"`
+	// SendLag is how late each request left relative to its scheduled time:
+	// the generator's own scheduling error (or back-pressure from the cap).
+	SendLag *Histogram `json:"send_lag,omitempty"`
+
+	// Trials holds each run of a phase with trials: N > 1; the counters and
+	// histograms above then cover all trials together.
+	Trials []Trial `json:"trials,omitempty"`
+}
+
+// Trial is one repetition of a measured phase.
+type Trial struct {
+	Requests int64         `json:"requests"`
+	Failed   int64         `json:"failed"`
+	Dropped  int64         `json:"dropped,omitempty"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+	RPS      float64       `json:"rps"`
+	P50      time.Duration `json:"p50_ns"`
+	P99      time.Duration `json:"p99_ns"`
 }
 
 // CaseResult is one target × matrix combination: its phases in order.

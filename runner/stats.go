@@ -36,6 +36,11 @@ type Stats struct {
 	TransferRate float64       `json:"transfer_rate"` // BytesReceived per second of Elapsed
 	Latency      Distribution  `json:"latency"`
 	Connect      Distribution  `json:"connect"`
+	Dropped      int64         `json:"dropped,omitempty"` // open model: arrivals never sent (max_in_flight)
+	// SendLag is the open model's scheduling error; zero in the closed model.
+	SendLag Distribution `json:"send_lag"`
+	// Trials is set when the phases ran trials: N > 1; RPS is then their median.
+	Trials *Spread `json:"trials,omitempty"`
 	// LatencyHist is the merged latency histogram, for arbitrary percentiles.
 	LatencyHist *Histogram `json:"-"`
 }
@@ -44,14 +49,25 @@ type Stats struct {
 // and derives rates and distributions once.
 func Summarize(phases []*PhaseResult) Stats {
 	var s Stats
-	lat, conn := NewHistogram(), NewHistogram()
+	lat, conn, lag := NewHistogram(), NewHistogram(), NewHistogram()
+	var trials []Trial
 	for _, p := range phases {
 		s.Counters.Merge(p.Counters)
 		s.Elapsed += p.Elapsed
+		s.Dropped += p.Dropped
 		lat.Merge(p.Latency)
 		conn.Merge(p.Connect)
+		lag.Merge(p.SendLag)
+		trials = append(trials, p.Trials...)
 	}
-	return derive(s, lat, conn)
+	s = derive(s, lat, conn)
+	s.SendLag = Distribute(lag)
+	if s.Trials = spread(trials); s.Trials != nil {
+		// Rules and reports quote the median trial: one noisy repetition
+		// must not decide a verdict (SPEC §2, trials).
+		s.RPS = s.Trials.RPSMedian
+	}
+	return s
 }
 
 // SummarizeNamed gives the Stats of one request of a mix across phases.

@@ -148,7 +148,8 @@ const DefaultMaxInFlight = 1000
 // Rate is an open-model arrival rate in requests per second, constant when
 // From == To, else ramping linearly from From to To across the phase.
 type Rate struct {
-	From, To float64
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
 }
 
 // Open reports whether the phase uses the open model.

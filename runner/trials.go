@@ -1,0 +1,111 @@
+package runner
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// mergeTrials folds the repetitions of one phase into one result: counters
+// add, histograms merge, wall times add, the time series run on, and each
+// repetition's own figures are kept in Trials.
+func mergeTrials(runs []*PhaseResult) *PhaseResult {
+	first := runs[0]
+	m := &PhaseResult{
+		Name: first.Name, Concurrency: first.Concurrency, Start: first.Start,
+		Latency: NewHistogram(), Connect: NewHistogram(), Rate: first.Rate,
+	}
+	if first.SendLag != nil {
+		m.SendLag = NewHistogram()
+	}
+	for _, n := range first.ByName {
+		m.ByName = append(m.ByName, &NamedResult{Name: n.Name, Latency: NewHistogram()})
+	}
+	offset := 0
+	for _, r := range runs {
+		m.End = r.End
+		m.Elapsed += r.Elapsed
+		m.Interrupted = m.Interrupted || r.Interrupted
+		m.Counters.Merge(r.Counters)
+		m.Dropped += r.Dropped
+		m.Latency.Merge(r.Latency)
+		m.Connect.Merge(r.Connect)
+		if m.SendLag != nil {
+			m.SendLag.Merge(r.SendLag)
+		}
+		for i, n := range r.ByName {
+			m.ByName[i].Counters.Merge(n.Counters)
+			m.ByName[i].Latency.Merge(n.Latency)
+		}
+		for _, s := range r.Series {
+			s.At += offset
+			m.Series = append(m.Series, s)
+		}
+		offset += len(r.Series)
+		t := Trial{Requests: r.Requests, Failed: r.Failed, Dropped: r.Dropped, Elapsed: r.Elapsed,
+			P50: r.Latency.Quantile(50), P99: r.Latency.Quantile(99)}
+		if s := r.Elapsed.Seconds(); s > 0 {
+			t.RPS = float64(r.Requests) / s
+		}
+		m.Trials = append(m.Trials, t)
+	}
+	return m
+}
+
+// Spread summarises the trials behind a figure: rules see the median, the
+// reports show how far the trials were apart.
+type Spread struct {
+	N         int           `json:"n"`
+	RPSMedian float64       `json:"rps_median"`
+	RPSMin    float64       `json:"rps_min"`
+	RPSMax    float64       `json:"rps_max"`
+	RPSCV     float64       `json:"rps_cv"` // coefficient of variation: stddev / mean
+	P99Median time.Duration `json:"p99_median_ns"`
+	P99Min    time.Duration `json:"p99_min_ns"`
+	P99Max    time.Duration `json:"p99_max_ns"`
+	// RPS holds every trial's rate, for rank tests against a baseline.
+	RPS []float64 `json:"rps"`
+}
+
+// spread summarises trials; nil when there are fewer than two.
+func spread(trials []Trial) *Spread {
+	if len(trials) < 2 {
+		return nil
+	}
+	rps := make([]float64, len(trials))
+	p99 := make([]time.Duration, len(trials))
+	var sum float64
+	for i, t := range trials {
+		rps[i], p99[i] = t.RPS, t.P99
+		sum += t.RPS
+	}
+	mean := sum / float64(len(rps))
+	var sq float64
+	for _, r := range rps {
+		sq += (r - mean) * (r - mean)
+	}
+	s := &Spread{N: len(trials), RPS: slices.Clone(rps)}
+	if mean > 0 {
+		s.RPSCV = math.Sqrt(sq/float64(len(rps)-1)) / mean
+	}
+	slices.Sort(rps)
+	slices.Sort(p99)
+	s.RPSMin, s.RPSMax, s.RPSMedian = rps[0], rps[len(rps)-1], median(rps)
+	s.P99Min, s.P99Max = p99[0], p99[len(p99)-1]
+	mid := len(p99) / 2
+	if len(p99)%2 == 1 {
+		s.P99Median = p99[mid]
+	} else {
+		s.P99Median = (p99[mid-1] + p99[mid]) / 2
+	}
+	return s
+}
+
+// median of sorted values.
+func median(sorted []float64) float64 {
+	mid := len(sorted) / 2
+	if len(sorted)%2 == 1 {
+		return sorted[mid]
+	}
+	return (sorted[mid-1] + sorted[mid]) / 2
+}
