@@ -141,7 +141,7 @@ func (s stallAtStart) PhaseStarted(Snapshot) {
 	until := time.Now().Add(s.stall)
 	s.release.Store(&until)
 }
-func (stallAtStart) Progress(Snapshot)                 {}
+func (stallAtStart) Progress(Snapshot)                {}
 func (stallAtStart) PhaseDone(Snapshot, *PhaseResult) {}
 
 func TestOpenModelRateRamp(t *testing.T) {
