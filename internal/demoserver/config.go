@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -30,17 +31,42 @@ type Config struct {
 	// ":port" binds to 127.0.0.1. Empty means "127.0.0.1:0".
 	HTTPAddr string
 
-	// Delay is added before every response except /health and /stats.
+	// Delay is added before every response except /health and /stats. With
+	// DelayDist DelayNormal it is the mean of the delay, otherwise its
+	// minimum.
 	Delay time.Duration
 
-	// Jitter adds a uniform random extra delay in [0, Jitter) on top of Delay.
+	// Jitter is the spread of the delay; its meaning depends on DelayDist.
+	// 0 makes every distribution a fixed Delay.
 	Jitter time.Duration
+
+	// DelayDist is the distribution each request's delay is drawn from; the
+	// zero value, DelayConstant, is a fixed Delay plus uniform Jitter.
+	DelayDist DelayDist
+
+	// StallEvery and StallFor freeze the whole server, like a
+	// stop-the-world garbage collection: for StallFor at the start of every
+	// StallEvery-long window, counted from [Server.Started], no response is
+	// sent. A request arriving during a stall is answered only when the
+	// stall ends, plus its delay; a response whose delay ends during a stall
+	// waits for the stall to end. A response already being written is not
+	// cut off. /health and /stats are never stalled.
+	// Both 0 disables stalls; otherwise both must be positive and StallFor
+	// shorter than StallEvery.
+	StallEvery time.Duration
+	StallFor   time.Duration
+
+	// CloseAfter makes the server close a connection after it has served
+	// CloseAfter requests on it: the last response carries
+	// "Connection: close". Every request counts, /health and /stats too.
+	// 0 keeps connections open.
+	CloseAfter int
 
 	// ErrorRate is the fraction of requests (0..1) answered with an injected
 	// 500 instead of their normal response; /health and /stats never fail.
 	ErrorRate float64
 
-	// Seed seeds the server's own random source for Jitter and ErrorRate;
+	// Seed seeds the server's own random source for delays and ErrorRate;
 	// 0 picks a random seed (logged at start, and reported by Server.Seed).
 	Seed uint64
 
@@ -58,9 +84,24 @@ func (c Config) validate() (Config, error) {
 	if c.Jitter < 0 {
 		return c, fmt.Errorf("jitter %v is negative", c.Jitter)
 	}
+	if c.DelayDist > DelayNormal {
+		return c, fmt.Errorf("delay distribution %d is unknown", uint8(c.DelayDist))
+	}
 	// Written as a negated range so NaN is refused too.
 	if !(c.ErrorRate >= 0 && c.ErrorRate <= 1) {
 		return c, fmt.Errorf("error rate %v is outside [0, 1]", c.ErrorRate)
+	}
+	switch {
+	case c.StallEvery < 0 || c.StallFor < 0:
+		return c, fmt.Errorf("stall %v/%v: durations must not be negative", c.StallEvery, c.StallFor)
+	case (c.StallEvery == 0) != (c.StallFor == 0):
+		return c, fmt.Errorf("stall %v/%v: give both durations, or neither to disable stalls", c.StallEvery, c.StallFor)
+	case c.StallFor >= c.StallEvery && c.StallEvery > 0:
+		// A stall as long as its window would never end.
+		return c, fmt.Errorf("stall %v/%v: FOR must be shorter than EVERY", c.StallEvery, c.StallFor)
+	}
+	if c.CloseAfter < 0 {
+		return c, fmt.Errorf("close-after %d is negative", c.CloseAfter)
 	}
 	addr := c.HTTPAddr
 	if addr == "" {
@@ -103,10 +144,15 @@ func loopbackAddr(addr string) (string, error) {
 // ParseFlags parses the flags of "loadgate serve":
 //
 //	--http ADDR        HTTP listen address (default 127.0.0.1:8080; loopback only, :PORT binds 127.0.0.1)
-//	--delay DURATION   delay before every response
-//	--jitter DURATION  extra uniform random delay in [0, jitter)
-//	--error-rate F     fraction of requests answered 500, in [0, 1]
-//	--seed N           seed for jitter and errors (0 = random)
+//	--delay DURATION     delay before every response (the mean for --delay-dist normal)
+//	--jitter DURATION    spread of the delay, see --delay-dist
+//	--delay-dist NAME    constant or uniform: delay + uniform [0, jitter);
+//	                     exponential: delay + exponential with mean jitter;
+//	                     normal: mean delay, stddev jitter, never below 0
+//	--error-rate F       fraction of requests answered 500, in [0, 1]
+//	--stall EVERY/FOR    freeze responses for FOR at the start of every EVERY, e.g. 1s/300ms
+//	--close-after N      close each connection after N requests (0 = never)
+//	--seed N             seed for delays and errors (0 = random)
 //
 // Usage and flag errors are written to stderr. For -h/--help it returns
 // flag.ErrHelp. The returned Config has a zero Logger; the caller sets its
@@ -122,10 +168,22 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 
 	var cfg Config
 	fs.StringVar(&cfg.HTTPAddr, "http", DefaultHTTPAddr, "HTTP listen `address` (loopback only; :PORT binds 127.0.0.1)")
-	fs.DurationVar(&cfg.Delay, "delay", 0, "`duration` added before every response (not /health, /stats)")
-	fs.DurationVar(&cfg.Jitter, "jitter", 0, "extra uniform random delay in [0, `duration`)")
+	fs.DurationVar(&cfg.Delay, "delay", 0, "`duration` added before every response (not /health, /stats);\n"+
+		"the mean with -delay-dist normal")
+	fs.DurationVar(&cfg.Jitter, "jitter", 0, "random spread of the delay (a `duration`), see -delay-dist")
+	fs.TextVar(&cfg.DelayDist, "delay-dist", DelayConstant, "`distribution` of the delay:\n"+
+		"  constant, uniform  delay + uniform [0, jitter)\n"+
+		"  exponential        delay + exponential with mean jitter\n"+
+		"  normal             mean delay, standard deviation jitter, never below 0")
 	fs.Float64Var(&cfg.ErrorRate, "error-rate", 0, "`fraction` of requests answered 500, in [0, 1]")
-	fs.Uint64Var(&cfg.Seed, "seed", 0, "`seed` for jitter and error injection (0 = random)")
+	fs.Func("stall", "freeze every response but /health and /stats for FOR at the start\n"+
+		"of every EVERY-long window since start (`EVERY/FOR`, e.g. 1s/300ms)", func(v string) error {
+		every, dur, err := parseStall(v)
+		cfg.StallEvery, cfg.StallFor = every, dur
+		return err
+	})
+	fs.IntVar(&cfg.CloseAfter, "close-after", 0, "close each connection after serving `N` requests on it (0 = never)")
+	fs.Uint64Var(&cfg.Seed, "seed", 0, "`seed` for delays and error injection (0 = random)")
 
 	if err := fs.Parse(args); err != nil {
 		// The flag package has already printed the problem and the usage.
@@ -142,4 +200,79 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 		return Config{}, fmt.Errorf("serve: %w", err)
 	}
 	return valid, nil
+}
+
+// parseStall parses the EVERY/FOR value of --stall. Range checks are left to
+// Config.validate so that Start and the command line refuse the same values.
+func parseStall(v string) (every, dur time.Duration, err error) {
+	e, f, ok := strings.Cut(v, "/")
+	if !ok {
+		return 0, 0, errors.New("want EVERY/FOR, e.g. 1s/300ms")
+	}
+	if every, err = time.ParseDuration(e); err != nil {
+		return 0, 0, fmt.Errorf("EVERY: %w", err)
+	}
+	if dur, err = time.ParseDuration(f); err != nil {
+		return 0, 0, fmt.Errorf("FOR: %w", err)
+	}
+	return every, dur, nil
+}
+
+// DelayDist is the distribution of the per-request delay, set by Delay (D)
+// and Jitter (J) in [Config]. It is a flag value: its text form is the name
+// of its constant without the "Delay" prefix, in lower case.
+type DelayDist uint8
+
+const (
+	// DelayConstant is D plus a uniform random extra in [0, J): with J = 0
+	// the delay is exactly D. It is the same as DelayUniform, kept as the
+	// default so that configurations from before DelayDist existed, and
+	// their seeds, still give the same delays.
+	DelayConstant DelayDist = iota
+
+	// DelayUniform is uniform in [D, D+J).
+	DelayUniform
+
+	// DelayExponential is D plus an exponential with mean J: mostly fast
+	// with a long tail, like a server that now and then waits on a lock.
+	DelayExponential
+
+	// DelayNormal is normal with mean D and standard deviation J; a negative
+	// draw becomes 0, so with J comparable to D the mean is above D.
+	DelayNormal
+)
+
+var delayDistNames = [...]string{
+	DelayConstant:    "constant",
+	DelayUniform:     "uniform",
+	DelayExponential: "exponential",
+	DelayNormal:      "normal",
+}
+
+// String returns the distribution's flag name, e.g. "exponential".
+func (d DelayDist) String() string {
+	if int(d) < len(delayDistNames) {
+		return delayDistNames[d]
+	}
+	return "DelayDist(" + strconv.Itoa(int(d)) + ")"
+}
+
+// MarshalText implements encoding.TextMarshaler with the flag name.
+func (d DelayDist) MarshalText() ([]byte, error) {
+	if int(d) >= len(delayDistNames) {
+		return nil, fmt.Errorf("delay distribution %d is unknown", uint8(d))
+	}
+	return []byte(delayDistNames[d]), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler: it accepts the flag
+// names constant, uniform, exponential and normal.
+func (d *DelayDist) UnmarshalText(text []byte) error {
+	for i, name := range delayDistNames {
+		if string(text) == name {
+			*d = DelayDist(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("delay distribution %q is unknown; want constant, uniform, exponential or normal", text)
 }

@@ -12,11 +12,15 @@ import (
 func TestParseFlags(t *testing.T) {
 	// knobs is the comparable part of Config (the Logger is not comparable).
 	type knobs struct {
-		HTTPAddr  string
-		Delay     time.Duration
-		Jitter    time.Duration
-		ErrorRate float64
-		Seed      uint64
+		HTTPAddr   string
+		Delay      time.Duration
+		Jitter     time.Duration
+		DelayDist  DelayDist
+		ErrorRate  float64
+		StallEvery time.Duration
+		StallFor   time.Duration
+		CloseAfter int
+		Seed       uint64
 	}
 	tests := []struct {
 		name    string
@@ -34,6 +38,20 @@ func TestParseFlags(t *testing.T) {
 		{name: "localhost", args: []string{"--http", "localhost:0"}, want: knobs{HTTPAddr: "localhost:0"}},
 		{name: "other 127/8 address", args: []string{"--http", "127.0.0.2:0"}, want: knobs{HTTPAddr: "127.0.0.2:0"}},
 		{name: "error rate bounds are inclusive", args: []string{"--error-rate", "1"}, want: knobs{HTTPAddr: "127.0.0.1:8080", ErrorRate: 1}},
+		{name: "accuracy knobs",
+			args: []string{"--delay-dist", "exponential", "--stall", "1s/300ms", "--close-after", "3"},
+			want: knobs{HTTPAddr: "127.0.0.1:8080", DelayDist: DelayExponential, StallEvery: time.Second, StallFor: 300 * time.Millisecond, CloseAfter: 3}},
+		{name: "delay-dist normal", args: []string{"--delay-dist=normal"}, want: knobs{HTTPAddr: "127.0.0.1:8080", DelayDist: DelayNormal}},
+		{name: "delay-dist uniform", args: []string{"--delay-dist", "uniform"}, want: knobs{HTTPAddr: "127.0.0.1:8080", DelayDist: DelayUniform}},
+		{name: "delay-dist constant", args: []string{"--delay-dist", "constant"}, want: knobs{HTTPAddr: "127.0.0.1:8080"}},
+		// A stall lasting all but a nanosecond of its window is still a stall.
+		{name: "stall almost always", args: []string{"--stall", "1s/999999999ns"},
+			want: knobs{HTTPAddr: "127.0.0.1:8080", StallEvery: time.Second, StallFor: time.Second - 1}},
+		// 0/0 lets a script switch stalls off explicitly.
+		{name: "stall off", args: []string{"--stall", "0/0"}, want: knobs{HTTPAddr: "127.0.0.1:8080"}},
+		// The last --stall wins, like every other flag.
+		{name: "stall repeated", args: []string{"--stall", "1s/300ms", "--stall", "2s/1s"},
+			want: knobs{HTTPAddr: "127.0.0.1:8080", StallEvery: 2 * time.Second, StallFor: time.Second}},
 
 		{name: "error rate above 1", args: []string{"--error-rate", "1.5"}, wantErr: "error rate"},
 		{name: "error rate negative", args: []string{"--error-rate", "-0.1"}, wantErr: "error rate"},
@@ -41,6 +59,18 @@ func TestParseFlags(t *testing.T) {
 		{name: "error rate not a number", args: []string{"--error-rate", "half"}, wantErr: "invalid value"},
 		{name: "negative delay", args: []string{"--delay", "-1s"}, wantErr: "delay"},
 		{name: "negative jitter", args: []string{"--jitter", "-1ms"}, wantErr: "jitter"},
+		{name: "unknown delay-dist", args: []string{"--delay-dist", "pareto"}, wantErr: "pareto"},
+		{name: "delay-dist is case-sensitive", args: []string{"--delay-dist", "Normal"}, wantErr: "unknown"},
+		{name: "stall without slash", args: []string{"--stall", "1s"}, wantErr: "EVERY/FOR"},
+		{name: "stall bad EVERY", args: []string{"--stall", "often/300ms"}, wantErr: "EVERY"},
+		{name: "stall bad FOR", args: []string{"--stall", "1s/long"}, wantErr: "FOR"},
+		{name: "stall FOR equals EVERY", args: []string{"--stall", "1s/1s"}, wantErr: "shorter"},
+		{name: "stall FOR longer than EVERY", args: []string{"--stall", "300ms/1s"}, wantErr: "shorter"},
+		{name: "stall FOR missing", args: []string{"--stall", "1s/0"}, wantErr: "both"},
+		{name: "stall EVERY missing", args: []string{"--stall", "0/300ms"}, wantErr: "both"},
+		{name: "stall negative", args: []string{"--stall", "-1s/300ms"}, wantErr: "negative"},
+		{name: "close-after negative", args: []string{"--close-after", "-1"}, wantErr: "close-after"},
+		{name: "close-after not a number", args: []string{"--close-after", "3.5"}, wantErr: "invalid value"},
 		{name: "all interfaces refused", args: []string{"--http", "0.0.0.0:8080"}, wantErr: "not a loopback"},
 		{name: "IPv6 any refused", args: []string{"--http", "[::]:8080"}, wantErr: "not a loopback"},
 		{name: "LAN address refused", args: []string{"--http", "192.168.1.10:8080"}, wantErr: "not a loopback"},
@@ -63,7 +93,7 @@ func TestParseFlags(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
-			got := knobs{cfg.HTTPAddr, cfg.Delay, cfg.Jitter, cfg.ErrorRate, cfg.Seed}
+			got := knobs{cfg.HTTPAddr, cfg.Delay, cfg.Jitter, cfg.DelayDist, cfg.ErrorRate, cfg.StallEvery, cfg.StallFor, cfg.CloseAfter, cfg.Seed}
 			if got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
@@ -77,7 +107,8 @@ func TestParseFlagsHelp(t *testing.T) {
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
-	for _, want := range []string{"loadgate serve", "-http", "-error-rate", "-seed"} {
+	for _, want := range []string{"loadgate serve", "-http", "-error-rate", "-seed",
+		"-delay-dist distribution", "exponential", "-stall EVERY/FOR", "-close-after N"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage does not mention %q:\n%s", want, stderr.String())
 		}

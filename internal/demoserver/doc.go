@@ -16,11 +16,28 @@
 //	GET /bytes/N     200 N bytes (N ≤ 10 MiB) for transfer-rate tests
 //	    /status/N    status N (200..599), any method
 //
-// Fault knobs in [Config] make it misbehave on purpose: a fixed Delay and a
-// uniform random Jitter before every response, and an ErrorRate fraction of
-// requests answered with 500. The random choices come from a per-server
-// source seeded by Config.Seed, so a run with a fixed seed and sequential
-// requests is reproducible and two servers never share state.
+// Fault knobs in [Config] make it misbehave on purpose, so that a load
+// generator's accuracy (coordinated omission above all) can be tested
+// without other tools:
+//
+//   - Delay, Jitter and DelayDist: a per-request delay drawn from a
+//     constant (plus uniform jitter), uniform, exponential or normal
+//     distribution; see [DelayDist].
+//   - ErrorRate: a fraction of requests answered with 500.
+//   - StallEvery and StallFor: the server freezes for StallFor at the start
+//     of every StallEvery-long window counted from [Server.Started], like a
+//     stop-the-world pause; every response due in a stall leaves when it
+//     ends. A client that waits for each response before sending the next
+//     one sends nothing during a stall and, unless it corrects for that,
+//     reports latencies far better than the server gave.
+//   - CloseAfter: a connection is closed after that many requests, so
+//     clients see connection churn even with keep-alive.
+//
+// /health and /stats are exempt from all of them except CloseAfter. The
+// random choices come from a per-server source seeded by Config.Seed, so a
+// run with a fixed seed and sequential requests is reproducible and two
+// servers never share state. The knobs are kept apart from HTTP, so every
+// listener of a server applies them alike.
 //
 // [Stats] counts accepted TCP connections exactly (the listener is wrapped),
 // which lets tests prove whether a client reuses connections (keep-alive) or
@@ -28,6 +45,6 @@
 //
 // [Start] returns once the server is listening; [Server.Close] stops it,
 // closes every connection and waits for all of its goroutines, including
-// handlers that were sleeping in a delay. [ParseFlags] turns the command
+// handlers held by a delay or a stall. [ParseFlags] turns the command
 // line of "loadgate serve" into a [Config].
 package demoserver

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
@@ -33,4 +34,20 @@ func ExampleStart() {
 	resp.Body.Close()
 	fmt.Println(resp.StatusCode, string(body), s.Stats().Requests)
 	// Output: 200 hello 1
+}
+
+// The accuracy knobs of "loadgate serve": exponential delays with a 2ms
+// floor and a 1ms mean tail, a 300ms freeze every second, and a new
+// connection every 100 requests.
+func ExampleParseFlags() {
+	cfg, err := demoserver.ParseFlags([]string{
+		"--delay", "2ms", "--jitter", "1ms", "--delay-dist", "exponential",
+		"--stall", "1s/300ms", "--close-after", "100",
+	}, os.Stderr)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(cfg.Delay, cfg.Jitter, cfg.DelayDist, cfg.StallEvery, cfg.StallFor, cfg.CloseAfter)
+	// Output: 2ms 1ms exponential 1s 300ms 100
 }

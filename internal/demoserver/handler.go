@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +26,8 @@ var (
 
 	injectedBody   = []byte("injected error\n")
 	injectedLength = []string{strconv.Itoa(len(injectedBody))}
+
+	connClose = []string{"close"}
 )
 
 // filler is the repeating pattern /bytes/N streams from; readable text so a
@@ -34,7 +37,8 @@ var filler = bytes.Repeat([]byte("0123456789abcdefghijklmnopqrstuvwxyz\n"), 1024
 
 // routes builds the router. Faults apply to the "work" routes only: /health
 // must stay truthful for readiness probes and /stats for observers, however
-// badly the server is told to behave.
+// badly the server is told to behave. A stall freezes everything else,
+// 404s included, because a paused process cannot route either.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.faulty(serveHello))
@@ -46,25 +50,30 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/status/{code}", s.faulty(serveStatus))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.ctr.requests.Add(1)
+		if served, ok := r.Context().Value(servedKey{}).(*atomic.Int64); ok && s.faults.closesConn(served.Add(1)) {
+			// net/http closes the connection after a response that says so,
+			// and the client learns not to reuse it.
+			w.Header()["Connection"] = connClose
+		}
+		if s.faults.stalls() && r.URL.Path != "/health" && r.URL.Path != "/stats" {
+			// A request arriving in a stall is only seen when it ends.
+			hold(r, s.faults.stallWait(time.Now()))
+		}
 		mux.ServeHTTP(w, r)
 	})
 }
 
-// faulty wraps h with the configured delay, jitter and error injection.
+// faulty wraps h with the configured delay, stall and error injection.
 func (s *Server) faulty(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		wait, fail := s.faults.next()
-		if wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				// The client left or the server is closing. Abort rather
-				// than return, or net/http would complete the exchange
-				// with an empty 200 the client never asked for.
-				t.Stop()
-				panic(http.ErrAbortHandler)
-			}
+		hold(r, wait)
+		if s.faults.stalls() && wait > 0 {
+			// A stall that began during the delay holds the response too,
+			// as a pause would hold a handler that finished sleeping. The
+			// clock is read again because the delay may have overrun. With
+			// no delay the arrival check in routes has just passed.
+			hold(r, s.faults.stallWait(time.Now()))
 		}
 		if fail {
 			s.ctr.errors.Add(1)
@@ -76,6 +85,23 @@ func (s *Server) faulty(h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		h(w, r)
+	}
+}
+
+// hold sleeps for d, or until the request is cancelled because the client
+// left or the server is closing. It then aborts the handler rather than
+// returning, or net/http would complete the exchange with an empty 200 the
+// client never asked for.
+func hold(r *http.Request, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+		t.Stop()
+		panic(http.ErrAbortHandler)
 	}
 }
 

@@ -53,8 +53,8 @@ type Server struct {
 	httpSrv *http.Server
 
 	// base is the parent of every request context. Cancelling it on shutdown
-	// wakes handlers sleeping in a Delay, which http.Server.Close alone would
-	// leave running until the delay expired.
+	// wakes handlers sleeping in a delay or a stall, which http.Server.Close
+	// alone would leave running until the sleep ended.
 	base   context.Context
 	cancel context.CancelFunc
 
@@ -81,7 +81,8 @@ func newServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("demoserver: %w", err)
 	}
-	f, seed := newFaults(cfg.Delay, cfg.Jitter, cfg.ErrorRate, cfg.Seed)
+	// The epoch is taken before listening, so no request can precede it.
+	f, seed := newFaults(cfg, time.Now())
 	s := &Server{
 		cfg:       cfg,
 		seed:      seed,
@@ -120,7 +121,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		Str("http", s.HTTPAddr()).
 		Dur("delay", s.cfg.Delay).
 		Dur("jitter", s.cfg.Jitter).
+		Stringer("delay_dist", s.cfg.DelayDist).
 		Float64("error_rate", s.cfg.ErrorRate).
+		Dur("stall_every", s.cfg.StallEvery).
+		Dur("stall_for", s.cfg.StallFor).
+		Int("close_after", s.cfg.CloseAfter).
 		Uint64("seed", s.seed).
 		Msg("demo server listening")
 	return s, nil
@@ -147,6 +152,7 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
 		BaseContext:       func(net.Listener) context.Context { return s.base },
+		ConnContext:       s.connContext,
 		ConnState:         s.trackConn,
 		ErrorLog:          log.New(httpErrorLog{s.log}, "", 0),
 	}
@@ -170,14 +176,34 @@ func (s *Server) trackConn(_ net.Conn, state http.ConnState) {
 	}
 }
 
+// servedKey is the context key of a connection's *atomic.Int64 count of
+// requests served, present only when Config.CloseAfter is set.
+type servedKey struct{}
+
+// connContext gives each connection its own request count for CloseAfter.
+// An atomic because with HTTP/2 requests on one connection could run
+// concurrently, even though HTTP/1.1 serves them one at a time.
+func (s *Server) connContext(ctx context.Context, _ net.Conn) context.Context {
+	if s.faults.closeAfter == 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, servedKey{}, new(atomic.Int64))
+}
+
 // HTTPAddr returns the address the HTTP listener is bound to, with the port
 // resolved when Config.HTTPAddr asked for port 0.
 func (s *Server) HTTPAddr() string { return s.httpLn.Addr().String() }
 
 // Seed returns the seed of the server's random source: Config.Seed, or the
 // randomly chosen one when that was 0. Passing it back as Config.Seed
-// replays the same sequence of jitter and error decisions.
+// replays the same sequence of delays and error decisions.
 func (s *Server) Seed() uint64 { return s.seed }
+
+// Started returns the instant stall windows are counted from (see
+// Config.StallEvery): window k starts at Started().Add(k*StallEvery). It is
+// taken just before the listener opens and carries a monotonic clock
+// reading, so time.Until(Started().Add(d)) aims at a window exactly.
+func (s *Server) Started() time.Time { return s.faults.epoch }
 
 // Stats returns the counters so far. The three numbers are read one after
 // the other, not as an atomic snapshot.
@@ -201,7 +227,7 @@ func (s *Server) shutdown() {
 }
 
 // Close stops the server: the listener is closed, in-flight requests are
-// cancelled (including ones sleeping in a Delay), every connection is
+// cancelled (including ones held by a delay or a stall), every connection is
 // closed, and Close returns only when all of the server's goroutines have
 // finished. It returns the error from closing the listener, if any. Calling
 // it again returns the same result.

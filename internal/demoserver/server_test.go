@@ -47,6 +47,7 @@ type response struct {
 	header http.Header
 	length int64
 	body   string
+	close  bool // the server announced it closes the connection
 }
 
 // do sends one request and reads the whole body, which a keep-alive client
@@ -73,7 +74,7 @@ func do(t *testing.T, c *http.Client, method, url, body string, header http.Head
 	if err != nil {
 		t.Fatalf("%s %s: reading body: %v", method, url, err)
 	}
-	return response{status: resp.StatusCode, header: resp.Header, length: resp.ContentLength, body: string(b)}
+	return response{status: resp.StatusCode, header: resp.Header, length: resp.ContentLength, body: string(b), close: resp.Close}
 }
 
 func TestRoutes(t *testing.T) {
@@ -254,8 +255,9 @@ func TestErrorRate(t *testing.T) {
 }
 
 func TestHealthAndStatsAreExemptFromFaults(t *testing.T) {
-	// An hour of delay would time the client out if the exemption broke.
-	s := start(t, Config{Delay: time.Hour, ErrorRate: 1})
+	// An hour of delay, or a stall of 59 minutes from the start, would time
+	// the client out if the exemption broke.
+	s := start(t, Config{Delay: time.Hour, ErrorRate: 1, StallEvery: time.Hour, StallFor: 59 * time.Minute})
 	c := newClient(t, true)
 	for _, path := range []string{"/health", "/stats"} {
 		if got := do(t, c, "GET", "http://"+s.HTTPAddr()+path, "", nil); got.status != 200 {
@@ -342,6 +344,142 @@ func TestCloseAbortsDelayedRequest(t *testing.T) {
 	}
 }
 
+func TestCloseAbortsStalledRequest(t *testing.T) {
+	// The first stall starts with the server and lasts 59 minutes.
+	s, err := Start(t.Context(), Config{HTTPAddr: "127.0.0.1:0", StallEvery: time.Hour, StallFor: 59 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, true)
+	reqErr := make(chan error, 1)
+	go func() {
+		resp, err := c.Get("http://" + s.HTTPAddr() + "/")
+		if err == nil {
+			resp.Body.Close()
+		}
+		reqErr <- err
+	}()
+	waitFor(t, func() bool { return s.Stats().Requests == 1 })
+
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not return while a request was held by a stall")
+	}
+	if err := <-reqErr; err == nil {
+		t.Error("request in flight at Close succeeded, want an error")
+	}
+}
+
+func TestCloseAfter(t *testing.T) {
+	const n = 10
+	tests := []struct {
+		name       string
+		closeAfter int
+		keepAlive  bool
+		want       int64 // accepted connections
+	}{
+		// 3+3+3+1: the 4th, 7th and 10th requests need a new connection.
+		{name: "every 3rd request", closeAfter: 3, keepAlive: true, want: 4},
+		// 1 turns keep-alive into one connection per request.
+		{name: "every request", closeAfter: 1, keepAlive: true, want: n},
+		// More than the client sends: one connection throughout.
+		{name: "never reached", closeAfter: n + 1, keepAlive: true, want: 1},
+		// Counts are per connection, so short connections never reach 3.
+		{name: "short connections", closeAfter: 3, keepAlive: false, want: n},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := start(t, Config{CloseAfter: tt.closeAfter})
+			c := newClient(t, tt.keepAlive)
+			for i := 1; i <= n; i++ {
+				got := do(t, c, "GET", "http://"+s.HTTPAddr()+"/", "", nil)
+				if got.status != 200 {
+					t.Fatalf("request %d: status = %d", i, got.status)
+				}
+				// A short-connection client asks for the close itself.
+				wantClose := !tt.keepAlive || i%tt.closeAfter == 0
+				if got.close != wantClose {
+					t.Errorf("request %d: Connection: close = %v, want %v", i, got.close, wantClose)
+				}
+			}
+			if st := s.Stats(); st.Accepted != tt.want || st.Requests != n {
+				t.Errorf("stats = %+v, want accepted %d, requests %d", st, tt.want, n)
+			}
+		})
+	}
+}
+
+func TestStallHoldsResponses(t *testing.T) {
+	const (
+		every = time.Second
+		dur   = 300 * time.Millisecond
+	)
+	tests := []struct {
+		name  string
+		path  string
+		delay time.Duration
+		aim   time.Duration // offset into a window at which to send
+		// extra is the least time the stall must add to the request for
+		// the attempt to count; a test goroutine scheduled late may miss
+		// the stall, and then the next window is tried.
+		extra time.Duration
+	}{
+		// Arriving just after a stall began: held for the rest of it.
+		{name: "arrives during a stall", path: "/", aim: 20 * time.Millisecond, extra: 200 * time.Millisecond},
+		// A 404 is frozen too; only /health and /stats are exempt.
+		{name: "unknown path", path: "/nope", aim: 20 * time.Millisecond, extra: 200 * time.Millisecond},
+		// Arriving during a stall, the delay only starts when it ends.
+		{name: "delay after the stall", path: "/", delay: 100 * time.Millisecond, aim: 20 * time.Millisecond, extra: 200 * time.Millisecond},
+		// Arriving just after a stall, a 750ms delay ends inside the next
+		// one, which holds the response until it is over.
+		{name: "delay runs into the next stall", path: "/", delay: 750 * time.Millisecond, aim: dur + 20*time.Millisecond, extra: 150 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, Config{StallEvery: every, StallFor: dur, Delay: tt.delay})
+			c := newClient(t, true)
+			url := "http://" + s.HTTPAddr() + tt.path
+			do(t, c, "GET", "http://"+s.HTTPAddr()+"/health", "", nil) // connect outside the measurement
+			for attempt := 0; ; attempt++ {
+				if attempt == 5 {
+					t.Fatalf("no request reached the server at the aimed time in 5 windows")
+				}
+				next := time.Since(s.Started())/every + 1
+				time.Sleep(time.Until(s.Started().Add(next*every + tt.aim)))
+				begin := time.Now()
+				do(t, c, "GET", url, "", nil)
+				took := time.Since(begin)
+				// The server sees the request no earlier than begin, so it
+				// cannot answer before this, whatever the scheduling.
+				least := heldUntil(begin.Sub(s.Started()), tt.delay, every, dur) - begin.Sub(s.Started())
+				if least-tt.delay < tt.extra {
+					continue
+				}
+				if took < least {
+					t.Errorf("response took %v, want at least %v (delay %v held by a stall)", took, least, tt.delay)
+				}
+				return
+			}
+		})
+	}
+}
+
+// heldUntil is when, counted from the server's start, a request arriving
+// at since is answered at the earliest: the arrival waits out a stall, then
+// the delay runs, then the response waits out any stall the delay ended in.
+func heldUntil(since, delay, every, dur time.Duration) time.Duration {
+	t := since + stallRemaining(since, every, dur)
+	t += delay
+	return t + stallRemaining(t, every, dur)
+}
+
 func TestContextCancelStopsServer(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	s, err := Start(ctx, Config{HTTPAddr: "127.0.0.1:0"})
@@ -382,6 +520,11 @@ func TestStartDefaultsAndRefusals(t *testing.T) {
 		{name: "error rate above 1", cfg: Config{ErrorRate: 1.5}, want: "error rate"},
 		{name: "negative delay", cfg: Config{Delay: -time.Second}, want: "delay"},
 		{name: "negative jitter", cfg: Config{Jitter: -time.Second}, want: "jitter"},
+		{name: "unknown delay distribution", cfg: Config{DelayDist: 99}, want: "distribution"},
+		{name: "stall without EVERY", cfg: Config{StallFor: time.Second}, want: "both"},
+		{name: "stall as long as its window", cfg: Config{StallEvery: time.Second, StallFor: time.Second}, want: "shorter"},
+		{name: "negative stall", cfg: Config{StallEvery: -time.Second, StallFor: -time.Millisecond}, want: "negative"},
+		{name: "negative close-after", cfg: Config{CloseAfter: -1}, want: "close-after"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
