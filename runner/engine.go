@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -361,9 +362,16 @@ func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shar
 	}
 }
 
+// spawnPatience is how long an arrival waits for a busy worker to free up
+// before the scheduler opens another connection for it. Opening one per
+// momentary miss turns a rate step into a connection storm that costs the
+// generator more than the wait; the wait itself is measured (latency runs
+// from the schedule), so it is never hidden.
+const spawnPatience = time.Millisecond
+
 // schedule is the open model's clock. It hands each arrival's scheduled
-// offset to an idle worker, starts a new worker when none is idle (up to
-// limit), and otherwise waits for one: the arrivals that pile up meanwhile
+// offset to an idle worker, starts a new worker when none frees up soon (up
+// to limit), and otherwise waits for one: the arrivals that pile up meanwhile
 // leave in a burst once a worker frees, each still timed from its schedule,
 // which is what corrects coordinated omission. It returns how many arrivals
 // it handed out.
@@ -371,6 +379,22 @@ func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
 	ph := pr.phase
 	work := make(chan time.Duration)
 	defer close(work)
+	spawn := func(due time.Duration) bool {
+		cl, err := pr.addClient()
+		if err != nil {
+			return false
+		}
+		w := pr.spawned - 1
+		pr.wg.Add(1)
+		go func() {
+			defer pr.wg.Done()
+			pr.openWorker(ctx, w, cl, pr.shards[w%len(pr.shards)], due, work)
+		}()
+		return true
+	}
+	// Start with enough workers for the peak rate at 1 ms per request, so the
+	// first arrivals do not each wait out spawnPatience.
+	initial := min(limit, max(1, int(math.Ceil(max(ph.Rate.From, ph.Rate.To)/1000))))
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var sent int64
@@ -387,24 +411,27 @@ func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
 			case <-timer.C:
 			}
 		}
+		if pr.spawned < initial {
+			if !spawn(due) {
+				return sent
+			}
+			sent++
+			continue
+		}
 		select {
 		case work <- due:
 		default:
+			patience := time.Duration(math.MaxInt64)
 			if pr.spawned < limit {
-				cl, err := pr.addClient()
-				if err != nil {
-					return sent
-				}
-				w := pr.spawned - 1
-				pr.wg.Add(1)
-				go func() {
-					defer pr.wg.Done()
-					pr.openWorker(ctx, w, cl, pr.shards[w%len(pr.shards)], due, work)
-				}()
-				break
+				patience = spawnPatience
 			}
+			timer.Reset(patience)
 			select {
 			case work <- due:
+			case <-timer.C:
+				if !spawn(due) {
+					return sent
+				}
 			case <-ctx.Done():
 				return sent
 			}

@@ -15,10 +15,6 @@ const MaxCases = 10_000
 // target and phase once per matrix combination.
 const maxWork = 1 << 22
 
-// maxConcurrency bounds the workers of a phase; each is a goroutine and,
-// without keep-alive, a socket.
-const maxConcurrency = 1_000_000
-
 // build runs the second pass: variables, matrix, per-case resolution.
 func (d *decoder) build(raw *rawScenario, opts LoadOptions) *Scenario {
 	s := &Scenario{File: d.file}
@@ -179,62 +175,6 @@ func names[T named](d *decoder, r *resolver, list []T, what string) []string {
 		}
 		first[name] = n
 		out[i] = name
-	}
-	return out
-}
-
-// phases resolves every phase for one matrix combination.
-func (r *resolver) phases(raw *rawScenario, names []string) []Phase {
-	var out []Phase
-	measured := false
-	for i, p := range raw.phases {
-		if !p.ok {
-			continue
-		}
-		ph := r.phase(p, names[i])
-		measured = measured || !ph.Warmup
-		out = append(out, ph)
-	}
-	if len(out) > 0 && !measured {
-		r.d.errorf(raw.phasesKey, "phases: needs at least one phase without warmup: true, to measure")
-	}
-	return out
-}
-
-func (r *resolver) phase(p *rawPhase, name string) Phase {
-	out := Phase{Name: name, Pos: r.d.pos(p.node), Concurrency: 1}
-	if p.warmup != nil {
-		out.Warmup, _ = r.bool(p.warmup, "warmup")
-	}
-	if p.duration != nil {
-		if v, ok := r.duration(p.duration, "duration"); ok {
-			if v == 0 {
-				r.d.errorf(p.duration, "duration: must be greater than 0")
-			}
-			out.Duration = v
-		}
-	}
-	if p.requests != nil {
-		out.Requests, _ = r.intIn(p.requests, "requests", 1, 1<<62)
-	}
-	if p.duration == nil && p.requests == nil {
-		r.d.errorf(p.node, "%s: needs duration or requests, to know when to stop", described("phase", name))
-	}
-	if p.concurrency != nil {
-		if v, ok := r.intIn(p.concurrency, "concurrency", 1, maxConcurrency); ok {
-			out.Concurrency = int(v)
-		}
-	}
-	if p.rampUp != nil {
-		if v, ok := r.duration(p.rampUp, "ramp_up"); ok {
-			if out.Duration > 0 && v >= out.Duration {
-				r.d.errorf(p.rampUp, "ramp_up: must be shorter than the phase's duration (%s), got %s", out.Duration, v)
-			}
-			out.RampUp = v
-		}
-	}
-	if p.thinkTime != nil {
-		out.ThinkTime, _ = r.duration(p.thinkTime, "think_time")
 	}
 	return out
 }

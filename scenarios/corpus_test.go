@@ -89,7 +89,7 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 			MaxBody:   10 << 20,
 			Expect:    Expect{Length: -1},
 		}}
-		phase := Phase{Name: "measured", Pos: Pos{file, 9, 5}, Requests: 1000, Concurrency: 1}
+		phase := Phase{Name: "measured", Pos: Pos{file, 9, 5}, Requests: 1000, Concurrency: 1, Trials: 1}
 		want := &Scenario{
 			File:    file,
 			Hash:    s.Hash,
@@ -131,9 +131,9 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 			t.Errorf("target (-want +got):\n%s", diff)
 		}
 		wantPhases := []Phase{
-			{Name: "warmup", Pos: Pos{s.File, 29, 5}, Warmup: true, Requests: 500, Concurrency: 4},
+			{Name: "warmup", Pos: Pos{s.File, 29, 5}, Warmup: true, Requests: 500, Concurrency: 4, Trials: 1},
 			{Name: "measured", Pos: Pos{s.File, 33, 5}, Duration: 90 * time.Second, Requests: 100000,
-				Concurrency: 64, RampUp: 10 * time.Second, ThinkTime: 100 * time.Millisecond},
+				Concurrency: 64, RampUp: 10 * time.Second, ThinkTime: 100 * time.Millisecond, Trials: 1},
 		}
 		if diff := cmp.Diff(wantPhases, s.Cases[0].Phases); diff != "" {
 			t.Errorf("phases (-want +got):\n%s", diff)
@@ -262,6 +262,80 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 		p := s.Cases[0].Phases
 		if len(p) != 2 || p[1].Name != "again" || p[1].Concurrency != 6 || p[1].Duration != 20*time.Second {
 			t.Errorf("merged phase: %+v", p)
+		}
+	},
+	"open-rate": func(t *testing.T, s *Scenario) {
+		f := s.File
+		want := []Phase{
+			{Name: "warmup", Pos: Pos{f, 12, 5}, Warmup: true, Duration: 10 * time.Second,
+				Rate: Rate{0.5, 0.5}, MaxInFlight: DefaultMaxInFlight, Trials: 1},
+			{Name: "steady", Pos: Pos{f, 16, 5}, Duration: time.Minute,
+				Rate: Rate{2000, 2000}, MaxInFlight: 256, Trials: 1},
+			{Name: "burst", Pos: Pos{f, 20, 5}, Requests: 50000,
+				Rate: Rate{15000, 15000}, MaxInFlight: DefaultMaxInFlight, Trials: 1},
+		}
+		if diff := cmp.Diff(want, s.Cases[0].Phases); diff != "" {
+			t.Errorf("phases (-want +got):\n%s", diff)
+		}
+	},
+	"rate-ramp": func(t *testing.T, s *Scenario) {
+		type row struct {
+			Name        string
+			Rate        Rate
+			MaxInFlight int
+			Concurrency int
+		}
+		var got []row
+		for _, p := range s.Cases[0].Phases {
+			got = append(got, row{p.Name, p.Rate, p.MaxInFlight, p.Concurrency})
+		}
+		want := []row{
+			{"up", Rate{0, 100}, DefaultMaxInFlight, 0},
+			{"climb", Rate{100, 5000}, 5000, 0},
+			{"drain", Rate{2.5, 0}, DefaultMaxInFlight, 0},
+			{"flat", Rate{300, 300}, DefaultMaxInFlight, 0},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	},
+	"concurrency-ramp": func(t *testing.T, s *Scenario) {
+		type row struct {
+			Case, Phase   string
+			From, To      int
+			RampUp, Think time.Duration
+		}
+		var got []row
+		for _, c := range s.Cases {
+			for _, p := range c.Phases {
+				if p.Rate.Open() || p.MaxInFlight != 0 || p.Trials != 1 {
+					t.Errorf("%s/%s: closed-model phase with rate %v, max_in_flight %d, trials %d", c.ID, p.Name, p.Rate, p.MaxInFlight, p.Trials)
+				}
+				got = append(got, row{c.ID, p.Name, p.ConcurrencyFrom, p.Concurrency, p.RampUp, p.ThinkTime})
+			}
+		}
+		want := []row{
+			{"api top=10", "grow", 1, 100, 0, 50 * time.Millisecond},
+			{"api top=10", "step", 0, 10, 0, 0}, // from == to: a constant level, not a ramp
+			{"api top=10", "level", 0, 8, 2 * time.Second, 0},
+			{"api top=200", "grow", 1, 100, 0, 50 * time.Millisecond},
+			{"api top=200", "step", 10, 200, 0, 0},
+			{"api top=200", "level", 0, 8, 2 * time.Second, 0},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	},
+	"trials": func(t *testing.T, s *Scenario) {
+		f := s.File
+		want := []Phase{
+			{Name: "warmup", Pos: Pos{f, 12, 5}, Warmup: true, Requests: 1000, Concurrency: 8, Trials: 1},
+			{Name: "closed", Pos: Pos{f, 13, 5}, Duration: 20 * time.Second, Concurrency: 8, Trials: 5},
+			{Name: "open", Pos: Pos{f, 14, 5}, Duration: 20 * time.Second, Rate: Rate{500, 500}, MaxInFlight: DefaultMaxInFlight, Trials: 3},
+			{Name: "once", Pos: Pos{f, 15, 5}, Requests: 100, Concurrency: 1, Trials: 1},
+		}
+		if diff := cmp.Diff(want, s.Cases[0].Phases); diff != "" {
+			t.Errorf("phases (-want +got):\n%s", diff)
 		}
 	},
 }

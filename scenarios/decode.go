@@ -23,6 +23,7 @@ const maxMergeDepth = 8
 const (
 	anInteger = "an integer"
 	aBool     = "true or false"
+	aRate     = "a number of requests per second"
 	aDuration = "a duration such as 30s or 1m30s"
 	aSize     = "a size such as 512KiB or 10MiB"
 	aString   = "a string"
@@ -48,6 +49,11 @@ type fileResult struct {
 }
 
 func (d *decoder) pos(n *yaml.Node) Pos {
+	// yaml.v3 puts the empty node of a file that ends right after "---"
+	// on the line after it, which such a file does not have.
+	if n.Line > len(d.src.lines) {
+		return d.src.posOf(d.file, len(d.src.data))
+	}
 	return Pos{File: d.file, Line: max(n.Line, 1), Col: max(n.Column, 1)}
 }
 

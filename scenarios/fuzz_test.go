@@ -62,7 +62,7 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 			for _, p := range c.Phases {
-				if p.Concurrency < 1 || (p.Duration <= 0 && p.Requests <= 0) {
+				if !validPhase(p) {
 					t.Fatalf("case %q: phase %+v", c.ID, p)
 				}
 			}
@@ -73,4 +73,19 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// validPhase states what the runner may rely on in a parsed phase.
+func validPhase(p Phase) bool {
+	ramp := p.ConcurrencyFrom > 0 || p.Rate.From != p.Rate.To
+	var model bool
+	if p.Rate.Open() {
+		model = p.Concurrency == 0 && p.ConcurrencyFrom == 0 && p.MaxInFlight >= 1 &&
+			p.Rate.From >= 0 && p.Rate.To >= 0 && p.RampUp == 0 && p.ThinkTime == 0
+	} else {
+		model = p.Concurrency >= 1 && p.MaxInFlight == 0 && p.Rate == (Rate{}) &&
+			p.ConcurrencyFrom < p.Concurrency && !(p.ConcurrencyFrom > 0 && p.RampUp > 0)
+	}
+	return model && p.Trials >= 1 && (!p.Warmup || p.Trials == 1) &&
+		(p.Duration > 0 || p.Requests > 0) && (!ramp || p.Duration > 0)
 }

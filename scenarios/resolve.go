@@ -108,6 +108,30 @@ func (r *resolver) bool(n *yaml.Node, label string) (bool, bool) {
 	return false, false
 }
 
+// decimal is the number syntax of a rate: plain decimal notation with an
+// optional exponent. strconv.ParseFloat alone would also take hex floats,
+// "Inf" and "NaN", none of which is a request rate.
+var decimal = regexp.MustCompile(`^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
+
+// float resolves a decimal number. It also returns the text as written, for
+// messages: a value that underflows to 0 should be quoted, not printed as 0.
+func (r *resolver) float(n *yaml.Node, label, noun string) (float64, string, bool) {
+	s, ok := r.text(n)
+	if !ok {
+		return 0, s, false
+	}
+	if !decimal.MatchString(s) {
+		r.d.errorf(n, "%s: expected %s, got %q", label, noun, s)
+		return 0, s, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		r.d.errorf(n, "%s: %s is too large", label, s)
+		return 0, s, false
+	}
+	return v, s, true
+}
+
 var bareNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 
 // duration resolves a Go duration string and rejects negative ones.

@@ -51,6 +51,8 @@ func TestSchemaMatchesDecoder(t *testing.T) {
 		{"request", def("request"), fieldNames(requestFields, true)},
 		{"expect", def("expect"), fieldNames(expectFields, true)},
 		{"phase", def("phase"), fieldNames(phaseFields, true)},
+		{"concurrencyRamp", def("concurrencyRamp"), fieldNames(rampFields("concurrency", anInteger), true)},
+		{"rateRamp", def("rateRamp"), fieldNames(rampFields("rate", aRate), true)},
 		{"threshold", thresholdObject, fieldNames(thresholdFields, true)},
 	}
 	for _, tc := range tests {

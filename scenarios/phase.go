@@ -1,0 +1,221 @@
+package scenarios
+
+import (
+	"go.yaml.in/yaml/v3"
+)
+
+// maxConcurrency bounds the workers of a closed-model phase and the
+// requests in flight of an open-model one; each is a goroutine and,
+// without keep-alive, a socket.
+const maxConcurrency = 1_000_000
+
+// maxRate bounds an open-model arrival rate, in requests per second. One
+// process cannot schedule arrivals faster, so a larger rate is a typo.
+const maxRate = 10_000_000
+
+// maxTrials bounds trials: each trial runs the whole phase again.
+const maxTrials = 1000
+
+// phases resolves every phase for one matrix combination.
+func (r *resolver) phases(raw *rawScenario, names []string) []Phase {
+	var out []Phase
+	measured := false
+	for i, p := range raw.phases {
+		if !p.ok {
+			continue
+		}
+		ph := r.phase(p, names[i])
+		measured = measured || !ph.Warmup
+		out = append(out, ph)
+	}
+	if len(out) > 0 && !measured {
+		r.d.errorf(raw.phasesKey, "phases: needs at least one phase without warmup: true, to measure")
+	}
+	return out
+}
+
+func (r *resolver) phase(p *rawPhase, name string) Phase {
+	out := Phase{Name: name, Pos: r.d.pos(p.node), Trials: 1}
+	if p.warmup != nil {
+		out.Warmup, _ = r.bool(p.warmup, "warmup")
+	}
+	if p.duration != nil {
+		if v, ok := r.duration(p.duration, "duration"); ok {
+			if v == 0 {
+				r.d.errorf(p.duration, "duration: must be greater than 0")
+			}
+			out.Duration = v
+		}
+	}
+	if p.requests != nil {
+		out.Requests, _ = r.intIn(p.requests, "requests", 1, 1<<62)
+	}
+	if p.duration == nil && p.requests == nil {
+		r.d.errorf(p.node, "%s: needs duration or requests, to know when to stop", described("phase", name))
+	}
+	// Writing rate is what chooses the open model, whether or not its
+	// value is valid: otherwise one typo in the rate would bring a flood of
+	// closed-model complaints about a phase that was never meant to be one.
+	if p.rate.key != nil {
+		r.openModel(p, &out)
+	} else {
+		r.closedModel(p, &out)
+	}
+	if p.trials.key != nil {
+		if out.Warmup {
+			r.d.errorf(p.trials.key, "trials: warm-up phases are not measured; trials has no meaning there")
+		} else if p.trials.val != nil {
+			if v, ok := r.intIn(p.trials.val, "trials", 1, maxTrials); ok {
+				out.Trials = int(v)
+			}
+		}
+	}
+	return out
+}
+
+func (r *resolver) closedModel(p *rawPhase, out *Phase) {
+	out.Concurrency = 1
+	if p.maxInFlight.key != nil {
+		r.d.errorf(p.maxInFlight.key, "max_in_flight: caps the open model and needs rate; in the closed model, concurrency is the cap")
+	}
+	if from, to, ok := r.concurrency(&p.concurrency); ok {
+		out.Concurrency = to
+		// A ramp from N to N is a constant level; keeping it as one spares
+		// the runner a ramp of slope 0 and frees the phase from needing
+		// duration.
+		if from != to {
+			out.ConcurrencyFrom = from
+		}
+	}
+	ramp := out.ConcurrencyFrom > 0
+	if ramp && p.duration == nil {
+		r.d.errorf(p.concurrency.key, "concurrency: a ramp {from, to} spans the phase and needs duration")
+	}
+	if p.rampUp.key != nil && ramp {
+		r.d.errorf(p.rampUp.key, "ramp_up: the concurrency ramp already starts workers gradually; use one or the other")
+	} else if p.rampUp.val != nil {
+		if v, ok := r.duration(p.rampUp.val, "ramp_up"); ok {
+			if out.Duration > 0 && v >= out.Duration {
+				r.d.errorf(p.rampUp.val, "ramp_up: must be shorter than the phase's duration (%s), got %s", out.Duration, v)
+			}
+			out.RampUp = v
+		}
+	}
+	if p.thinkTime.val != nil {
+		out.ThinkTime, _ = r.duration(p.thinkTime.val, "think_time")
+	}
+}
+
+func (r *resolver) openModel(p *rawPhase, out *Phase) {
+	if p.concurrency.key != nil {
+		r.d.errorf(later(p.rate.key, p.concurrency.key), "rate and concurrency are exclusive: rate is the open model, concurrency the closed one")
+	}
+	if p.rampUp.key != nil {
+		r.d.errorf(p.rampUp.key, "ramp_up: only for the closed model (concurrency); to ramp an open-model phase, write rate: {from: A, to: B}")
+	}
+	if p.thinkTime.key != nil {
+		r.d.errorf(p.thinkTime.key, "think_time: only for the closed model (concurrency); with rate, requests are sent on schedule, not after responses")
+	}
+	if rate, ok := r.rate(&p.rate); ok {
+		out.Rate = rate
+		if rate.From != rate.To && p.duration == nil {
+			r.d.errorf(p.rate.key, "rate: a ramp {from, to} spans the phase and needs duration")
+		}
+	}
+	out.MaxInFlight = DefaultMaxInFlight
+	if p.maxInFlight.val != nil {
+		if v, ok := r.intIn(p.maxInFlight.val, "max_in_flight", 1, maxConcurrency); ok {
+			out.MaxInFlight = int(v)
+		}
+	}
+}
+
+// concurrency resolves `concurrency: N` as a ramp from N to N, or
+// `concurrency: {from, to}`. A ramp starts at one worker at least, so that
+// ConcurrencyFrom == 0 can keep meaning "no ramp". ok is false when nothing
+// valid was written.
+func (r *resolver) concurrency(c *rawRamp) (from, to int, ok bool) {
+	switch {
+	case c.value != nil:
+		v, ok := r.intIn(c.value, "concurrency", 1, maxConcurrency)
+		return int(v), int(v), ok
+	case c.ramp != nil && r.complete(c, "concurrency"):
+		f, okFrom := r.int(c.from.val, "concurrency.from")
+		if okFrom && f < 1 {
+			r.d.errorf(c.from.val, "concurrency.from: must be at least 1, got %d (a ramp starts with one worker or more)", f)
+			okFrom = false
+		}
+		t, okTo := r.intIn(c.to.val, "concurrency.to", 1, maxConcurrency)
+		if !okFrom || !okTo {
+			return 0, 0, false
+		}
+		if f > t {
+			r.d.errorf(c.ramp, "concurrency: from (%d) is greater than to (%d); a concurrency ramp only grows", f, t)
+			return 0, 0, false
+		}
+		return int(f), int(t), true
+	}
+	return 0, 0, false
+}
+
+// rate resolves `rate: R` as a constant rate, or `rate: {from, to}`. A
+// ramp may start or end at 0 (ramping up from idle, draining to idle), but
+// a constant rate of 0 sends nothing.
+func (r *resolver) rate(c *rawRamp) (Rate, bool) {
+	switch {
+	case c.value != nil:
+		v, ok := r.rateValue(c.value, "rate", false)
+		return Rate{From: v, To: v}, ok
+	case c.ramp != nil && r.complete(c, "rate"):
+		from, okFrom := r.rateValue(c.from.val, "rate.from", true)
+		to, okTo := r.rateValue(c.to.val, "rate.to", true)
+		if !okFrom || !okTo {
+			return Rate{}, false
+		}
+		if from == 0 && to == 0 {
+			r.d.errorf(c.ramp, "rate: from and to are both 0; a ramp needs at least one of them above 0")
+			return Rate{}, false
+		}
+		return Rate{From: from, To: to}, true
+	}
+	return Rate{}, false
+}
+
+// rateValue resolves one rate in requests per second.
+func (r *resolver) rateValue(n *yaml.Node, label string, zeroOK bool) (float64, bool) {
+	v, s, ok := r.float(n, label, aRate)
+	switch {
+	case !ok:
+	case v < 0 && zeroOK:
+		r.d.errorf(n, "%s: must not be negative, got %s", label, s)
+		ok = false
+	case v <= 0 && !zeroOK:
+		r.d.errorf(n, "%s: must be greater than 0, got %s", label, s)
+		ok = false
+	case v > maxRate:
+		r.d.errorf(n, "%s: must be at most %d requests per second, got %s", label, maxRate, s)
+		ok = false
+	}
+	return v, ok
+}
+
+// complete reports whether ramp mapping c has both ends, after reporting
+// the missing ones. An end with a mistyped value was reported when decoding.
+func (r *resolver) complete(c *rawRamp, label string) bool {
+	if c.from.key == nil {
+		r.d.errorf(c.ramp, "%s: missing required field %q", label, "from")
+	}
+	if c.to.key == nil {
+		r.d.errorf(c.ramp, "%s: missing required field %q", label, "to")
+	}
+	return c.from.val != nil && c.to.val != nil
+}
+
+// later returns whichever of two keys comes last in the file: of two keys
+// that exclude each other, the second is the one that broke the phase.
+func later(a, b *yaml.Node) *yaml.Node {
+	if b.Line > a.Line || (b.Line == a.Line && b.Column > a.Column) {
+		return b
+	}
+	return a
+}
