@@ -245,6 +245,11 @@ loop:
 		}
 	}
 	res.End = time.Now()
+	if ph.Duration > 0 && res.End.Sub(res.Start) > ph.Duration {
+		// Requests still running at the deadline were abandoned, not counted,
+		// so the time spent winding them down is not measured time either.
+		res.End = res.Start.Add(ph.Duration)
+	}
 	res.Elapsed = res.End.Sub(res.Start)
 	col.drain()
 	if col.pending.Requests > 0 {
