@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/loadgate/loadgate/scenarios"
@@ -27,3 +28,35 @@ type Client interface {
 
 // NewClientFunc makes the client of one worker of a case.
 type NewClientFunc func(target *scenarios.Target, worker int) (Client, error)
+
+// NewClient makes the client for the target's protocol.
+func NewClient(t *scenarios.Target, worker int) (Client, error) {
+	switch {
+	case t.HTTP != nil:
+		return NewHTTPClient(t, worker)
+	default:
+		return nil, fmt.Errorf("target %q: no protocol block", t.Name)
+	}
+}
+
+// mixEntry is one weighted kind of request a target sends.
+type mixEntry struct {
+	name   string
+	weight int
+}
+
+// requestMix lists what a target sends, so the engine can pick a request
+// and report per name without knowing the protocol. A target with a single
+// kind of request has one entry.
+func requestMix(t *scenarios.Target) []mixEntry {
+	switch {
+	case t.HTTP != nil:
+		mix := make([]mixEntry, len(t.HTTP.Requests))
+		for i, r := range t.HTTP.Requests {
+			mix[i] = mixEntry{name: r.Name, weight: r.Weight}
+		}
+		return mix
+	default:
+		return []mixEntry{{weight: 1}}
+	}
+}

@@ -21,7 +21,7 @@ import (
 type Config struct {
 	Logger    zerolog.Logger
 	Observer  Observer      // nil = no progress reporting
-	NewClient NewClientFunc // nil = NewHTTPClient
+	NewClient NewClientFunc // nil = NewClient, which picks the client for the target's protocol
 	// MaxPhase is the hard deadline of a phase that has no duration (a
 	// request count only), so that a stalled server cannot hang the run.
 	// Default 1h.
@@ -35,7 +35,7 @@ type Config struct {
 
 func (c *Config) defaults() {
 	if c.NewClient == nil {
-		c.NewClient = NewHTTPClient
+		c.NewClient = NewClient
 	}
 	if c.MaxPhase <= 0 {
 		c.MaxPhase = time.Hour
@@ -136,16 +136,16 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 		res.Rate = &rate
 		res.SendLag = NewHistogram()
 	}
-	reqs := c.Target.HTTP.Requests
-	if len(reqs) > 1 {
-		for _, r := range reqs {
-			res.ByName = append(res.ByName, &NamedResult{Name: r.Name, Latency: NewHistogram()})
+	mix := requestMix(&c.Target)
+	if len(mix) > 1 {
+		for _, r := range mix {
+			res.ByName = append(res.ByName, &NamedResult{Name: r.name, Latency: NewHistogram()})
 		}
 	}
 	pr := &phaseRun{phase: ph, target: &c.Target, newClient: cfg.NewClient}
 	sum := 0
-	for _, r := range reqs {
-		sum += r.Weight
+	for _, r := range mix {
+		sum += r.weight
 		pr.weights = append(pr.weights, sum)
 	}
 	defer pr.closeClients()
