@@ -339,3 +339,46 @@ func TestDemo(t *testing.T) {
 		t.Errorf("demo ran %d cases, want 3", n)
 	}
 }
+
+func TestGitHubActionsSummaryAndAnnotations(t *testing.T) {
+	srv := startServer(t, demoserver.Config{Delay: 2 * time.Millisecond})
+	summary := filepath.Join(t.TempDir(), "step-summary.md")
+	path := writeScenario(t, strings.Replace(basicScenario, "RULE", "p99 < 1ms", 1))
+	r := invoke(t, context.Background(), map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary,
+	}, "run", "--no-progress", "-o", "", "--var", "host="+srv.HTTPAddr(), path)
+	if r.code != ExitFailed {
+		t.Fatalf("exit %d, want 1: %s", r.code, r.stderr)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil || !strings.Contains(string(md), "p99 < 1ms") {
+		t.Errorf("step summary not written or lacks the failing rule (%v):\n%.300s", err, md)
+	}
+	// The rule sits on line 19, column 5 of the scenario.
+	want := "::error file=" + escapeProperty(path) + ",line=19,col=5,"
+	if !strings.Contains(r.stdout, want) {
+		t.Errorf("no annotation %q in:\n%s", want, r.stdout)
+	}
+	if strings.Count(r.stdout, "::error ") != 1 {
+		t.Errorf("want exactly one error annotation (only the failing rule):\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "::group::loadgate: basic") || !strings.Contains(r.stdout, "::endgroup::") {
+		t.Error("console summary is not wrapped in a log group")
+	}
+}
+
+func TestWorkflowCommandEscaping(t *testing.T) {
+	for _, tc := range []struct{ in, data, prop string }{
+		{"plain", "plain", "plain"},
+		{"50%", "50%25", "50%25"},
+		{"a\nb\r", "a%0Ab%0D", "a%0Ab%0D"},
+		{"file:1,2", "file:1,2", "file%3A1%2C2"},
+	} {
+		if got := escapeData(tc.in); got != tc.data {
+			t.Errorf("escapeData(%q) = %q, want %q", tc.in, got, tc.data)
+		}
+		if got := escapeProperty(tc.in); got != tc.prop {
+			t.Errorf("escapeProperty(%q) = %q, want %q", tc.in, got, tc.prop)
+		}
+	}
+}

@@ -107,6 +107,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		NoProgress: opts.noProgress,
 		Now:        time.Now,
 	})
+	gh := githubFrom(env)
 	meta := reporters.Meta{Version: Version, Commit: gitCommit(env), Host: reporters.HostInfo(), Start: time.Now()}
 	var inputs []reporters.ScenarioInput
 	runFailed := false
@@ -118,7 +119,9 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		in := reporters.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 		if res != nil {
 			in.Verdicts = p.rules.Judge(res)
+			endGroup := gh.group(env.Stdout, "loadgate: "+p.scenario.Name)
 			console.Summary(res, in.Verdicts)
+			endGroup()
 			for _, c := range res.Cases {
 				if c.Err != "" {
 					runFailed = true
@@ -139,6 +142,10 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	meta.Interrupted = ctx.Err() != nil
 	run := reporters.NewRun(meta, inputs)
 	if err := writeOutputs(run, opts, env.Stdout); err != nil {
+		return withCode(ExitRun, err)
+	}
+	gh.annotate(env.Stdout, run)
+	if err := gh.writeSummary(run); err != nil {
 		return withCode(ExitRun, err)
 	}
 	switch {

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/reporters"
+)
+
+// GitHub Actions integration (SPEC §5): with GITHUB_ACTIONS=true the
+// Markdown summary is appended to $GITHUB_STEP_SUMMARY and every failing
+// threshold becomes an annotation on its line of the scenario file.
+
+// stepSummaryLimit keeps the appended summary under GitHub's 1 MiB cap for a
+// step summary, leaving room for what other steps write.
+const stepSummaryLimit = 900 << 10
+
+type github struct {
+	enabled bool
+	summary string // $GITHUB_STEP_SUMMARY path, "" = none
+}
+
+func githubFrom(env Env) github {
+	return github{enabled: env.Getenv("GITHUB_ACTIONS") == "true", summary: env.Getenv("GITHUB_STEP_SUMMARY")}
+}
+
+// group opens a collapsible log section; the returned func closes it.
+func (g github) group(w io.Writer, title string) func() {
+	if !g.enabled {
+		return func() {}
+	}
+	fmt.Fprintf(w, "::group::%s\n", escapeData(title))
+	return func() { fmt.Fprintln(w, "::endgroup::") }
+}
+
+// annotate prints one workflow command per failing or warning verdict.
+func (g github) annotate(w io.Writer, run *reporters.Run) {
+	if !g.enabled {
+		return
+	}
+	for _, sr := range run.Scenarios {
+		for _, v := range allVerdicts(sr) {
+			level := ""
+			switch {
+			case v.Fails():
+				level = "error"
+			case v.Status == assertions.StatusFail || v.Status == assertions.StatusError:
+				level = "warning"
+			default:
+				continue
+			}
+			msg := fmt.Sprintf("[%s] %s", v.Case, v.Rule)
+			if v.Actual != "" {
+				msg += ": " + v.Actual
+			}
+			if v.Reason != "" {
+				msg += " (" + v.Reason + ")"
+			}
+			fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level,
+				escapeProperty(v.Pos.File), v.Pos.Line, v.Pos.Col,
+				escapeProperty(sr.Name+": "+v.Name), escapeData(msg))
+		}
+		if sr.Error != "" {
+			fmt.Fprintf(w, "::error file=%s,title=%s::%s\n", escapeProperty(sr.File),
+				escapeProperty(sr.Name), escapeData(sr.Error))
+		}
+	}
+}
+
+func allVerdicts(sr *reporters.ScenarioRun) []assertions.Verdict {
+	var vs []assertions.Verdict
+	for _, c := range sr.Cases {
+		vs = append(vs, c.Verdicts...)
+	}
+	return append(vs, sr.Verdicts...)
+}
+
+// writeSummary appends the Markdown report to the step summary file.
+func (g github) writeSummary(run *reporters.Run) error {
+	if !g.enabled || g.summary == "" {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := reporters.WriteMarkdown(&b, run); err != nil {
+		return err
+	}
+	md := b.Bytes()
+	if len(md) > stepSummaryLimit {
+		cut := bytes.LastIndexByte(md[:stepSummaryLimit], '\n')
+		md = append(md[:cut+1:cut+1], []byte("\n_Summary truncated to fit GitHub's step summary limit; see summary.md in the results._\n")...)
+	}
+	f, err := os.OpenFile(g.summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("step summary: %w", err)
+	}
+	if _, err := f.Write(md); err != nil {
+		f.Close()
+		return fmt.Errorf("step summary: %w", err)
+	}
+	return f.Close()
+}
+
+// Workflow command escaping, as the Actions runner decodes it.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
