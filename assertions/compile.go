@@ -3,6 +3,7 @@ package assertions
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -192,8 +193,11 @@ func explain(msg string) string {
 				q = q[:2] + "." + q[2:]
 			}
 			return out + fmt.Sprintf("; write p(%s) for any percentile", q)
-		case name == "server" || name == "host" || name == "generator" || name == "dropped":
+		case name == "server" || name == "host" || name == "generator":
 			return out + "; server, host and generator metrics are not available to rules yet"
+		}
+		if dotted := dottedName(name); dotted != "" {
+			return out + fmt.Sprintf("; did you mean %s?", dotted)
 		}
 		if c := closest(name, envNames); c != "" {
 			return out + fmt.Sprintf("; did you mean %s?", c)
@@ -209,6 +213,18 @@ func explain(msg string) string {
 		return fmt.Sprintf("a threshold must be a condition (true or false), but this rule is a %s", t)
 	}
 	return msg
+}
+
+// dottedName reads send_lag_p99 or latency_p99 as the field of a struct
+// value that the author most likely meant, in other tools' naming style;
+// "" when name is not of that form.
+func dottedName(name string) string {
+	for _, s := range slices.Sorted(maps.Keys(structNames)) {
+		if f, ok := strings.CutPrefix(name, s+"_"); ok && slices.Contains(structNames[s], f) {
+			return s + "." + f
+		}
+	}
+	return ""
 }
 
 // offError is a problem found while walking a rule, at a rune offset of

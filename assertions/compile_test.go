@@ -110,6 +110,34 @@ func TestCompileErrors(t *testing.T) {
 			want: []string{`load.yaml:11:14: invalid rule: unknown name "server"; server, host and generator metrics are not available to rules yet`},
 		},
 		{
+			// Generator health beyond dropped arrivals is not there yet.
+			name: "generator metrics",
+			th:   at(11, 5, "!generator.saturated"),
+			want: []string{`load.yaml:11:6: invalid rule: unknown name "generator"; server, host and generator metrics are not available to rules yet`},
+		},
+		{
+			name: "misspelt dropped",
+			th:   at(2, 5, "droped == 0"),
+			want: []string{`load.yaml:2:5: invalid rule: unknown name "droped"; did you mean dropped?`},
+		},
+		{
+			// The flat naming of other tools, for a field of a struct value.
+			name: "underscore for a dot",
+			th:   at(2, 5, "send_lag_p99 < 5ms"),
+			want: []string{`load.yaml:2:5: invalid rule: unknown name "send_lag_p99"; did you mean send_lag.p99?`},
+		},
+		{
+			name: "unknown send lag field",
+			th:   at(2, 5, "send_lag.p98 < 1ms"),
+			want: []string{`load.yaml:2:14: invalid rule: unknown field "p98" (known: min, mean, max, stddev, p50, p90, p95, p99, p999)`},
+		},
+		{
+			// Trials are counted, so they compare with integers only.
+			name: "trials compared with a duration",
+			th:   at(2, 5, "trials >= 1s"),
+			want: []string{`load.yaml:2:12: invalid rule: invalid operation: >= (mismatched types int and time.Duration)`},
+		},
+		{
 			name: "unknown latency field",
 			th:   at(2, 5, "latency.p98 < 1ms"),
 			want: []string{`load.yaml:2:13: invalid rule: unknown field "p98" (known: min, mean, max, stddev, p50, p90, p95, p99, p999)`},
@@ -200,6 +228,9 @@ func TestCompileValid(t *testing.T) {
 		{rule: `target == "api" ? p99 < 10ms : p99 < 50ms`, shown: []string{"target", "p99"}},
 		{rule: `phase == "spike" || failed == 0`, shown: []string{"phase", "failed"}},
 		{rule: "min > 0s && max < 1h && mean < 1s && stddev < 1s", shown: []string{"min", "max", "mean", "stddev"}},
+		{rule: "dropped == 0", shown: []string{"dropped"}},
+		{rule: "send_lag.p99 < 5ms && send_lag.max < 100ms", shown: []string{"send_lag.p99", "send_lag.max"}},
+		{rule: "trials < 3 || rps_cv < 5%", shown: []string{"trials", "rps_cv"}},
 		{rule: "baseline == nil || rps > baseline.rps", shown: []string{"rps"}, baseline: true},
 		{rule: `!regressed("latency.p99", 5%)`, baseline: true},
 	}

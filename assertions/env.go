@@ -2,6 +2,7 @@ package assertions
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"time"
@@ -17,7 +18,7 @@ type Metrics struct {
 	Succeeded     int64         `expr:"succeeded"`      // passed every expect check
 	Failed        int64         `expr:"failed"`         // completed with an error of any kind
 	ErrorRate     float64       `expr:"error_rate"`     // failed / requests, 0 when nothing completed
-	RPS           float64       `expr:"rps"`            // completed per second of measured wall time
+	RPS           float64       `expr:"rps"`            // completed per second of measured wall time; the median trial's with trials
 	Duration      time.Duration `expr:"duration"`       // measured wall time
 	BytesReceived int64         `expr:"bytes_received"` // bytes
 	BytesSent     int64         `expr:"bytes_sent"`     // bytes
@@ -54,6 +55,23 @@ type Env struct {
 	Phase  string         `expr:"phase"`
 	Target string         `expr:"target"` // the case's target name
 	Matrix map[string]any `expr:"matrix"` // the case's matrix values: int64, float64, bool or string
+
+	// How the load was generated. These describe the case, not one request,
+	// so requests_by_name does not repeat them.
+
+	// Dropped counts open-model arrivals that fell due but were never sent
+	// because max_in_flight requests were outstanding; 0 in the closed model.
+	Dropped int64 `expr:"dropped"`
+	// SendLag is how late open-model requests left against their schedule:
+	// the generator's own scheduling error, or the wait behind max_in_flight
+	// when the server fell behind; zero in the closed model.
+	SendLag runner.Distribution `expr:"send_lag"`
+	// Trials is how many times the measured phases ran (trials: N); 1 when
+	// they ran once. With trials, rps is the median trial's.
+	Trials int `expr:"trials"`
+	// RPSCV is the coefficient of variation (stddev / mean) of the trials'
+	// rps, a fraction; 0 without trials.
+	RPSCV float64 `expr:"rps_cv"`
 
 	// RequestsByName holds the metrics of each request of a weighted
 	// `requests:` mix, keyed by the request's name.
@@ -115,6 +133,9 @@ var (
 	// metricNames are the values regressed() can compare: every number of
 	// Metrics, with dotted paths into its nested structs.
 	metricNames = numericPaths(reflect.TypeFor[Metrics](), "")
+	// structNames are the env's struct values (latency, send_lag, …) with
+	// their field names, to recognise send_lag_p99 as send_lag.p99.
+	structNames = structFields(reflect.TypeFor[Env]())
 	// fieldNames are the fields of each struct a rule can reach, keyed by
 	// the type name expr puts in its messages.
 	fieldNames = map[string][]string{
@@ -134,6 +155,19 @@ func tagNames(t reflect.Type) []string {
 		names = append(names, f.Tag.Get("expr"))
 	}
 	return names
+}
+
+func structFields(t reflect.Type) map[string][]string {
+	out := map[string][]string{}
+	for f := range t.Fields() {
+		switch {
+		case f.Anonymous:
+			maps.Copy(out, structFields(f.Type))
+		case f.Type.Kind() == reflect.Struct:
+			out[f.Tag.Get("expr")] = tagNames(f.Type)
+		}
+	}
+	return out
 }
 
 func numericPaths(t reflect.Type, prefix string) []string {

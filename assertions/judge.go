@@ -117,11 +117,18 @@ func (cj *caseJudge) env(phase string, phases []*runner.PhaseResult, byName bool
 				cj.matrix[mv.Key] = mv.Value
 			}
 		}
+		st := runner.Summarize(phases)
 		e = &Env{
-			Metrics: metricsOf(runner.Summarize(phases)),
+			Metrics: metricsOf(st),
 			Phase:   phase,
 			Target:  cj.c.Target,
 			Matrix:  cj.matrix,
+			Dropped: st.Dropped,
+			SendLag: st.SendLag,
+			Trials:  1,
+		}
+		if st.Trials != nil {
+			e.Trials, e.RPSCV = st.Trials.N, st.Trials.RPSCV
 		}
 		if phase == "" {
 			e.Phase = "measured"

@@ -355,3 +355,81 @@ func TestJudgeExpressions(t *testing.T) {
 		}
 	}
 }
+
+// openPhase is an open-model phase: every request left lag late, and
+// dropped arrivals were never sent.
+func openPhase(l load, lag time.Duration, dropped int64) *runner.PhaseResult {
+	p := phase("steady", false, time.Second, l)
+	p.Rate = &scenarios.Rate{From: 1000, To: 1000}
+	p.Dropped = dropped
+	p.SendLag = runner.NewHistogram()
+	for range p.Requests {
+		p.SendLag.Record(lag)
+	}
+	return p
+}
+
+// trialsPhase is a phase run once per entry of rps, one second each, merged
+// the way the runner merges trials.
+func trialsPhase(rps ...int64) *runner.PhaseResult {
+	var total int64
+	for _, r := range rps {
+		total += r
+	}
+	p := phase("steady", false, time.Duration(len(rps))*time.Second, load{latency: time.Millisecond, n: total})
+	for _, r := range rps {
+		p.Trials = append(p.Trials, runner.Trial{Requests: r, Elapsed: time.Second, RPS: float64(r), P50: time.Millisecond, P99: time.Millisecond})
+	}
+	return p
+}
+
+func TestJudgeOpenModel(t *testing.T) {
+	rules := mustCompile(t,
+		at(2, 5, "dropped == 0"),
+		at(3, 5, "send_lag.p99 < 5ms"),
+	)
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		// Behind max_in_flight: arrivals dropped, the rest sent late.
+		caseOf("web", 1, openPhase(load{latency: time.Millisecond, n: 900}, 20*time.Millisecond, 100)),
+		// Kept up: nothing dropped, sent within a fraction of a millisecond.
+		caseOf("web", 2, openPhase(load{latency: time.Millisecond, n: 1000}, 300*time.Microsecond, 0)),
+		// The closed model drops nothing and has no schedule to lag behind.
+		caseOf("web", 3, phase("steady", false, time.Second, load{latency: time.Millisecond, n: 1000})),
+	}}
+	want := []brief{
+		{Case: "web concurrency=1", Rule: "dropped == 0", Status: StatusFail, Actual: "dropped = 100"},
+		{Case: "web concurrency=1", Rule: "send_lag.p99 < 5ms", Status: StatusFail, Actual: "send_lag.p99 = 20ms"},
+		{Case: "web concurrency=2", Rule: "dropped == 0", Status: StatusPass, Actual: "dropped = 0"},
+		{Case: "web concurrency=2", Rule: "send_lag.p99 < 5ms", Status: StatusPass, Actual: "send_lag.p99 = 300µs"},
+		{Case: "web concurrency=3", Rule: "dropped == 0", Status: StatusPass, Actual: "dropped = 0"},
+		{Case: "web concurrency=3", Rule: "send_lag.p99 < 5ms", Status: StatusPass, Actual: "send_lag.p99 = 0s"},
+	}
+	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+func TestJudgeTrials(t *testing.T) {
+	rules := mustCompile(t,
+		at(2, 5, "rps == 1000"),
+		at(3, 5, "trials == 3 && rps_cv < 20%"),
+		at(4, 5, "trials == 1 && rps_cv == 0"),
+	)
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		// 3200 requests in 3 s pool to 1066.7 rps; the median trial is 1000.
+		caseOf("web", 1, trialsPhase(900, 1000, 1300)),
+		caseOf("web", 2, phase("steady", false, time.Second, load{latency: time.Millisecond, n: 1000})),
+	}}
+	want := []brief{
+		{Case: "web concurrency=1", Rule: "rps == 1000", Status: StatusPass, Actual: "rps = 1000"},
+		// CV: stddev 208.2 / mean 1066.7.
+		{Case: "web concurrency=1", Rule: "trials == 3 && rps_cv < 20%", Status: StatusPass, Actual: "trials = 3, rps_cv = 0.195"},
+		{Case: "web concurrency=1", Rule: "trials == 1 && rps_cv == 0", Status: StatusFail, Actual: "trials = 3, rps_cv = 0.195"},
+		{Case: "web concurrency=2", Rule: "rps == 1000", Status: StatusPass, Actual: "rps = 1000"},
+		{Case: "web concurrency=2", Rule: "trials == 3 && rps_cv < 20%", Status: StatusFail, Actual: "trials = 1, rps_cv = 0"},
+		{Case: "web concurrency=2", Rule: "trials == 1 && rps_cv == 0", Status: StatusPass, Actual: "trials = 1, rps_cv = 0"},
+	}
+	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}

@@ -246,9 +246,26 @@ func phaseFigures(r *runner.PhaseResult) string {
 	if r.Latency != nil {
 		p99 = r.Latency.Quantile(99)
 	}
-	s := fmt.Sprintf("%s requests in %.2fs, %s rps, %s failed", group(r.Requests), r.Elapsed.Seconds(), fmtRate(rps), group(r.Failed))
+	took := fmt.Sprintf("%.2fs", r.Elapsed.Seconds())
+	rpsNote := ""
+	if len(r.Trials) > 1 {
+		// The pooled rate would disagree with the median the summary and
+		// the rules quote.
+		if st := runner.Summarize([]*runner.PhaseResult{r}); st.Trials != nil {
+			rps = st.Trials.RPSMedian
+			took += fmt.Sprintf(" (%d trials)", st.Trials.N)
+			rpsNote = " (median)"
+		}
+	}
+	if r.Rate != nil {
+		rpsNote += " of " + rateText(*r.Rate, groupedNum) + " requested"
+	}
+	s := fmt.Sprintf("%s requests in %s, %s rps%s, %s failed", group(r.Requests), took, fmtRate(rps), rpsNote, group(r.Failed))
 	if r.Failed > 0 {
 		s += " (" + errorKinds(r.Errors) + ")"
+	}
+	if r.Rate != nil {
+		s += ", " + group(r.Dropped) + " dropped"
 	}
 	s += ", p99 " + fmtDur(p99)
 	if r.Interrupted {

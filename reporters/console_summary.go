@@ -3,6 +3,7 @@ package reporters
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
 )
 
 // abPercentiles are the rows of ab's "Percentage of the requests served
@@ -22,13 +24,9 @@ var abPercentiles = []float64{50, 66, 75, 80, 90, 95, 98, 99, 99.9, 100}
 // taken together, then a table of the threshold verdicts.
 func (c *Console) Summary(res *runner.ScenarioResult, verdicts []assertions.Verdict) {
 	var b bytes.Buffer
-	name := ""
-	if res != nil && res.Scenario != nil {
-		name = res.Scenario.Name
-	}
 	if res != nil {
 		for _, cr := range res.Cases {
-			summaryCase(&b, name, cr, c.opts.Quiet)
+			summaryCase(&b, res.Scenario, cr, c.opts.Quiet)
 		}
 		if res.Interrupted {
 			b.WriteString("Interrupted: the run was stopped early; figures are partial.\n\n")
@@ -43,10 +41,10 @@ func (c *Console) Summary(res *runner.ScenarioResult, verdicts []assertions.Verd
 	c.write(b.String())
 }
 
-func summaryCase(b *bytes.Buffer, scenario string, cr *runner.CaseResult, quiet bool) {
+func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult, quiet bool) {
 	title := cr.ID
-	if scenario != "" {
-		title = scenario + " / " + cr.ID
+	if sc != nil && sc.Name != "" {
+		title = sc.Name + " / " + cr.ID
 	}
 	measured := cr.Measured("")
 	if quiet {
@@ -58,8 +56,15 @@ func summaryCase(b *bytes.Buffer, scenario string, cr *runner.CaseResult, quiet 
 			line += "no measured phase"
 		default:
 			st := runner.Summarize(measured)
-			line += fmt.Sprintf("%s requests, %s rps, %s failed, p99 %s",
-				group(st.Requests), fmtRate(st.RPS), group(st.Failed), fmtDur(st.Latency.P99))
+			line += group(st.Requests) + " requests, " + fmtRate(st.RPS) + " rps"
+			if st.Trials != nil {
+				line += fmt.Sprintf(" (median of %d trials, CV %.1f%%)", st.Trials.N, st.Trials.RPSCV*100)
+			}
+			line += ", " + group(st.Failed) + " failed"
+			if openModel(measured) {
+				line += ", " + group(st.Dropped) + " dropped"
+			}
+			line += ", p99 " + fmtDur(st.Latency.P99)
 		}
 		b.WriteString(line + "\n")
 		return
@@ -83,11 +88,40 @@ func summaryCase(b *bytes.Buffer, scenario string, cr *runner.CaseResult, quiet 
 		return
 	}
 	b.WriteString("\n")
-	abBlock(b, measured)
+	abBlock(b, measured, maxInFlight(sc, cr.ID, measured))
 }
 
-// abBlock prints ab's report for the measured phases taken together.
-func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult) {
+// maxInFlight looks up the max_in_flight caps of a case's open-model
+// phases in the scenario, since results do not carry them; nil when the
+// scenario is not at hand (a results file re-rendered later).
+func maxInFlight(sc *scenarios.Scenario, caseID string, phases []*runner.PhaseResult) []string {
+	if sc == nil {
+		return nil
+	}
+	for i := range sc.Cases {
+		c := &sc.Cases[i]
+		if c.ID != caseID {
+			continue
+		}
+		var out []string
+		for _, p := range phases {
+			if p.Rate == nil {
+				continue
+			}
+			for _, sp := range c.Phases {
+				if sp.Name == p.Name && sp.MaxInFlight > 0 && !slices.Contains(out, strconv.Itoa(sp.MaxInFlight)) {
+					out = append(out, strconv.Itoa(sp.MaxInFlight))
+				}
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// abBlock prints ab's report for the measured phases taken together, with
+// the open model's rate, drops and send lag where ab has only concurrency.
+func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 	st := runner.Summarize(phases)
 	conn := runner.NewHistogram()
 	var levels []int
@@ -95,7 +129,8 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult) {
 	interrupted := false
 	for _, p := range phases {
 		conn.Merge(p.Connect)
-		if !seen[p.Concurrency] {
+		// An open-model phase has no workers; its 0 is not a level.
+		if p.Rate == nil && !seen[p.Concurrency] {
 			seen[p.Concurrency] = true
 			levels = append(levels, p.Concurrency)
 		}
@@ -106,11 +141,20 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult) {
 	for i, l := range levels {
 		lv[i] = strconv.Itoa(l)
 	}
+	open := openModel(phases)
 
 	row := func(label, format string, args ...any) {
 		fmt.Fprintf(b, "%-24s"+format+"\n", append([]any{label + ":"}, args...)...)
 	}
-	row("Concurrency Level", "%s", strings.Join(lv, ", "))
+	if len(lv) > 0 {
+		row("Concurrency Level", "%s", strings.Join(lv, ", "))
+	}
+	if open {
+		row("Rate", "%s requested, %.1f/s achieved", strings.Join(requestedRates(phases, plainNum), ", "), st.RPS)
+		if len(caps) > 0 {
+			row("Max in flight", "%s", strings.Join(caps, ", "))
+		}
+	}
 	taken := fmt.Sprintf("%.3f seconds", st.Elapsed.Seconds())
 	if interrupted {
 		taken += " (interrupted)"
@@ -125,9 +169,21 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult) {
 		})
 		fmt.Fprintf(b, "   (%s)\n", strings.Join(kinds, ", "))
 	}
+	if open {
+		dropped := strconv.FormatInt(st.Dropped, 10)
+		if st.Dropped > 0 {
+			dropped += " (due but never sent: max_in_flight requests were outstanding)"
+		}
+		row("Dropped", "%s", dropped)
+		row("Send lag (ms)", "p50 %.2f, p99 %.2f, max %.2f", ms(st.SendLag.P50), ms(st.SendLag.P99), ms(st.SendLag.Max))
+	}
 	row("Total transferred", "%d bytes", st.BytesReceived)
 	row("Total sent", "%d bytes", st.BytesSent)
-	row("Requests per second", "%.2f [#/sec] (mean)", st.RPS)
+	if st.Trials != nil {
+		row("Requests per second", "%.2f [#/sec] (median of %d trials)", st.RPS, st.Trials.N)
+	} else {
+		row("Requests per second", "%.2f [#/sec] (mean)", st.RPS)
+	}
 	row("Time per request", "%.3f [ms] (mean)", ms(st.Latency.Mean))
 	across := 0.0
 	if st.Requests > 0 {
@@ -166,6 +222,34 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult) {
 		b.WriteString(line + "\n")
 	}
 	b.WriteString("\n")
+	if st.Trials != nil {
+		trialsBlock(b, phases, st.Trials)
+	}
+}
+
+// trialsBlock prints each trial's figures and their spread, so that a
+// reader can tell a steady median from one picked out of scattered runs.
+func trialsBlock(b *bytes.Buffer, phases []*runner.PhaseResult, sp *runner.Spread) {
+	withTrials := 0
+	for _, p := range phases {
+		if len(p.Trials) > 0 {
+			withTrials++
+		}
+	}
+	b.WriteString("Trials\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "trial\trequests\trps\tp50 (ms)\tp99 (ms)\t\n")
+	for _, p := range phases {
+		for i, t := range p.Trials {
+			label := strconv.Itoa(i + 1)
+			if withTrials > 1 {
+				label = p.Name + " " + label
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.2f\t\n", label, t.Requests, t.RPS, ms(t.P50), ms(t.P99))
+		}
+	}
+	_ = tw.Flush() // writes to a bytes.Buffer cannot fail
+	b.WriteString(fmtSpread(sp) + "\n\n")
 }
 
 // summaryThresholds prints one row per verdict, failures pointing at the

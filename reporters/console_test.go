@@ -11,17 +11,26 @@ import (
 	"github.com/loadgate/loadgate/runner"
 )
 
-func TestConsoleSummaryGolden(t *testing.T) {
-	res, verdicts := fixtureResult()
+// consoleSummaries prints the summaries of both measured fixture
+// scenarios, as `loadgate run` does for two scenario files.
+func consoleSummaries(t *testing.T, opts ConsoleOptions) string {
+	t.Helper()
 	var b bytes.Buffer
-	c := NewConsole(&b, ConsoleOptions{})
+	c := NewConsole(&b, opts)
+	res, verdicts := fixtureResult()
 	c.Summary(res, verdicts)
+	slo, sloVerdicts := sloResult()
+	c.Summary(slo, sloVerdicts)
 	if err := c.Err(); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "console.golden.txt", b.Bytes())
+	return b.String()
+}
 
-	out := b.String()
+func TestConsoleSummaryGolden(t *testing.T) {
+	out := consoleSummaries(t, ConsoleOptions{})
+	golden(t, "console.golden.txt", []byte(out))
+
 	for _, want := range []string{
 		"warmup (warm-up): 1,000 requests in 2.00s",
 		"Concurrency Level:      100",
@@ -32,20 +41,56 @@ func TestConsoleSummaryGolden(t *testing.T) {
 		"✗ FAIL",
 		"! WARN",
 		"- skip",
+		// The open model: requested against achieved, drops, send lag.
+		"warmup (warm-up): 1,000 requests in 2.00s, 500.0 rps of 500/s requested, 0 failed, 0 dropped",
+		"Rate:                   2000/s requested, 1992.6/s achieved",
+		"Max in flight:          200",
+		"Dropped:                111 (due but never sent",
+		"Send lag (ms):          p50 0.05, p99 12.01, max 20.02",
+		// Trials: the median, each trial, the spread.
+		"Requests per second:    4920.00 [#/sec] (median of 3 trials)",
+		"rps median 4920.0 (min 4850.0, max 5100.0, CV 2.6%)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q", want)
 		}
 	}
+	// An open-model case has no workers to report.
+	if strings.Contains(out, "Concurrency Level:      0") {
+		t.Error("summary reports concurrency 0 for the open-model case")
+	}
 }
 
 func TestConsoleSummaryQuiet(t *testing.T) {
-	res, verdicts := fixtureResult()
-	var b bytes.Buffer
-	NewConsole(&b, ConsoleOptions{Quiet: true}).Summary(res, verdicts)
-	golden(t, "console-quiet.golden.txt", b.Bytes())
-	if strings.Contains(b.String(), "Connection Times") {
+	out := consoleSummaries(t, ConsoleOptions{Quiet: true})
+	golden(t, "console-quiet.golden.txt", []byte(out))
+	if strings.Contains(out, "Connection Times") {
 		t.Error("quiet summary prints the ab block")
+	}
+	for _, want := range []string{
+		"hello-slo / paced: 29,889 requests, 1,992.6 rps, 0 failed, 111 dropped, p99",
+		"hello-slo / repeated: 148,700 requests, 4,920.0 rps (median of 3 trials, CV 2.6%), 0 failed, p99",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("quiet summary lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestConsoleSummaryWithoutScenario is `loadgate report` on a results file:
+// the scenario's max_in_flight is unknown and must be left out, not shown
+// as 0.
+func TestConsoleSummaryWithoutScenario(t *testing.T) {
+	slo, verdicts := sloResult()
+	slo.Scenario = nil
+	var b bytes.Buffer
+	NewConsole(&b, ConsoleOptions{}).Summary(slo, verdicts)
+	out := b.String()
+	if strings.Contains(out, "Max in flight") {
+		t.Errorf("summary invents a max_in_flight:\n%s", out)
+	}
+	if !strings.Contains(out, "Rate:                   2000/s requested") {
+		t.Errorf("summary lacks the rate:\n%s", out)
 	}
 }
 
@@ -119,6 +164,32 @@ func TestConsoleTTYProgress(t *testing.T) {
 	}
 	if !strings.HasSuffix(out, "\rhello-http / k / measured: done\n") {
 		t.Errorf("done line does not replace the live line: %q", out)
+	}
+}
+
+// TestConsoleTrialLabel checks that a repeated phase's trial, which the
+// runner appends to the phase name, reaches every progress line.
+func TestConsoleTrialLabel(t *testing.T) {
+	s := snap(2*time.Second, 16000)
+	s.Phase = "measured (trial 2/3)"
+	const label = "hello-http / keepalive concurrency=10 / measured (trial 2/3)"
+	for name, opts := range map[string]ConsoleOptions{"tty": {TTY: true}, "plain": {}} {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			c := NewConsole(&b, opts)
+			c.PhaseStarted(s)
+			c.Progress(s)
+			res := &runner.PhaseResult{Name: "measured", Elapsed: 10 * time.Second, Latency: runner.NewHistogram()}
+			res.Requests = 49200
+			c.PhaseDone(s, res)
+			out := b.String()
+			if name == "tty" && !strings.Contains(out, label+"  2s/30s") {
+				t.Errorf("live line lacks the trial:\n%q", out)
+			}
+			if !strings.Contains(out, label+": done, 49,200 requests in 10.00s, 4,920.0 rps") {
+				t.Errorf("done line lacks the trial:\n%q", out)
+			}
+		})
 	}
 }
 
@@ -197,5 +268,16 @@ func TestTTYOnFile(t *testing.T) {
 	}
 	if TTY(nil) {
 		t.Error("nil is not a terminal")
+	}
+}
+
+// TestPhaseFiguresTrials checks the one-line form of a phase run in trials,
+// printed when a case has several measured phases: its rps must be the
+// median the rules and the ab block quote, not the pooled rate.
+func TestPhaseFiguresTrials(t *testing.T) {
+	got := phaseFigures(trialsPhase(t0, 10, sloTrialRPS))
+	want := "148,700 requests in 30.00s (3 trials), 4,920.0 rps (median), 0 failed, p99 16.6ms"
+	if got != want {
+		t.Errorf("phaseFigures = %q\nwant           %q", got, want)
 	}
 }

@@ -73,13 +73,17 @@ var fixtureCases = []caseSpec{
 func fixtureHist(n int64, base time.Duration) *runner.Histogram {
 	h := runner.NewHistogram()
 	for i := range n {
-		d := base + time.Duration(i%50)*base/50
-		if i%100 == 99 {
-			d = 5 * base
-		}
-		h.Record(d)
+		h.Record(fixtureLatency(i, base))
 	}
 	return h
+}
+
+// fixtureLatency is the latency of the i-th request of fixtureHist.
+func fixtureLatency(i int64, base time.Duration) time.Duration {
+	if i%100 == 99 {
+		return 5 * base
+	}
+	return base + time.Duration(i%50)*base/50
 }
 
 func fixturePhase(spec caseSpec, name string, warmup bool, start time.Time, secs, rps int64) *runner.PhaseResult {
@@ -213,17 +217,20 @@ func fixtureMeta() Meta {
 			CPUModel: "AMD EPYC 7763 64-Core Processor", Cores: 4, Runner: "RUNNER_OS=Linux",
 		},
 		Start: t0,
-		End:   t0.Add(2*time.Minute + 30*time.Second),
+		End:   t0.Add(3 * time.Minute),
 	}
 }
 
 // fixtureRun is the synthetic run behind every golden file: the hello-http
-// scenario and a second scenario whose server never became ready.
+// sweep, the hello-slo scenario (open model and trials) and a third
+// scenario whose server never became ready.
 func fixtureRun() *Run {
 	res, verdicts := fixtureResult()
+	slo, sloVerdicts := sloResult()
 	broken := &scenarios.Scenario{File: "testdata/agent.yaml", Name: "tcp-agent", Hash: "aa55"}
 	return NewRun(fixtureMeta(), []ScenarioInput{
 		{Result: res, Verdicts: verdicts},
+		{Result: slo, Verdicts: sloVerdicts},
 		{Scenario: broken, Err: errors.New("server did not become ready within 30s: connect 127.0.0.1:13888: connection refused")},
 	})
 }

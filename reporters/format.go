@@ -2,6 +2,8 @@ package reporters
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -62,6 +64,61 @@ func fmtRate(f float64) string {
 		whole, frac = whole+1, 0
 	}
 	return group(whole) + "." + strconv.FormatInt(frac, 10)
+}
+
+// plainNum renders a number the way ab's report does: no separators, no
+// trailing zeros.
+func plainNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// groupedNum renders a number with thousands separators, for tables whose
+// other counts have them.
+func groupedNum(f float64) string {
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return group(int64(f))
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// rateText renders a requested arrival rate: "2000/s", or "100→5000/s"
+// for a ramp across the phase.
+func rateText(r scenarios.Rate, num func(float64) string) string {
+	if r.From == r.To {
+		return num(r.To) + "/s"
+	}
+	return num(r.From) + "→" + num(r.To) + "/s"
+}
+
+// openModel reports whether any of phases ran in the open model. Such a
+// case has a requested rate and dropped arrivals to report, even when no
+// arrival was dropped: a zero there is a finding, not an absence.
+func openModel(phases []*runner.PhaseResult) bool {
+	for _, p := range phases {
+		if p.Rate != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// requestedRates lists the distinct requested rates of the open-model
+// phases, in run order; nil when every phase ran in the closed model.
+func requestedRates(phases []*runner.PhaseResult, num func(float64) string) []string {
+	var out []string
+	for _, p := range phases {
+		if p.Rate == nil {
+			continue
+		}
+		if r := rateText(*p.Rate, num); !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// fmtSpread renders the spread of trials the way benchstat users read it:
+// the median that rules see, then how far the trials were apart.
+func fmtSpread(s *runner.Spread) string {
+	return fmt.Sprintf("rps median %.1f (min %.1f, max %.1f, CV %.1f%%)", s.RPSMedian, s.RPSMin, s.RPSMax, s.RPSCV*100)
 }
 
 // fmtPct renders a ratio (0..1) as a percentage.

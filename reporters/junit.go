@@ -84,7 +84,9 @@ const junitTime = "2006-01-02T15:04:05"
 // not be evaluated is an <error>; a skipped rule is <skipped>. A warn-level
 // failure passes, because it must not fail a build, and is listed in the
 // suite's <system-out>. A scenario or case that could not run is an <error>.
-// Each suite's <properties> carry rps, p50, p99 and error rate per case.
+// Each suite's <properties> carry rps, p50, p99 and error rate per case,
+// plus dropped arrivals for open-model cases and the rps coefficient of
+// variation for cases run with trials.
 func WriteJUnit(w io.Writer, run *Run) error {
 	doc := junitSuites{Suites: []junitSuite{}}
 	for i, sr := range run.Scenarios {
@@ -271,6 +273,12 @@ func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
 		add(id+".p50_ms", strconv.FormatFloat(ms(st.Latency.P50), 'f', 3, 64))
 		add(id+".p99_ms", strconv.FormatFloat(ms(st.Latency.P99), 'f', 3, 64))
 		add(id+".error_rate", strconv.FormatFloat(st.ErrorRate, 'f', 6, 64))
+		if openModel(c.Phases) {
+			add(id+".dropped", strconv.FormatInt(st.Dropped, 10))
+		}
+		if st.Trials != nil {
+			add(id+".rps_cv", strconv.FormatFloat(st.Trials.RPSCV, 'f', 4, 64))
+		}
 	}
 	return props
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
@@ -109,8 +111,8 @@ func TestWriteJUnitCounts(t *testing.T) {
 	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Suites) != 2 {
-		t.Fatalf("%d suites, want 2", len(doc.Suites))
+	if len(doc.Suites) != 3 {
+		t.Fatalf("%d suites, want 3", len(doc.Suites))
 	}
 	hello := doc.Suites[0]
 	// 6 cases × 4 thresholds + 3 close cases × 1 narrowed threshold.
@@ -129,8 +131,48 @@ func TestWriteJUnitCounts(t *testing.T) {
 	if !strings.Contains(hello.SystemOut, "WARN [close concurrency=100] memory") {
 		t.Errorf("system-out lacks the warn note:\n%s", hello.SystemOut)
 	}
-	agent := doc.Suites[1]
+	slo := doc.Suites[1]
+	// 2 cases × 2 thresholds + 2 narrowed to one target each; the
+	// open-model case dropped arrivals and sent late.
+	if slo.Tests != 6 || slo.Failures != 2 || slo.Errors != 0 || slo.Skipped != 0 {
+		t.Errorf("hello-slo: tests=%d failures=%d errors=%d skipped=%d, want 6/2/0/0",
+			slo.Tests, slo.Failures, slo.Errors, slo.Skipped)
+	}
+	agent := doc.Suites[2]
 	if agent.Tests != 1 || agent.Errors != 1 {
 		t.Errorf("tcp-agent: tests=%d errors=%d, want one error", agent.Tests, agent.Errors)
+	}
+}
+
+// TestWriteJUnitLoadModelProperties checks that dropped and rps_cv appear
+// on exactly the cases they describe: a 0 for a closed-model case would
+// read as "nothing dropped" where nothing could be.
+func TestWriteJUnitLoadModelProperties(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, fixtureRun()); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Suites []struct {
+			Properties []struct {
+				Name  string `xml:"name,attr"`
+				Value string `xml:"value,attr"`
+			} `xml:"properties>property"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range doc.Suites {
+		for _, p := range s.Properties {
+			if strings.HasSuffix(p.Name, ".dropped") || strings.HasSuffix(p.Name, ".rps_cv") {
+				got[p.Name] = p.Value
+			}
+		}
+	}
+	want := map[string]string{"paced.dropped": "111", "repeated.rps_cv": "0.0260"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("load-model properties (-want +got):\n%s", diff)
 	}
 }

@@ -187,12 +187,15 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun) {
 	mdCharts(b, sr)
 }
 
+// mdCaseTable lists the cases. Columns for the open model and for trials
+// appear only when some case needs them, so a plain closed-model sweep
+// keeps the narrow table that fits a step summary.
 func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee) {
-	showKinds := false
+	showKinds, open, trials := false, false, false
 	for _, c := range sr.Cases {
-		if c.Stats.Failed > 0 {
-			showKinds = true
-		}
+		showKinds = showKinds || c.Stats.Failed > 0
+		open = open || openModel(c.Phases)
+		trials = trials || c.Stats.Trials != nil
 	}
 	kneeAt := make(map[*CaseRun]bool)
 	for _, k := range knees {
@@ -200,33 +203,81 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee) {
 			kneeAt[k.at] = true
 		}
 	}
-	b.WriteString("| case | requests | rps | p50 | p90 | p99 | max | errors |")
-	sep := "|:--|--:|--:|--:|--:|--:|--:|--:|"
-	if showKinds {
-		b.WriteString(" failed by kind |")
-		sep += ":--|"
+	head, sep := "| case | requests |", "|:--|--:|"
+	if open {
+		head, sep = head+" rate |", sep+"--:|"
 	}
-	b.WriteString("\n" + sep + "\n")
+	head, sep = head+" rps |", sep+"--:|"
+	if trials {
+		head, sep = head+" rps spread (min–max) |", sep+"--:|"
+	}
+	head, sep = head+" p50 | p90 | p99 | max | errors |", sep+"--:|--:|--:|--:|--:|"
+	if open {
+		head, sep = head+" dropped |", sep+"--:|"
+	}
+	if showKinds {
+		head, sep = head+" failed by kind |", sep+":--|"
+	}
+	b.WriteString(head + "\n" + sep + "\n")
 	for _, c := range sr.Cases {
 		st := c.Stats
 		name := "`" + mdCell(c.ID) + "`"
 		if kneeAt[c] {
 			name += " 📈 knee"
 		}
+		fmt.Fprintf(b, "| %s | %s |", name, group(st.Requests))
+		if open {
+			fmt.Fprintf(b, " %s |", orDash(strings.Join(requestedRates(c.Phases, groupedNum), ", ")))
+		}
+		if st.Trials != nil {
+			fmt.Fprintf(b, " %s ± %.1f%% |", fmtRate(st.RPS), st.Trials.RPSCV*100)
+		} else {
+			fmt.Fprintf(b, " %s |", fmtRate(st.RPS))
+		}
+		if trials {
+			spread := "—"
+			if st.Trials != nil {
+				spread = fmtRate(st.Trials.RPSMin) + "–" + fmtRate(st.Trials.RPSMax)
+			}
+			fmt.Fprintf(b, " %s |", spread)
+		}
 		errs := group(st.Failed)
 		if st.Requests > 0 {
 			errs += " (" + fmtPct(st.ErrorRate) + ")"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s | %s |",
-			name, group(st.Requests), fmtRate(st.RPS),
-			fmtDur(st.Latency.P50), fmtDur(st.Latency.P90), fmtDur(st.Latency.P99), fmtDur(st.Latency.Max),
-			errs)
+		fmt.Fprintf(b, " %s | %s | %s | %s | %s |",
+			fmtDur(st.Latency.P50), fmtDur(st.Latency.P90), fmtDur(st.Latency.P99), fmtDur(st.Latency.Max), errs)
+		if open {
+			dropped := "—"
+			if openModel(c.Phases) {
+				dropped = group(st.Dropped)
+			}
+			fmt.Fprintf(b, " %s |", dropped)
+		}
 		if showKinds {
 			fmt.Fprintf(b, " %s |", errorKinds(st.Errors))
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
+	if trials {
+		b.WriteString("rps with trials: the median trial ± the coefficient of variation (stddev / mean) of the trials' rps; rules see the median.\n\n")
+	}
+	for _, c := range sr.Cases {
+		if c.Stats.Dropped > 0 {
+			fmt.Fprintf(b, "> ⚠️ `%s` dropped %s arrivals, which fell due while max_in_flight requests were outstanding and were never sent: the server, or the machine generating the load, could not keep up with the requested rate.\n\n",
+				oneLine(c.ID), group(c.Stats.Dropped))
+		}
+	}
+}
+
+// orDash fills an empty cell, which GitHub would render as a gap that
+// reads like a missing value.
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
 }
 
 func mdThresholds(b *bytes.Buffer, vs []assertions.Verdict) {

@@ -38,8 +38,8 @@ func TestNewRun(t *testing.T) {
 	if run.Passed {
 		t.Error("Passed = true, want false: rps >= 5000 fails on four cases")
 	}
-	if got := len(run.Scenarios); got != 2 {
-		t.Fatalf("%d scenarios, want 2", got)
+	if got := len(run.Scenarios); got != 3 {
+		t.Fatalf("%d scenarios, want 3", got)
 	}
 	hello := run.Scenarios[0]
 	if got := len(hello.Cases); got != 6 {
@@ -73,7 +73,7 @@ func TestNewRun(t *testing.T) {
 	if got := hello.Cases[1].Matrix; !cmp.Equal(got, []MatrixEntry{{Key: "concurrency", Value: int64(10)}}) {
 		t.Errorf("matrix = %#v", got)
 	}
-	agent := run.Scenarios[1]
+	agent := run.Scenarios[2]
 	if agent.Name != "tcp-agent" || agent.Error == "" || len(agent.Cases) != 0 {
 		t.Errorf("broken scenario = %+v", agent)
 	}
@@ -163,8 +163,8 @@ func TestJSONHasNoWarmup(t *testing.T) {
 			}
 		}
 	}
-	if phases != 6 {
-		t.Errorf("%d phases in JSON, want 6 measured ones", phases)
+	if phases != 8 {
+		t.Errorf("%d phases in JSON, want 8 measured ones", phases)
 	}
 }
 
@@ -191,12 +191,61 @@ func TestJSONRoundTrip(t *testing.T) {
 			t.Errorf("case %s: p99.99 = %v after reading, %v before", c.ID, g, w)
 		}
 	}
+	checkLoadModelFields(t, got.Scenarios[1])
 	var second bytes.Buffer
 	if err := WriteJSON(&second, got); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(first.String(), second.String()); diff != "" {
 		t.Errorf("rewritten JSON differs:\n%s", diff)
+	}
+}
+
+// checkLoadModelFields spells out what the hello-slo scenario must carry
+// after a round trip, so that a field lost on both sides (written as zero,
+// read as zero) cannot pass as equal.
+func checkLoadModelFields(t *testing.T, sr *ScenarioRun) {
+	t.Helper()
+	if len(sr.Cases) != 2 {
+		t.Fatalf("hello-slo: %d cases, want 2", len(sr.Cases))
+	}
+	paced, repeated := sr.Cases[0], sr.Cases[1]
+	p := paced.Phases[0]
+	if p.Rate == nil || *p.Rate != (scenarios.Rate{From: sloRate, To: sloRate}) {
+		t.Errorf("paced: Rate = %v, want %d/s", p.Rate, sloRate)
+	}
+	if p.Dropped != sloDropped || paced.Stats.Dropped != sloDropped {
+		t.Errorf("paced: Dropped = %d, Stats.Dropped = %d, want %d", p.Dropped, paced.Stats.Dropped, sloDropped)
+	}
+	if p.SendLag == nil || p.SendLag.Count() != p.Requests {
+		t.Errorf("paced: SendLag lost its samples: %v", p.SendLag)
+	}
+	// The stored summary must agree with the histogram it was read with.
+	if want := runner.Distribute(p.SendLag); paced.Stats.SendLag != want || want.P99 == 0 {
+		t.Errorf("paced: Stats.SendLag = %+v, histogram gives %+v", paced.Stats.SendLag, want)
+	}
+	if p.Concurrency != 0 || paced.Stats.Trials != nil {
+		t.Errorf("paced: Concurrency = %d, Trials = %v; want an open-model phase without trials", p.Concurrency, paced.Stats.Trials)
+	}
+
+	r := repeated.Phases[0]
+	if len(r.Trials) != len(sloTrialRPS) {
+		t.Fatalf("repeated: %d trials, want %d", len(r.Trials), len(sloTrialRPS))
+	}
+	for i, tr := range r.Trials {
+		if tr.RPS != float64(sloTrialRPS[i]) || tr.P99 == 0 || tr.Elapsed != 10*time.Second {
+			t.Errorf("repeated: trial %d = %+v", i+1, tr)
+		}
+	}
+	sp := repeated.Stats.Trials
+	if sp == nil || sp.N != 3 || sp.RPSMedian != 4920 || sp.RPSMin != 4850 || sp.RPSMax != 5100 || len(sp.RPS) != 3 {
+		t.Fatalf("repeated: Stats.Trials = %+v", sp)
+	}
+	if repeated.Stats.RPS != sp.RPSMedian {
+		t.Errorf("repeated: Stats.RPS = %v, want the median trial's %v", repeated.Stats.RPS, sp.RPSMedian)
+	}
+	if r.Rate != nil || r.SendLag != nil || repeated.Stats.Dropped != 0 {
+		t.Errorf("repeated: closed-model phase grew open-model fields: rate %v, send lag %v, dropped %d", r.Rate, r.SendLag, repeated.Stats.Dropped)
 	}
 }
 
