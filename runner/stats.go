@@ -38,7 +38,7 @@ type Stats struct {
 	Connect      Distribution  `json:"connect"`
 	Dropped      int64         `json:"dropped,omitempty"` // open model: arrivals never sent (max_in_flight)
 	// SendLag is the open model's scheduling error; zero in the closed model.
-	SendLag Distribution `json:"send_lag"`
+	SendLag Distribution `json:"send_lag,omitzero"`
 	// Trials is set when the phases ran trials: N > 1; RPS is then their median.
 	Trials *Spread `json:"trials,omitempty"`
 	// LatencyHist is the merged latency histogram, for arbitrary percentiles.
