@@ -119,6 +119,12 @@ type phaseRun struct {
 	inFlight  atomic.Int64
 	wg        sync.WaitGroup
 
+	schedLag *Histogram // owned by the open-model scheduler
+	// idleHandoffs counts arrivals the scheduler gave to a worker that was
+	// already waiting: when the schedule still fell behind, the scheduler,
+	// not the connections, was the limit. Owned by the scheduler.
+	idleHandoffs int64
+
 	mu      sync.Mutex
 	clients []Client
 	spawned int
@@ -142,7 +148,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 			res.ByName = append(res.ByName, &NamedResult{Name: r.name, Latency: NewHistogram()})
 		}
 	}
-	pr := &phaseRun{phase: ph, target: &c.Target, newClient: cfg.NewClient}
+	pr := &phaseRun{phase: ph, target: &c.Target, newClient: cfg.NewClient, schedLag: NewHistogram()}
 	sum := 0
 	for _, r := range mix {
 		sum += r.weight
@@ -191,6 +197,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 			}
 		}
 	}
+	cpu0 := cpuTime()
 	res.Start = time.Now()
 	pr.start = res.Start
 	var sent atomic.Int64
@@ -256,8 +263,23 @@ loop:
 		col.closeSecond(second, pr.inFlight.Load())
 	}
 	res.Interrupted = ctx.Err() != nil
+	res.Generator.CPU = cpuShare(cpuTime()-cpu0, time.Since(res.Start))
 	if open {
 		res.Dropped = dropped(ph, res.Elapsed, sent.Load())
+		var idleShare float64
+		select {
+		case <-done: // the scheduler has finished with its figures
+			res.Generator.SchedLagP99 = pr.schedLag.Quantile(99)
+			if s := sent.Load(); s > 0 {
+				idleShare = float64(pr.idleHandoffs) / float64(s)
+			}
+		default:
+		}
+		var dropShare float64
+		if total := res.Requests + res.Dropped; total > 0 {
+			dropShare = float64(res.Dropped) / float64(total)
+		}
+		res.Generator.judge(dropShare, idleShare)
 	}
 	if err := pr.clientErr(); err != nil {
 		return nil, err
@@ -403,6 +425,10 @@ func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	var sent int64
+	// backlog is set while the scheduler works off arrivals that waited for a
+	// busy worker (max_in_flight back-pressure, the server's doing), so that
+	// their lateness is not blamed on the generator.
+	backlog := false
 	for i := int64(0); ph.Requests <= 0 || i < ph.Requests; i++ {
 		due := arrivalOffset(ph.Rate, ph.Duration, i)
 		if ph.Duration > 0 && due >= ph.Duration {
@@ -415,6 +441,12 @@ func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
 				return sent
 			case <-timer.C:
 			}
+			pr.schedLag.Record(time.Since(pr.start) - due)
+			backlog = false // caught up with the schedule
+		} else if !backlog {
+			// Not held back by busy workers, yet already late: the
+			// generator itself fell behind.
+			pr.schedLag.Record(-wait)
 		}
 		if pr.spawned < initial {
 			if !spawn(due) {
@@ -425,12 +457,14 @@ func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
 		}
 		select {
 		case work <- due:
+			pr.idleHandoffs++
 		default:
 			patience := time.Duration(math.MaxInt64)
 			if pr.spawned < limit {
 				patience = spawnPatience
 			}
 			timer.Reset(patience)
+			backlog = true
 			select {
 			case work <- due:
 			case <-timer.C:

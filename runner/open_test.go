@@ -83,6 +83,9 @@ func TestOpenModelMaxInFlightCapsAndCountsDropped(t *testing.T) {
 	if peak := g.peak.Load(); peak > 5 {
 		t.Errorf("server saw %d concurrent requests, want at most max_in_flight 5", peak)
 	}
+	if p.Generator.Saturated {
+		t.Errorf("a slow server was blamed on the generator: %s", p.Generator.Reason)
+	}
 	// 5 slots × 200ms serve about 25 of the 100 arrivals; the rest are dropped, not skipped silently.
 	if p.Dropped < 50 {
 		t.Errorf("dropped = %d, want most of the 100 arrivals", p.Dropped)
@@ -220,5 +223,47 @@ func TestSpread(t *testing.T) {
 	}
 	if spread([]Trial{{RPS: 1}}) != nil {
 		t.Error("a single trial has no spread")
+	}
+}
+
+// spinClient answers instantly but costs CPU, like the work of forming and
+// parsing requests: with it, only the generator can be the bottleneck.
+type spinClient struct{ cost time.Duration }
+
+func (c spinClient) Do(ctx context.Context, _ int, out *Outcome) {
+	*out = Outcome{}
+	for start := time.Now(); time.Since(start) < c.cost; {
+	}
+}
+func (spinClient) Close() error { return nil }
+
+// TestStarvedGeneratorIsSaturated asks for far more than the process can
+// send against a target that is never the bottleneck; the phase must say
+// the generator was the limit.
+func TestStarvedGeneratorIsSaturated(t *testing.T) {
+	sc := httpScenario(scenarios.HTTPTarget{Requests: single("http://127.0.0.1:9/")},
+		scenarios.Phase{Name: "flood", Rate: scenarios.Rate{From: 2_000_000, To: 2_000_000}, Duration: time.Second, MaxInFlight: 64})
+	p := runOne(t, sc, Config{NewClient: func(*scenarios.Target, int) (Client, error) {
+		return spinClient{cost: 20 * time.Microsecond}, nil
+	}})
+	t.Logf("starved: %d completed, %d dropped, generator %+v", p.Requests, p.Dropped, p.Generator)
+	if !p.Generator.Saturated || p.Generator.Reason == "" {
+		t.Errorf("generator not marked saturated: %+v", p.Generator)
+	}
+	if s := Summarize([]*PhaseResult{p}); !s.Generator.Saturated {
+		t.Error("Summarize lost the saturation")
+	}
+}
+
+func TestKeptUpGeneratorIsHealthy(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	sc := httpScenario(scenarios.HTTPTarget{Requests: single(srv.URL), Keepalive: true},
+		scenarios.Phase{Name: "gentle", Rate: scenarios.Rate{From: 50, To: 50}, Duration: time.Second, MaxInFlight: 8})
+	p := runOne(t, sc, Config{})
+	if p.Generator.Saturated {
+		t.Errorf("50 req/s marked saturated: %+v", p.Generator)
+	}
+	if p.Generator.CPU <= 0 || p.Generator.CPU > 1 {
+		t.Errorf("generator cpu %v outside (0, 1]", p.Generator.CPU)
 	}
 }

@@ -163,6 +163,9 @@ type PhaseResult struct {
 	// the generator's own scheduling error (or back-pressure from the cap).
 	SendLag *Histogram `json:"send_lag,omitempty"`
 
+	// Generator is loadgate's own health during the phase.
+	Generator Generator `json:"generator"`
+
 	// Trials holds each run of a phase with trials: N > 1; the counters and
 	// histograms above then cover all trials together.
 	Trials []Trial `json:"trials,omitempty"`

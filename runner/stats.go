@@ -39,6 +39,8 @@ type Stats struct {
 	Dropped      int64         `json:"dropped,omitempty"` // open model: arrivals never sent (max_in_flight)
 	// SendLag is the open model's scheduling error; zero in the closed model.
 	SendLag Distribution `json:"send_lag,omitzero"`
+	// Generator is loadgate's own health across the phases (worst of them).
+	Generator Generator `json:"generator"`
 	// Trials is set when the phases ran trials: N > 1; RPS is then their median.
 	Trials *Spread `json:"trials,omitempty"`
 	// LatencyHist is the merged latency histogram, for arbitrary percentiles.
@@ -55,6 +57,7 @@ func Summarize(phases []*PhaseResult) Stats {
 		s.Counters.Merge(p.Counters)
 		s.Elapsed += p.Elapsed
 		s.Dropped += p.Dropped
+		s.Generator.worst(p.Generator)
 		lat.Merge(p.Latency)
 		conn.Merge(p.Connect)
 		lag.Merge(p.SendLag)

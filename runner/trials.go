@@ -28,6 +28,7 @@ func mergeTrials(runs []*PhaseResult) *PhaseResult {
 		m.Interrupted = m.Interrupted || r.Interrupted
 		m.Counters.Merge(r.Counters)
 		m.Dropped += r.Dropped
+		m.Generator.worst(r.Generator)
 		m.Latency.Merge(r.Latency)
 		m.Connect.Merge(r.Connect)
 		if m.SendLag != nil {
