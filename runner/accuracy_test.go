@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -12,7 +13,23 @@ import (
 
 // Accuracy tests: loadgate against the built-in server with known latency
 // behaviour. Bounds are wide enough for a busy 2-core machine under -race,
-// and each one still fails if the measurement it guards is wrong.
+// and each one still fails if the measurement it guards is wrong. A timing
+// bound gets up to three attempts, because other test packages may take the
+// CPU for a while: a real error repeats, a neighbour's burst does not.
+
+// attempts runs check until it reports nothing or three attempts failed,
+// then reports the last attempt's problem.
+func attempts(t *testing.T, check func() (problem string)) {
+	t.Helper()
+	var problem string
+	for i := 1; i <= 3; i++ {
+		if problem = check(); problem == "" {
+			return
+		}
+		t.Logf("attempt %d: %s", i, problem)
+	}
+	t.Error(problem)
+}
 
 func startServer(t *testing.T, cfg demoserver.Config) string {
 	t.Helper()
@@ -63,12 +80,15 @@ func TestAccuracyFixedDelay(t *testing.T) {
 			20 * time.Millisecond, 25 * time.Millisecond},
 	} {
 		t.Run(tc.phase.Name, func(t *testing.T) {
-			p := measure(t, url, tc.phase)
-			p50 := p.Latency.Quantile(50)
-			t.Logf("%s: %d requests, p50 %v, p99 %v", tc.phase.Name, p.Requests, p50, p.Latency.Quantile(99))
-			if p50 < tc.from || p50 > tc.to {
-				t.Errorf("p50 = %v, want within [%v, %v]", p50, tc.from, tc.to)
-			}
+			attempts(t, func() string {
+				p := measure(t, url, tc.phase)
+				p50 := p.Latency.Quantile(50)
+				t.Logf("%s: %d requests, p50 %v, p99 %v", tc.phase.Name, p.Requests, p50, p.Latency.Quantile(99))
+				if p50 < tc.from || p50 > tc.to {
+					return fmt.Sprintf("p50 = %v, want within [%v, %v]", p50, tc.from, tc.to)
+				}
+				return ""
+			})
 		})
 	}
 }
@@ -110,12 +130,15 @@ func TestAccuracyStallOpenVersusClosed(t *testing.T) {
 // requested rate: no drift, no silently skipped arrivals.
 func TestAccuracyAchievedRate(t *testing.T) {
 	url := startServer(t, demoserver.Config{})
-	p := measure(t, url, scenarios.Phase{Name: "open", Rate: scenarios.Rate{From: 2000, To: 2000},
-		MaxInFlight: 100, Duration: 5 * time.Second})
-	achieved := float64(p.Requests) / p.Elapsed.Seconds()
-	t.Logf("requested 2000/s, achieved %.1f/s (%d in %v), dropped %d, send lag p50 %v p99 %v",
-		achieved, p.Requests, p.Elapsed, p.Dropped, p.SendLag.Quantile(50), p.SendLag.Quantile(99))
-	if achieved < 1960 || achieved > 2040 {
-		t.Errorf("achieved %.1f req/s, want 2000 ± 2%%", achieved)
-	}
+	attempts(t, func() string {
+		p := measure(t, url, scenarios.Phase{Name: "open", Rate: scenarios.Rate{From: 2000, To: 2000},
+			MaxInFlight: 100, Duration: 5 * time.Second})
+		achieved := float64(p.Requests) / p.Elapsed.Seconds()
+		t.Logf("requested 2000/s, achieved %.1f/s (%d in %v), dropped %d, send lag p50 %v p99 %v",
+			achieved, p.Requests, p.Elapsed, p.Dropped, p.SendLag.Quantile(50), p.SendLag.Quantile(99))
+		if achieved < 1960 || achieved > 2040 {
+			return fmt.Sprintf("achieved %.1f req/s, want 2000 ± 2%%", achieved)
+		}
+		return ""
+	})
 }
