@@ -11,6 +11,7 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/file"
+	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/loadgate/loadgate/scenarios"
@@ -127,7 +128,10 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 		return r, scenarios.ErrorList{ruleError(th, lerr.Off, lerr.Msg)}
 	}
 	in := &inspector{src: rw, known: k, inner: map[ast.Node]bool{}, declared: map[string]bool{}}
-	prog, err := expr.Compile(rw.Text, expr.Env(Env{}), expr.AsBool(), expr.Patch(in))
+	if tree, err := parser.Parse(rw.Text); err == nil {
+		ast.Walk(&tree.Node, callChecker{in})
+	}
+	prog, err := expr.Compile(rw.Text, append(envOptions(), expr.AsBool(), expr.Patch(in))...)
 	if err != nil {
 		var fe *file.Error
 		if errors.As(err, &fe) {
@@ -147,7 +151,7 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 	r.byName = in.byName
 	r.requests = in.requests
 	for _, name := range in.shownNames() {
-		p, err := expr.Compile(name, expr.Env(Env{}))
+		p, err := expr.Compile(name, envOptions()...)
 		if err != nil {
 			continue // a part that cannot stand alone is simply not listed
 		}
@@ -278,7 +282,6 @@ func (in *inspector) Visit(n *ast.Node) {
 			// A method such as p99.Milliseconds(): list the receiver.
 			delete(in.inner, m.Node)
 		}
-		in.checkRegressed(x)
 	case *ast.VariableDeclaratorNode:
 		in.declared[x.Name] = true
 	}
@@ -320,22 +323,44 @@ func (in *inspector) checkKey(m *ast.MemberNode) {
 	in.errs = append(in.errs, offError{Off: key.Location().From, Msg: msg})
 }
 
-// checkRegressed refuses regressed("rsp", …): a metric name that is a
-// plain string would otherwise only fail once a baseline is loaded.
+// checkRegressed refuses regressed("rsp", …) and regressed("p90", …): a
+// metric name that is a plain string would otherwise only fail once a
+// baseline is loaded. It also refuses a whole-number tolerance such as
+// regressed("rps", 5), which means 500 % where 5% was meant.
 func (in *inspector) checkRegressed(c *ast.CallNode) {
 	id, ok := c.Callee.(*ast.IdentifierNode)
-	if !ok || id.Value != "regressed" || len(c.Arguments) == 0 {
+	if !ok || id.Value != "regressed" || len(c.Arguments) != 2 {
 		return
 	}
-	s, ok := c.Arguments[0].(*ast.StringNode)
-	if !ok || slices.Contains(metricNames, s.Value) {
-		return
+	known := RegressionMetrics()
+	if s, ok := c.Arguments[0].(*ast.StringNode); ok && !slices.Contains(known, s.Value) {
+		msg := fmt.Sprintf("regressed: unknown metric %q", s.Value)
+		switch near := closest(s.Value, known); {
+		case slices.Contains(envNames, s.Value) || slices.Contains(envNames, strings.SplitN(s.Value, ".", 2)[0]):
+			msg = fmt.Sprintf("regressed: %s is not measured trial by trial, so it cannot be compared (known: %s)",
+				s.Value, strings.Join(known, ", "))
+		case near != "":
+			msg += fmt.Sprintf("; did you mean %s?", near)
+		default:
+			msg += fmt.Sprintf(" (known: %s)", strings.Join(known, ", "))
+		}
+		in.errs = append(in.errs, offError{Off: s.Location().From, Msg: msg})
 	}
-	msg := fmt.Sprintf("regressed: unknown metric %q", s.Value)
-	if near := closest(s.Value, metricNames); near != "" {
-		msg += fmt.Sprintf("; did you mean %s?", near)
+	if n, ok := c.Arguments[1].(*ast.IntegerNode); ok && n.Value != 0 {
+		in.errs = append(in.errs, offError{Off: n.Location().From, Msg: fmt.Sprintf(
+			"regressed: a tolerance is a fraction, so %d means %d00%%; write %d%% for %d percent", n.Value, n.Value, n.Value, n.Value)})
 	}
-	in.errs = append(in.errs, offError{Off: s.Location().From, Msg: msg})
+}
+
+// callChecker hands every call of a freshly parsed rule to checkRegressed.
+// It runs before expr's checker, which turns an integer argument into a
+// float without a position.
+type callChecker struct{ in *inspector }
+
+func (cc callChecker) Visit(n *ast.Node) {
+	if c, ok := (*n).(*ast.CallNode); ok {
+		cc.in.checkRegressed(c)
+	}
 }
 
 // shownNames lists what the rule reads, as standalone expressions, in the
@@ -370,7 +395,7 @@ func (in *inspector) shownNames() []string {
 		}
 		// Whole structs and maps are left out later, when formatting finds
 		// no single value to show.
-		if root.Value == "baseline" || root.Value == "regressed" || in.declared[root.Value] ||
+		if root.Value == "regressed" || name == "baseline" || in.declared[root.Value] ||
 			!slices.Contains(envNames, root.Value) {
 			continue
 		}

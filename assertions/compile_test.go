@@ -158,6 +158,16 @@ func TestCompileErrors(t *testing.T) {
 			want: []string{`load.yaml:2:16: invalid rule: regressed: unknown metric "rsp"; did you mean rps?`},
 		},
 		{
+			name: "regressed metric not measured per trial",
+			th:   at(2, 5, `!regressed("latency.p90", 5%)`),
+			want: []string{`load.yaml:2:16: invalid rule: regressed: latency.p90 is not measured trial by trial, so it cannot be compared (known: rps, p50, p99, latency.p50, latency.p99, error_rate, dropped)`},
+		},
+		{
+			name: "regressed tolerance as a whole number",
+			th:   at(2, 5, `!regressed("rps", 5)`),
+			want: []string{`load.yaml:2:23: invalid rule: regressed: a tolerance is a fraction, so 5 means 500%; write 5% for 5 percent`},
+		},
+		{
 			// A block scalar: the second line keeps the first's indentation,
 			// so its columns add to RulePos.Col as well.
 			name: "second line of a block scalar",
@@ -231,7 +241,8 @@ func TestCompileValid(t *testing.T) {
 		{rule: "dropped == 0", shown: []string{"dropped"}},
 		{rule: "send_lag.p99 < 5ms && send_lag.max < 100ms", shown: []string{"send_lag.p99", "send_lag.max"}},
 		{rule: "trials < 3 || rps_cv < 5%", shown: []string{"trials", "rps_cv"}},
-		{rule: "baseline == nil || rps > baseline.rps", shown: []string{"rps"}, baseline: true},
+		{rule: "baseline == nil || rps > baseline.rps", shown: []string{"rps", "baseline.rps"}, baseline: true},
+		{rule: "p99 < baseline.p99 * 1.2 && p99 / baseline.p99 < 120%", shown: []string{"p99", "baseline.p99"}, baseline: true},
 		{rule: `!regressed("latency.p99", 5%)`, baseline: true},
 	}
 	for _, tt := range tests {

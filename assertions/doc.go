@@ -13,6 +13,14 @@
 // case, which reporters turn into the console table, JUnit XML, Markdown and
 // results.json, and which decide the exit code through Verdict.Fails.
 //
+// Judge also compares with an earlier run when JudgeOptions.Baseline is
+// set: `baseline` in a rule is the matching case of that run, and
+// regressed(metric, tolerance) compares the two runs trial by trial with
+// the regression package (a tolerance and a Mann–Whitney U test), which
+// gives the verdict its third outcome, StatusInconclusive. The Baseline
+// interface is declared here, so this package never reads results files;
+// reporters implements it.
+//
 // Rules are expr-lang expressions (github.com/expr-lang/expr) extended with
 // the literals of the scenario format: durations (50ms), sizes (64MiB) and
 // percentages (5%). The literals are rewritten into plain expr before

@@ -3,9 +3,12 @@ package assertions
 import (
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/expr-lang/expr"
 
 	"github.com/loadgate/loadgate/runner"
 )
@@ -44,20 +47,11 @@ type Metrics struct {
 	P func(q float64) (time.Duration, error) `expr:"p"`
 }
 
-// Env is what one rule is evaluated against: one case, narrowed to a phase
-// when the threshold names one. Rules are type-checked against its shape
-// before any traffic is sent.
-type Env struct {
+// CaseMetrics are a case's Metrics with the figures that describe how its
+// load was generated. Those belong to the case, not to one request, so
+// requests_by_name does not repeat them; baseline does.
+type CaseMetrics struct {
 	Metrics
-
-	// Phase is the narrowed phase's name, or "measured" for all measured
-	// phases of the case taken together.
-	Phase  string         `expr:"phase"`
-	Target string         `expr:"target"` // the case's target name
-	Matrix map[string]any `expr:"matrix"` // the case's matrix values: int64, float64, bool or string
-
-	// How the load was generated. These describe the case, not one request,
-	// so requests_by_name does not repeat them.
 
 	// Dropped counts open-model arrivals that fell due but were never sent
 	// because max_in_flight requests were outstanding; 0 in the closed model.
@@ -72,19 +66,35 @@ type Env struct {
 	// RPSCV is the coefficient of variation (stddev / mean) of the trials'
 	// rps, a fraction; 0 without trials.
 	RPSCV float64 `expr:"rps_cv"`
+}
+
+// Env is what one rule is evaluated against: one case, narrowed to a phase
+// when the threshold names one. Rules are type-checked against its shape
+// before any traffic is sent.
+type Env struct {
+	CaseMetrics
+
+	// Phase is the narrowed phase's name, or "measured" for all measured
+	// phases of the case taken together.
+	Phase  string         `expr:"phase"`
+	Target string         `expr:"target"` // the case's target name
+	Matrix map[string]any `expr:"matrix"` // the case's matrix values: int64, float64, bool or string
 
 	// RequestsByName holds the metrics of each request of a weighted
 	// `requests:` mix, keyed by the request's name.
 	RequestsByName map[string]Metrics `expr:"requests_by_name"`
 
-	// Baseline is the same case in a previous run. It is always nil: no
-	// baseline is loaded yet, so rules that mention it are skipped.
-	Baseline *Metrics `expr:"baseline"`
+	// Baseline is the same case, narrowed to the same phase, in the
+	// baseline run; nil when none matches. A rule that reads it is skipped
+	// rather than evaluated against nil, so rules need no nil checks.
+	Baseline *CaseMetrics `expr:"baseline"`
 
-	// Regressed is regressed(metric, tolerance): whether metric got worse
-	// than the baseline by more than tolerance (a fraction, e.g. 5%). It
-	// needs a baseline, so rules that call it are skipped for now.
-	Regressed func(metric string, tolerance float64) bool `expr:"regressed"`
+	// Regressed is regressed(metric, tolerance): whether metric, compared
+	// trial by trial, got worse than the baseline's by more than tolerance
+	// (a fraction, e.g. 5%) with statistical significance. An inconclusive
+	// comparison makes the verdict inconclusive when the rule's outcome
+	// depends on it; see Judge.
+	Regressed func(metric string, tolerance float64) (bool, error) `expr:"regressed"`
 }
 
 // metricsOf converts runner figures into what rules see.
@@ -125,23 +135,30 @@ func metricsOf(s runner.Stats) Metrics {
 	}
 }
 
+// caseMetricsOf converts the figures of a case's measured phases.
+func caseMetricsOf(st runner.Stats) CaseMetrics {
+	cm := CaseMetrics{Metrics: metricsOf(st), Dropped: st.Dropped, SendLag: st.SendLag, Trials: 1}
+	if st.Trials != nil {
+		cm.Trials, cm.RPSCV = st.Trials.N, st.Trials.RPSCV
+	}
+	return cm
+}
+
 // Names derived from the environment's shape, so documentation, hints and
 // checks cannot drift from what rules can actually use.
 var (
 	// envNames are the top-level names a rule may use.
 	envNames = tagNames(reflect.TypeFor[Env]())
-	// metricNames are the values regressed() can compare: every number of
-	// Metrics, with dotted paths into its nested structs.
-	metricNames = numericPaths(reflect.TypeFor[Metrics](), "")
 	// structNames are the env's struct values (latency, send_lag, …) with
 	// their field names, to recognise send_lag_p99 as send_lag.p99.
 	structNames = structFields(reflect.TypeFor[Env]())
 	// fieldNames are the fields of each struct a rule can reach, keyed by
 	// the type name expr puts in its messages.
 	fieldNames = map[string][]string{
-		"assertions.Metrics":  tagNames(reflect.TypeFor[Metrics]()),
-		"runner.Distribution": tagNames(reflect.TypeFor[runner.Distribution]()),
-		"runner.ErrorCounts":  tagNames(reflect.TypeFor[runner.ErrorCounts]()),
+		"assertions.Metrics":     tagNames(reflect.TypeFor[Metrics]()),
+		"assertions.CaseMetrics": tagNames(reflect.TypeFor[CaseMetrics]()),
+		"runner.Distribution":    tagNames(reflect.TypeFor[runner.Distribution]()),
+		"runner.ErrorCounts":     tagNames(reflect.TypeFor[runner.ErrorCounts]()),
 	}
 )
 
@@ -168,20 +185,6 @@ func structFields(t reflect.Type) map[string][]string {
 		}
 	}
 	return out
-}
-
-func numericPaths(t reflect.Type, prefix string) []string {
-	var names []string
-	for f := range t.Fields() {
-		name := prefix + f.Tag.Get("expr")
-		switch f.Type.Kind() {
-		case reflect.Struct:
-			names = append(names, numericPaths(f.Type, name+".")...)
-		case reflect.Int64, reflect.Float64:
-			names = append(names, name)
-		}
-	}
-	return names
 }
 
 // closest suggests the known name nearest to an unknown one, for hints;
@@ -216,4 +219,56 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+// envOptions are the expr options every rule is compiled with: the
+// environment's shape, and arithmetic that keeps a scaled latency a
+// latency. On its own, expr turns `baseline.p99 * 1.2` into a float64 that
+// then fails to compare with p99 when the rule runs, and refuses
+// `p99 / 2` and `p99 / baseline.p99` outright. Division by zero follows
+// float arithmetic (a ratio of +Inf, a duration clamped to its maximum)
+// rather than stopping the rule.
+func envOptions() []expr.Option {
+	return []expr.Option{
+		expr.Env(Env{}),
+		expr.Function("$scale", func(args ...any) (any, error) {
+			if d, ok := args[0].(time.Duration); ok {
+				return scaleDuration(d, args[1].(float64)), nil
+			}
+			return scaleDuration(args[1].(time.Duration), args[0].(float64)), nil
+		},
+			new(func(time.Duration, float64) time.Duration),
+			new(func(float64, time.Duration) time.Duration)),
+		expr.Function("$divide", func(args ...any) (any, error) {
+			d := args[0].(time.Duration)
+			switch x := args[1].(type) {
+			case time.Duration:
+				return float64(d) / float64(x), nil
+			case int:
+				return scaleDuration(d, 1/float64(x)), nil
+			default:
+				return scaleDuration(d, 1/x.(float64)), nil
+			}
+		},
+			new(func(time.Duration, time.Duration) float64),
+			new(func(time.Duration, int) time.Duration),
+			new(func(time.Duration, float64) time.Duration)),
+		expr.Operator("*", "$scale"),
+		expr.Operator("/", "$divide"),
+	}
+}
+
+// scaleDuration multiplies d by f, rounding to the nanosecond and clamping
+// at the limits of time.Duration instead of wrapping around.
+func scaleDuration(d time.Duration, f float64) time.Duration {
+	x := math.Round(float64(d) * f)
+	switch {
+	case math.IsNaN(x):
+		return 0
+	case x >= math.MaxInt64:
+		return math.MaxInt64
+	case x <= math.MinInt64:
+		return math.MinInt64
+	}
+	return time.Duration(x)
 }

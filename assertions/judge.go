@@ -3,6 +3,7 @@ package assertions
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/expr-lang/expr/file"
@@ -14,23 +15,48 @@ import (
 
 // Reasons a verdict is skipped, for callers that tell them apart.
 const (
-	ReasonNoBaseline = "no baseline loaded"
-	ReasonNoPhase    = "no measured phase"
+	ReasonNoBaseline     = "no baseline loaded"
+	ReasonNoBaselineCase = "no matching baseline case"
+	ReasonNoPhase        = "no measured phase"
 )
+
+// JudgeOptions are what a judgement needs beyond the run itself.
+type JudgeOptions struct {
+	// Baseline is the earlier run that `baseline` and regressed() compare
+	// with; nil when none is loaded, which skips the rules that need one.
+	Baseline Baseline
+	// FailOnInconclusive makes inconclusive verdicts fail the run.
+	FailOnInconclusive bool
+}
 
 // Judge evaluates every threshold on every case it applies to
 // (Threshold.Target and Threshold.Phase narrow it), in case order, then
 // threshold order. Only measured phases are seen: warm-up never enters a
 // rule. A case whose measured phases completed no request is still judged,
 // so `rps > 0` fails honestly instead of being skipped.
-func (r *Rules) Judge(res *runner.ScenarioResult) []Verdict {
+//
+// A rule that reads baseline or calls regressed() is skipped when no
+// baseline is loaded or it has no matching case. regressed() is true when
+// the comparison is Regressed and false when it passes; when it is
+// inconclusive the rule is evaluated both ways, and the verdict is
+// StatusInconclusive if the outcome depends on it: `!regressed("rps", 5%)`
+// is then inconclusive, `!regressed("rps", 5%) && p99 < 1ms` with a slow
+// p99 still fails.
+func (r *Rules) Judge(res *runner.ScenarioResult, opts JudgeOptions) []Verdict {
 	if r == nil || res == nil {
 		return nil
+	}
+	scenario := ""
+	if res.Scenario != nil {
+		scenario = res.Scenario.Name
 	}
 	var out []Verdict
 	var m vm.VM
 	for _, c := range res.Cases {
-		cj := &caseJudge{c: c, m: &m, envs: map[string]*Env{}}
+		cj := &caseJudge{
+			c: c, m: &m, opts: opts, scenario: scenario,
+			envs: map[string]*Env{}, regress: map[string]*regressState{},
+		}
 		for _, ru := range r.rules {
 			if ru.th.Target != "" && ru.th.Target != c.Target {
 				continue
@@ -44,10 +70,13 @@ func (r *Rules) Judge(res *runner.ScenarioResult) []Verdict {
 // caseJudge holds one case's environments, built once per phase narrowing
 // and shared by every rule that asks for the same one.
 type caseJudge struct {
-	c      *runner.CaseResult
-	m      *vm.VM
-	envs   map[string]*Env // by Threshold.Phase
-	matrix map[string]any
+	c        *runner.CaseResult
+	m        *vm.VM
+	opts     JudgeOptions
+	scenario string
+	envs     map[string]*Env          // by Threshold.Phase
+	regress  map[string]*regressState // by Threshold.Phase; nil entry: no baseline case
+	matrix   map[string]any
 }
 
 func (cj *caseJudge) judge(ru *rule) Verdict {
@@ -79,7 +108,7 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	case len(phases) == 0:
 		v.Status, v.Reason = StatusSkip, ReasonNoPhase
 		return v
-	case ru.needsBaseline:
+	case ru.needsBaseline && cj.opts.Baseline == nil:
 		v.Status, v.Reason = StatusSkip, ReasonNoBaseline
 		return v
 	}
@@ -92,19 +121,94 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 			return v
 		}
 	}
-	got, err := cj.m.Run(ru.program, env)
+	var rs *regressState
+	if ru.needsBaseline {
+		if rs = cj.withBaseline(env, th.Phase, phases); rs == nil {
+			v.Status, v.Reason = StatusSkip, ReasonNoBaselineCase
+			return v
+		}
+		rs.startRule()
+	}
+	status, err := cj.evaluate(ru, env, rs)
+	v.Status = status
 	v.Actual = cj.actual(ru, env)
-	switch ok, isBool := got.(bool); {
-	case err != nil:
+	if err != nil {
 		v.Status, v.Reason = StatusError, runtimeMessage(err)
-	case !isBool:
-		v.Status, v.Reason = StatusError, fmt.Sprintf("the rule gave %T, not true or false", got)
-	case ok:
-		v.Status = StatusPass
-	default:
-		v.Status = StatusFail
+		return v
+	}
+	if rs != nil {
+		var medians, reasons []string
+		for _, j := range rs.judgements() {
+			medians = append(medians, j.Medians())
+			reasons = append(reasons, j.Reason)
+		}
+		v.Actual = strings.Join(append(nonEmpty(v.Actual), medians...), ", ")
+		v.Reason = strings.Join(reasons, "; ")
+	}
+	if v.Status == StatusInconclusive {
+		v.FailOnInconclusive = cj.opts.FailOnInconclusive
 	}
 	return v
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// maxUndecided bounds the inconclusive judgements one rule is tried with
+// both ways: 2^n evaluations. Rules with more are simply inconclusive.
+const maxUndecided = 6
+
+// evaluate runs the rule. Without an inconclusive regressed() comparison
+// that is one evaluation. Otherwise the rule is evaluated under every
+// answer to the undecided comparisons (more may turn up in branches the
+// first evaluation skipped); the status is pass or fail when every answer
+// agrees, and inconclusive when the outcome hangs on what the trials could
+// not decide.
+func (cj *caseJudge) evaluate(ru *rule, env *Env, rs *regressState) (Status, error) {
+	var undecided []regressKey
+	for {
+		seen := map[bool]bool{}
+		grown := false
+		for mask := 0; mask < 1<<len(undecided) && !grown; mask++ {
+			if rs != nil {
+				rs.force(undecided, mask)
+			}
+			got, err := cj.m.Run(ru.program, env)
+			if err != nil {
+				return StatusError, err
+			}
+			ok, isBool := got.(bool)
+			if !isBool {
+				return StatusError, fmt.Errorf("the rule gave %T, not true or false", got)
+			}
+			seen[ok] = true
+			if rs == nil {
+				continue
+			}
+			for _, k := range rs.found {
+				if !slices.Contains(undecided, k) {
+					undecided = append(undecided, k)
+					grown = true
+				}
+			}
+		}
+		switch {
+		case grown && len(undecided) > maxUndecided:
+			return StatusInconclusive, nil
+		case grown:
+			continue
+		case len(seen) == 2:
+			return StatusInconclusive, nil
+		case seen[true]:
+			return StatusPass, nil
+		default:
+			return StatusFail, nil
+		}
+	}
 }
 
 // env builds (or reuses) the environment of one phase narrowing.
@@ -117,18 +221,11 @@ func (cj *caseJudge) env(phase string, phases []*runner.PhaseResult, byName bool
 				cj.matrix[mv.Key] = mv.Value
 			}
 		}
-		st := runner.Summarize(phases)
 		e = &Env{
-			Metrics: metricsOf(st),
-			Phase:   phase,
-			Target:  cj.c.Target,
-			Matrix:  cj.matrix,
-			Dropped: st.Dropped,
-			SendLag: st.SendLag,
-			Trials:  1,
-		}
-		if st.Trials != nil {
-			e.Trials, e.RPSCV = st.Trials.N, st.Trials.RPSCV
+			CaseMetrics: caseMetricsOf(runner.Summarize(phases)),
+			Phase:       phase,
+			Target:      cj.c.Target,
+			Matrix:      cj.matrix,
 		}
 		if phase == "" {
 			e.Phase = "measured"
@@ -148,6 +245,23 @@ func (cj *caseJudge) env(phase string, phases []*runner.PhaseResult, byName bool
 		}
 	}
 	return e
+}
+
+// withBaseline gives env its baseline case, looked up once per phase
+// narrowing; nil when the baseline has no matching case.
+func (cj *caseJudge) withBaseline(env *Env, phase string, phases []*runner.PhaseResult) *regressState {
+	rs, done := cj.regress[phase]
+	if done {
+		return rs
+	}
+	if bc, ok := cj.opts.Baseline.Case(cj.scenario, cj.c.ID, phase); ok {
+		cm := caseMetricsOf(bc.Stats)
+		env.Baseline = &cm
+		rs = newRegressState(bc.Trials, TrialsOf(phases))
+		env.Regressed = rs.regressed
+	}
+	cj.regress[phase] = rs
+	return rs
 }
 
 // actual lists the values the rule read, e.g. "p99 = 63.2ms, rps = 1234.5".

@@ -103,7 +103,7 @@ func TestJudgePassFailWarnSkip(t *testing.T) {
 		caseOf("web", 10, phase("steady", false, 2*time.Second,
 			load{latency: time.Millisecond, n: 2400, latency2: 63200 * time.Microsecond, n2: 69, failed: 30})),
 	}}
-	got := rules.Judge(res)
+	got := rules.Judge(res, JudgeOptions{})
 	want := []Verdict{
 		{Case: "web concurrency=10", Target: "web", Name: "rps >= 1000", Rule: "rps >= 1000", Severity: scenarios.SeverityFail,
 			Status: StatusPass, Actual: "rps = 1234.5", Pos: scenarios.Pos{File: "load.yaml", Line: 2, Col: 5}},
@@ -140,7 +140,7 @@ func TestJudgeWarmupExcluded(t *testing.T) {
 		{Case: "web concurrency=10", Rule: "p99 < 5ms && max < 5ms", Status: StatusPass, Actual: "p99 = 1ms, max = 1ms"},
 		{Case: "web concurrency=10", Rule: "requests == 1000 && duration == 10s", Status: StatusPass, Actual: "requests = 1000, duration = 10s"},
 	}
-	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+	if diff := cmp.Diff(want, briefs(rules.Judge(res, JudgeOptions{}))); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
@@ -171,7 +171,7 @@ func TestJudgeNarrowing(t *testing.T) {
 		{Case: "web concurrency=10", Phase: "steady", Rule: `p99 < 5ms && phase == "steady"`, Status: StatusPass, Actual: "p99 = 1ms, phase = \"steady\""},
 		{Case: "web concurrency=10", Rule: "rps > 0", Status: StatusPass, Actual: "rps = 1000"},
 	}
-	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+	if diff := cmp.Diff(want, briefs(rules.Judge(res, JudgeOptions{}))); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
@@ -199,7 +199,7 @@ func TestJudgeRequestsByName(t *testing.T) {
 		{Case: "web concurrency=10", Rule: `requests_by_name.browse.p99 < 200ms && requests_by_name["browse"].requests > 0`, Status: StatusSkip,
 			Reason: `target "web" has no request named "browse"`},
 	}
-	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+	if diff := cmp.Diff(want, briefs(rules.Judge(res, JudgeOptions{}))); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
@@ -227,7 +227,7 @@ func TestJudgePercentileFunction(t *testing.T) {
 		{Case: "web concurrency=10", Rule: "p(0) < 1s", Status: StatusError,
 			Reason: "p(0): the percentile must be above 0 and at most 100"},
 	}
-	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+	if diff := cmp.Diff(want, briefs(rules.Judge(res, JudgeOptions{}))); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
@@ -244,7 +244,7 @@ func TestJudgeMatrix(t *testing.T) {
 		{Case: "web concurrency=1000", Rule: "matrix.concurrency < 100 || p99 < 1ms", Status: StatusFail, Actual: "matrix.concurrency = 1000, p99 = 5ms"},
 		{Case: "web concurrency=1000", Rule: "matrix.concurrency >= 10", Status: StatusPass, Actual: "matrix.concurrency = 1000"},
 	}
-	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+	if diff := cmp.Diff(want, briefs(rules.Judge(res, JudgeOptions{}))); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
@@ -264,7 +264,7 @@ func TestJudgeNothingMeasured(t *testing.T) {
 		{Case: "web concurrency=2", Rule: "rps > 0 && p99 < 1s", Status: StatusSkip, Reason: ReasonNoPhase},
 		{Case: "web concurrency=3", Rule: "rps > 0 && p99 < 1s", Status: StatusSkip, Reason: "case was not carried out: server did not start"},
 	}
-	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+	if diff := cmp.Diff(want, briefs(rules.Judge(res, JudgeOptions{}))); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
@@ -276,7 +276,7 @@ func TestJudgeActualFormatting(t *testing.T) {
 		caseOf("web", 10, phase("steady", false, 2*time.Second,
 			load{latency: 850 * time.Microsecond, n: 2400, latency2: 1250 * time.Millisecond, n2: 69, failed: 30})),
 	}}
-	got := rules.Judge(res)
+	got := rules.Judge(res, JudgeOptions{})
 	const want = `p99 = 1.25s, rps = 1234.5, error_rate = 0.0122, errors.status = 30, bytes_received = 246900, target = "web", connect.max = 1ms`
 	if len(got) != 1 || got[0].Actual != want {
 		t.Errorf("Actual = %q\nwant     %q", got[0].Actual, want)
@@ -285,10 +285,10 @@ func TestJudgeActualFormatting(t *testing.T) {
 
 func TestJudgeNil(t *testing.T) {
 	var rules *Rules
-	if got := rules.Judge(&runner.ScenarioResult{}); got != nil {
+	if got := rules.Judge(&runner.ScenarioResult{}, JudgeOptions{}); got != nil {
 		t.Errorf("nil rules judged %v", got)
 	}
-	if got := mustCompile(t, at(2, 5, "rps > 0")).Judge(nil); got != nil {
+	if got := mustCompile(t, at(2, 5, "rps > 0")).Judge(nil, JudgeOptions{}); got != nil {
 		t.Errorf("nil result judged %v", got)
 	}
 }
@@ -298,10 +298,10 @@ func TestJudgeConcurrent(t *testing.T) {
 	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
 		caseOf("web", 10, phase("steady", false, time.Second, load{latency: time.Millisecond, n: 100})),
 	}}
-	want := rules.Judge(res)
+	want := rules.Judge(res, JudgeOptions{})
 	done := make(chan []Verdict)
 	for range 4 {
-		go func() { done <- rules.Judge(res) }()
+		go func() { done <- rules.Judge(res, JudgeOptions{}) }()
 	}
 	for range 4 {
 		if diff := cmp.Diff(want, <-done, cmpopts.EquateEmpty()); diff != "" {
@@ -324,7 +324,7 @@ func BenchmarkJudge(b *testing.B) {
 	}}
 	b.ReportAllocs()
 	for b.Loop() {
-		rules.Judge(res)
+		rules.Judge(res, JudgeOptions{})
 	}
 }
 
@@ -333,6 +333,9 @@ func TestJudgeExpressions(t *testing.T) {
 	rules := []string{
 		"p99 - p50 < 10ms",                   // duration arithmetic
 		"p99 < 3 * p50",                      // scaling a duration
+		"p99 < 1.5 * p50 && p99 * 0.5 < p50", // by a fraction too
+		"p99 / 2 < p50 && p99 / 0.5 > p50",   // dividing keeps a duration
+		"p99 / p50 < 110%",                   // a duration by a duration is a ratio
 		"duration.Seconds() >= 1",            // converting to a number
 		"p99.Milliseconds() < 50",            // idem, for a latency
 		"requests >= 1e2",                    // ints compare with floats
@@ -349,7 +352,7 @@ func TestJudgeExpressions(t *testing.T) {
 	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
 		caseOf("web", 10, phase("steady", false, time.Second, load{latency: 2 * time.Millisecond, n: 100})),
 	}}
-	for _, v := range mustCompile(t, ths...).Judge(res) {
+	for _, v := range mustCompile(t, ths...).Judge(res, JudgeOptions{}) {
 		if v.Status != StatusPass {
 			t.Errorf("%s: %s (%s%s)", v.Rule, v.Status, v.Actual, v.Reason)
 		}
@@ -404,7 +407,7 @@ func TestJudgeOpenModel(t *testing.T) {
 		{Case: "web concurrency=3", Rule: "dropped == 0", Status: StatusPass, Actual: "dropped = 0"},
 		{Case: "web concurrency=3", Rule: "send_lag.p99 < 5ms", Status: StatusPass, Actual: "send_lag.p99 = 0s"},
 	}
-	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+	if diff := cmp.Diff(want, briefs(rules.Judge(res, JudgeOptions{}))); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
@@ -429,7 +432,7 @@ func TestJudgeTrials(t *testing.T) {
 		{Case: "web concurrency=2", Rule: "trials == 3 && rps_cv < 20%", Status: StatusFail, Actual: "trials = 1, rps_cv = 0"},
 		{Case: "web concurrency=2", Rule: "trials == 1 && rps_cv == 0", Status: StatusPass, Actual: "trials = 1, rps_cv = 0"},
 	}
-	if diff := cmp.Diff(want, briefs(rules.Judge(res))); diff != "" {
+	if diff := cmp.Diff(want, briefs(rules.Judge(res, JudgeOptions{}))); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }

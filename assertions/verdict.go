@@ -16,6 +16,10 @@ const (
 	// StatusError: evaluating the rule failed at run time (e.g. a missing
 	// map key); it counts as a failure of its severity.
 	StatusError Status = "error"
+	// StatusInconclusive: the rule's outcome hangs on a regressed()
+	// comparison that the trials could not decide (too few of them, or too
+	// much spread). It fails the run only with FailOnInconclusive.
+	StatusInconclusive Status = "inconclusive"
 )
 
 // Verdict is one threshold judged on one case.
@@ -27,14 +31,30 @@ type Verdict struct {
 	Rule     string             `json:"rule"`
 	Severity scenarios.Severity `json:"severity"`
 	Status   Status             `json:"status"`
-	// Actual lists the values the rule saw, e.g. "p99 = 63.2ms, rps = 1234.5".
+	// Actual lists the values the rule saw, e.g. "p99 = 63.2ms, rps = 1234.5",
+	// and for regressed() the medians compared.
 	Actual string `json:"actual,omitempty"`
-	// Reason explains a skip or an error.
+	// Reason explains a skip or an error, and for a rule that calls
+	// regressed() the judgement behind the status, e.g. "rps 12.3% lower,
+	// beyond the 5.0% tolerance and significant (p = 0.008, 5 vs 5 trials)".
 	Reason string        `json:"reason,omitempty"`
 	Pos    scenarios.Pos `json:"pos"` // of the rule in the scenario file
+	// FailOnInconclusive is set on an inconclusive verdict of a run that
+	// treats those as failures (--fail-on-inconclusive), so the verdict
+	// alone tells whether it failed the run.
+	FailOnInconclusive bool `json:"fail_on_inconclusive,omitempty"`
 }
 
 // Fails reports whether this verdict fails the run (exit code 1).
 func (v Verdict) Fails() bool {
-	return (v.Status == StatusFail || v.Status == StatusError) && v.Severity != scenarios.SeverityWarn
+	if v.Severity == scenarios.SeverityWarn {
+		return false
+	}
+	switch v.Status {
+	case StatusFail, StatusError:
+		return true
+	case StatusInconclusive:
+		return v.FailOnInconclusive
+	}
+	return false
 }

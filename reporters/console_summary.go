@@ -275,6 +275,11 @@ func summaryThresholds(b *bytes.Buffer, vs []assertions.Verdict) {
 // consoleStatus spells the status out: symbols alone get lost in a log.
 func consoleStatus(v assertions.Verdict) string {
 	switch classify(v) {
+	case classInconclusive:
+		if v.Fails() {
+			return "✗ INCONCLUSIVE"
+		}
+		return "? inconclusive"
 	case classFail:
 		if v.Status == assertions.StatusError {
 			return "✗ ERROR"
@@ -287,4 +292,33 @@ func consoleStatus(v assertions.Verdict) string {
 	default:
 		return "✓ pass"
 	}
+}
+
+// BaselineNote prints which baseline the run is judged against and, on its
+// own line, whether it comes from a different environment. It is printed
+// before the load starts and again after the summaries, so a long log
+// shows it next to the verdicts as well.
+func (c *Console) BaselineNote(bi *BaselineInfo) {
+	if bi == nil {
+		return
+	}
+	var b strings.Builder
+	src := bi.File
+	if len(bi.Files) > 1 {
+		src += fmt.Sprintf(" (%d results files)", len(bi.Files))
+	}
+	switch {
+	case bi.FingerprintMatch:
+		fmt.Fprintf(&b, "Baseline: %s, measured in the same environment.\n", src)
+	case bi.StrictEnv:
+		fmt.Fprintf(&b, "Baseline: %s\nERROR: the baseline was measured in a different environment, which --strict-env makes a failure: %s\n",
+			src, envSummary(bi.Differences))
+	default:
+		fmt.Fprintf(&b, "Baseline: %s\nWARNING: the baseline was measured in a different environment (%s); a change against it may come from the machine rather than the code.\n",
+			src, envSummary(bi.Differences))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clearLive()
+	c.write(b.String())
 }

@@ -13,6 +13,13 @@
 // the three files in an output directory, each written atomically with
 // WriteFileAtomic so that a crash or a full disk never leaves a torn report.
 //
+// Baseline (LoadBaseline) is one or more earlier results documents, which
+// the assertions package judges against through its Baseline interface;
+// NewRun records which baseline a run used, whether its environment
+// fingerprint matched, and each case's baseline figures, so every report
+// can show the deltas. Compare and WriteCompare judge two results
+// documents against each other for `loadgate compare`.
+//
 // Console is the human view while a run is going on: it observes the runner
 // (runner.Observer) for live progress, then prints an ab-style summary per
 // case and a threshold table.

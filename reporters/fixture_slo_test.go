@@ -144,5 +144,5 @@ func sloResult() (*runner.ScenarioResult, []assertions.Verdict) {
 	if err != nil {
 		panic(err) // the fixture's own rules: a test bug, not a test failure
 	}
-	return res, rules.Judge(res)
+	return res, rules.Judge(res, assertions.JudgeOptions{})
 }

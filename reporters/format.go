@@ -191,12 +191,19 @@ const (
 	classFail
 	classWarn
 	classSkip
+	// classInconclusive keeps its own class even under
+	// --fail-on-inconclusive: the report says the trials could not tell,
+	// and the headline says the run failed.
+	classInconclusive
+	numClasses
 )
 
 func classify(v assertions.Verdict) verdictClass {
 	switch {
 	case v.Status == assertions.StatusSkip:
 		return classSkip
+	case v.Status == assertions.StatusInconclusive:
+		return classInconclusive
 	case v.Fails():
 		return classFail
 	case v.Status == assertions.StatusFail || v.Status == assertions.StatusError:
@@ -206,7 +213,9 @@ func classify(v assertions.Verdict) verdictClass {
 	}
 }
 
-// verdictActual is what a report shows as the measured side of a verdict.
+// verdictActual is what a report shows as the measured side of a verdict:
+// the values the rule read and, for a comparison with the baseline, the
+// judgement that decided it.
 func verdictActual(v assertions.Verdict) string {
 	switch {
 	case v.Status == assertions.StatusError && v.Reason != "":
@@ -216,8 +225,33 @@ func verdictActual(v assertions.Verdict) string {
 			return v.Actual + " (" + v.Reason + ")"
 		}
 		return v.Reason
+	case v.Reason != "" && v.Actual != "":
+		return v.Actual + " — " + v.Reason
+	case v.Reason != "":
+		return v.Reason
 	default:
 		return v.Actual
+	}
+}
+
+// fmtDelta renders the relative change from base to cur, e.g. "+2.1%" or
+// "−3.4%" (a true minus sign, which lines up with the plus); "—" when
+// there is no base to compare with.
+func fmtDelta(base, cur float64) string {
+	switch {
+	case base == 0 && cur == 0:
+		return "0.0%"
+	case base == 0 || math.IsNaN(base) || math.IsNaN(cur):
+		return "—"
+	}
+	d := (cur - base) / math.Abs(base) * 100
+	switch {
+	case math.Abs(d) < 0.05:
+		return "0.0%"
+	case d > 0:
+		return fmt.Sprintf("+%.1f%%", d)
+	default:
+		return fmt.Sprintf("−%.1f%%", -d)
 	}
 }
 

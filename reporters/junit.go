@@ -80,13 +80,18 @@ const junitTime = "2006-01-02T15:04:05"
 // WriteJUnit writes run as JUnit XML: one <testsuite> per scenario and one
 // <testcase> per threshold × case, named "[case id] threshold" with
 // classname "scenario.target". A failing fail-level threshold is a
-// <failure> showing expected (the rule) against actual; a rule that could
-// not be evaluated is an <error>; a skipped rule is <skipped>. A warn-level
-// failure passes, because it must not fail a build, and is listed in the
-// suite's <system-out>. A scenario or case that could not run is an <error>.
-// Each suite's <properties> carry rps, p50, p99 and error rate per case,
-// plus dropped arrivals for open-model cases and the rps coefficient of
-// variation for cases run with trials.
+// <failure> showing expected (the rule) against actual, and for a
+// regression the judgement; a rule that could not be evaluated is an
+// <error>; a skipped rule is <skipped>, and so is an inconclusive one
+// (message "inconclusive: …") unless --fail-on-inconclusive made it a
+// failure. A warn-level failure passes, because it must not fail a build,
+// and is listed in the suite's <system-out>. A scenario or case that could
+// not run is an <error>. Each suite's <properties> carry rps, p50, p99 and
+// error rate per case, plus dropped arrivals for open-model cases, the rps
+// coefficient of variation for cases run with trials, and the baseline's
+// figures and environment check when a baseline was loaded; a baseline
+// from a different environment is also noted in <system-out>, and is a
+// failing testcase under --strict-env.
 func WriteJUnit(w io.Writer, run *Run) error {
 	doc := junitSuites{Suites: []junitSuite{}}
 	for i, sr := range run.Scenarios {
@@ -136,6 +141,22 @@ func junitSuiteOf(id int, run *Run, sr *ScenarioRun) junitSuite {
 	var out []string
 	if sr.Interrupted || run.Interrupted {
 		out = append(out, "INTERRUPTED: the run was stopped early; figures are partial.")
+	}
+	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
+		note := "BASELINE FROM A DIFFERENT ENVIRONMENT (" + oneLine(bi.File) + "): " + oneLine(envSummary(bi.Differences))
+		out = append(out, note)
+		if bi.StrictEnv {
+			s.Cases = append(s.Cases, junitCase{
+				Name:      "baseline environment",
+				Classname: name,
+				Time:      fmtSeconds(0),
+				Failure: &junitProblem{
+					Message: "--strict-env: the baseline was measured in a different environment: " + oneLine(envSummary(bi.Differences)),
+					Type:    "environment",
+					Body:    xmlSafe(strings.Join(bi.Differences, "\n") + "\n"),
+				},
+			})
+		}
 	}
 	if sr.Error != "" {
 		s.Cases = append(s.Cases, junitCase{
@@ -195,6 +216,13 @@ func junitVerdict(scenario string, v assertions.Verdict, elapsed time.Duration) 
 	switch classify(v) {
 	case classSkip:
 		tc.Skipped = &junitSkipped{Message: oneLine(v.Reason)}
+	case classInconclusive:
+		msg := "inconclusive: " + oneLine(v.Reason)
+		if !v.Fails() {
+			tc.Skipped = &junitSkipped{Message: msg}
+			break
+		}
+		tc.Failure = &junitProblem{Message: msg + " (--fail-on-inconclusive)", Type: "inconclusive", Body: body}
 	case classFail:
 		if v.Status == assertions.StatusError {
 			tc.Error = &junitProblem{Message: oneLine(v.Reason), Type: "rule", Body: body}
@@ -265,6 +293,11 @@ func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
 	if sr.Interrupted || run.Interrupted {
 		add("interrupted", "true")
 	}
+	if bi := run.Baseline; bi != nil {
+		add("baseline.file", bi.File)
+		add("baseline.fingerprint_match", strconv.FormatBool(bi.FingerprintMatch))
+		add("baseline.differences", oneLine(envSummary(bi.Differences)))
+	}
 	for _, c := range sr.Cases {
 		id := oneLine(c.ID)
 		st := c.Stats
@@ -278,6 +311,11 @@ func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
 		}
 		if st.Trials != nil {
 			add(id+".rps_cv", strconv.FormatFloat(st.Trials.RPSCV, 'f', 4, 64))
+		}
+		if cb := c.Baseline; cb != nil {
+			add(id+".baseline.rps", strconv.FormatFloat(cb.RPS, 'f', 2, 64))
+			add(id+".baseline.p50_ms", strconv.FormatFloat(ms(cb.P50), 'f', 3, 64))
+			add(id+".baseline.p99_ms", strconv.FormatFloat(ms(cb.P99), 'f', 3, 64))
 		}
 	}
 	return props

@@ -19,7 +19,7 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 	var b bytes.Buffer
 	mdHeadline(&b, run)
 	for _, sr := range run.Scenarios {
-		mdScenario(&b, sr)
+		mdScenario(&b, sr, run.Baseline != nil)
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("write Markdown: %w", err)
@@ -28,7 +28,7 @@ func WriteMarkdown(w io.Writer, run *Run) error {
 }
 
 // verdictTally counts verdicts by how they count for the run.
-type verdictTally [4]int
+type verdictTally [numClasses]int
 
 func tally(vs []assertions.Verdict) verdictTally {
 	var t verdictTally
@@ -43,7 +43,8 @@ func (t verdictTally) String() string {
 	for _, p := range []struct {
 		n     int
 		label string
-	}{{t[classPass], "passed"}, {t[classFail], "failed"}, {t[classWarn], "warned"}, {t[classSkip], "skipped"}} {
+	}{{t[classPass], "passed"}, {t[classFail], "failed"}, {t[classInconclusive], "inconclusive"},
+		{t[classWarn], "warned"}, {t[classSkip], "skipped"}} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.label))
 		}
@@ -66,6 +67,7 @@ func mdHeadline(b *bytes.Buffer, run *Run) {
 	if run.Interrupted {
 		b.WriteString("> ⏹ **Interrupted:** the run was stopped early; figures are partial.\n\n")
 	}
+	mdBaseline(b, run.Baseline)
 
 	var meta []string
 	if run.LoadgateVersion != "" {
@@ -99,6 +101,41 @@ func mdHeadline(b *bytes.Buffer, run *Run) {
 	}
 	fmt.Fprintf(b, "%s, %s · thresholds: %s\n\n",
 		plural(len(run.Scenarios), "scenario"), plural(cases, "case"), tally(all))
+	failing := 0
+	for _, v := range all {
+		if v.Status == assertions.StatusInconclusive && v.Fails() {
+			failing++
+		}
+	}
+	switch {
+	case failing == 1:
+		b.WriteString("> ❔ 1 inconclusive verdict fails the run: `--fail-on-inconclusive` counts a comparison the trials could not decide as a failure.\n\n")
+	case failing > 1:
+		fmt.Fprintf(b, "> ❔ %d inconclusive verdicts fail the run: `--fail-on-inconclusive` counts a comparison the trials could not decide as a failure.\n\n", failing)
+	}
+}
+
+// mdBaseline names the baseline, with a banner when it was measured in a
+// different environment: a change may then come from the machine, not
+// from the code.
+func mdBaseline(b *bytes.Buffer, bi *BaselineInfo) {
+	if bi == nil {
+		return
+	}
+	src := "`" + mdCell(bi.File) + "`"
+	if len(bi.Files) > 1 {
+		src += fmt.Sprintf(" (%d results files)", len(bi.Files))
+	}
+	switch {
+	case bi.FingerprintMatch:
+		fmt.Fprintf(b, "Baseline: %s, measured in the same environment.\n\n", src)
+	case bi.StrictEnv:
+		fmt.Fprintf(b, "> ❌ **Baseline from a different environment** (%s), which `--strict-env` makes a failure: %s.\n\n",
+			src, mdText(envSummary(bi.Differences)))
+	default:
+		fmt.Fprintf(b, "> ⚠️ **Baseline from a different environment** (%s): %s. A change against it may come from the machine rather than the code.\n\n",
+			src, mdText(envSummary(bi.Differences)))
+	}
 }
 
 func mdHost(h Host) string {
@@ -129,7 +166,7 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func mdScenario(b *bytes.Buffer, sr *ScenarioRun) {
+func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 	icon := "✅"
 	t := tally(sr.allVerdicts())
 	switch {
@@ -137,6 +174,8 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun) {
 		icon = "❌"
 	case t[classWarn] > 0:
 		icon = "⚠️"
+	case t[classInconclusive] > 0:
+		icon = "❔"
 	}
 	fmt.Fprintf(b, "### %s %s\n\n", icon, mdText(sr.Name))
 	if sr.Description != "" {
@@ -164,7 +203,7 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun) {
 	}
 	if len(sr.Cases) > 0 {
 		knees := findKnees(sr)
-		mdCaseTable(b, sr, knees)
+		mdCaseTable(b, sr, knees, withBaseline)
 		for _, k := range knees {
 			b.WriteString(k.note() + "\n")
 		}
@@ -187,10 +226,10 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun) {
 	mdCharts(b, sr)
 }
 
-// mdCaseTable lists the cases. Columns for the open model and for trials
-// appear only when some case needs them, so a plain closed-model sweep
-// keeps the narrow table that fits a step summary.
-func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee) {
+// mdCaseTable lists the cases. Columns for the open model, for trials and
+// for the baseline appear only when some case needs them, so a plain
+// closed-model sweep keeps the narrow table that fits a step summary.
+func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bool) {
 	showKinds, open, trials := false, false, false
 	for _, c := range sr.Cases {
 		showKinds = showKinds || c.Stats.Failed > 0
@@ -214,6 +253,9 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee) {
 	head, sep = head+" p50 | p90 | p99 | max | errors |", sep+"--:|--:|--:|--:|--:|"
 	if open {
 		head, sep = head+" dropped |", sep+"--:|"
+	}
+	if withBaseline {
+		head, sep = head+" Δ vs baseline |", sep+"--:|"
 	}
 	if showKinds {
 		head, sep = head+" failed by kind |", sep+":--|"
@@ -254,6 +296,9 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee) {
 			}
 			fmt.Fprintf(b, " %s |", dropped)
 		}
+		if withBaseline {
+			fmt.Fprintf(b, " %s |", baselineDelta(c))
+		}
 		if showKinds {
 			fmt.Fprintf(b, " %s |", errorKinds(st.Errors))
 		}
@@ -269,6 +314,15 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee) {
 				oneLine(c.ID), group(c.Stats.Dropped))
 		}
 	}
+}
+
+// baselineDelta is the change of rps and p99 against the baseline case.
+func baselineDelta(c *CaseRun) string {
+	if c.Baseline == nil {
+		return "— (no baseline case)"
+	}
+	return "rps " + fmtDelta(c.Baseline.RPS, c.Stats.RPS) + ", p99 " +
+		fmtDelta(float64(c.Baseline.P99), float64(c.Stats.Latency.P99))
 }
 
 // orDash fills an empty cell, which GitHub would render as a gap that
@@ -303,6 +357,8 @@ func mdThresholds(b *bytes.Buffer, vs []assertions.Verdict) {
 
 func verdictIcon(v assertions.Verdict) string {
 	switch classify(v) {
+	case classInconclusive:
+		return "❔"
 	case classFail:
 		return "❌"
 	case classWarn:

@@ -30,7 +30,8 @@ type Run struct {
 	Interrupted     bool           `json:"interrupted,omitempty"` // stopped by SIGINT/SIGTERM: figures are partial
 	Commit          string         `json:"commit,omitempty"`      // git commit of the code under test
 	Host            Host           `json:"host"`
-	Passed          bool           `json:"passed"` // no fail-level verdict failed and nothing errored
+	Passed          bool           `json:"passed"`             // no fail-level verdict failed and nothing errored
+	Baseline        *BaselineInfo  `json:"baseline,omitempty"` // what --baseline loaded, and whether its environment matches
 	Scenarios       []*ScenarioRun `json:"scenarios"`
 }
 
@@ -79,6 +80,9 @@ type CaseRun struct {
 	Stats    runner.Stats         `json:"stats"`
 	Verdicts []assertions.Verdict `json:"verdicts"`
 	Error    string               `json:"error,omitempty"` // the case could not be carried out
+	// Baseline holds the same case's figures in the baseline; nil without
+	// a baseline or when it has no matching case.
+	Baseline *CaseBaseline `json:"baseline,omitempty"`
 }
 
 // MatrixEntry is one matrix key of a case with its typed value: int64,
@@ -121,6 +125,10 @@ type Meta struct {
 	Host        Host   // usually HostInfo()
 	Start, End  time.Time
 	Interrupted bool
+	// Baseline is what the run was judged against; nil for none.
+	Baseline *Baseline
+	// StrictEnv makes a baseline from a different environment fail the run.
+	StrictEnv bool
 }
 
 // ScenarioInput is what one scenario produced: its result, its verdicts and
@@ -135,7 +143,8 @@ type ScenarioInput struct {
 
 // NewRun assembles the results document. Verdicts are grouped by case
 // (Verdict.Case == CaseResult.ID), warm-up phases are dropped, and Passed is
-// true only when no verdict fails the run and no scenario or case errored.
+// true only when no verdict fails the run, no scenario or case errored, and
+// no --strict-env baseline came from a different environment.
 func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 	run := &Run{
 		Schema:          Schema,
@@ -146,10 +155,14 @@ func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 		Commit:          meta.Commit,
 		Host:            meta.Host,
 		Passed:          true,
+		Baseline:        BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv),
 		Scenarios:       make([]*ScenarioRun, 0, len(inputs)),
 	}
+	if run.Baseline.EnvFailed() {
+		run.Passed = false
+	}
 	for i, in := range inputs {
-		sr := newScenarioRun(i, in)
+		sr := newScenarioRun(i, in, meta.Baseline)
 		if !sr.passed() {
 			run.Passed = false
 		}
@@ -158,7 +171,7 @@ func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 	return run
 }
 
-func newScenarioRun(i int, in ScenarioInput) *ScenarioRun {
+func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 	sr := &ScenarioRun{Cases: []*CaseRun{}}
 	sc := in.Scenario
 	if in.Result != nil {
@@ -204,6 +217,7 @@ func newScenarioRun(i int, in ScenarioInput) *ScenarioRun {
 			Stats:    runner.Summarize(measured),
 			Verdicts: byCase[c.ID],
 			Error:    c.Err,
+			Baseline: bl.caseBaseline(sr.Name, c.ID),
 		}
 		if cr.Phases == nil {
 			cr.Phases = []*runner.PhaseResult{}

@@ -22,8 +22,15 @@ func TestMannWhitneyTextbookValues(t *testing.T) {
 		{"3 vs 3 separated", []float64{1, 2, 3}, []float64{4, 5, 6}, 0, 0.1, true},
 		// U = 17 of 20; P(U ≥ 17) = P(U ≤ 3) = (1+1+2+3)/126, doubled.
 		{"5 vs 4 overlapping", []float64{19, 22, 16, 29, 24}, []float64{20, 11, 17, 12}, 17, 14.0 / 126, true},
-		// Identical samples with ties: the normal approximation, no evidence at all.
-		{"all tied", []float64{3, 3, 3}, []float64{3, 3, 3}, 4.5, 1, false},
+		// Identical samples: no evidence at all.
+		{"all tied", []float64{3, 3, 3}, []float64{3, 3, 3}, 4.5, 1, true},
+		// Separated but tied within each side, as quantised percentiles
+		// often are: still 2 of 20 arrangements, never below 0.05.
+		{"3 vs 3 separated with ties", []float64{1, 1, 1}, []float64{2, 2, 2}, 0, 0.1, true},
+		// 5 vs 5 with a tie across the samples: a's midranks 1, 2.5, 2.5, 5, 5
+		// are the lowest possible sum, reached by 3 of 252 arrangements (any
+		// two of the three 3s), both tails.
+		{"5 vs 5 tied across", []float64{1, 2, 2, 3, 3}, []float64{3, 4, 4, 5, 6}, 1, 2 * 3.0 / 252, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := MannWhitneyU(tc.a, tc.b)
@@ -61,6 +68,51 @@ func TestExactDistributionMatchesEnumeration(t *testing.T) {
 					t.Fatalf("n=%d m=%d: count(U=%d) = %v, want %v", n, m, u, got[u], want[u])
 				}
 			}
+		}
+	}
+}
+
+// TestExactTiedMatchesEnumeration checks the tied distribution against
+// brute force over every split of small pooled samples with many ties.
+func TestExactTiedMatchesEnumeration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 200; trial++ {
+		n, m := 1+rng.IntN(6), 1+rng.IntN(6)
+		a, b := make([]float64, n), make([]float64, m)
+		for i := range a {
+			a[i] = float64(rng.IntN(4))
+		}
+		for i := range b {
+			b[i] = float64(rng.IntN(4))
+		}
+		ranks, _ := rank(a, b)
+		var ra float64
+		for _, r := range ranks[:n] {
+			ra += r
+		}
+		// Every choice of n positions of the pooled sample as a's.
+		var all, le, ge float64
+		for mask := 0; mask < 1<<(n+m); mask++ {
+			if popcount(mask) != n {
+				continue
+			}
+			var s float64
+			for k := range n + m {
+				if mask&(1<<k) != 0 {
+					s += ranks[k]
+				}
+			}
+			all++
+			if s <= ra+1e-9 {
+				le++
+			}
+			if s >= ra-1e-9 {
+				ge++
+			}
+		}
+		want := math.Min(1, 2*math.Min(le, ge)/all)
+		if got := exactTiedP(n, ranks, ra); math.Abs(got-want) > 1e-12 {
+			t.Fatalf("a=%v b=%v: p = %v, enumeration gives %v", a, b, got, want)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 // Exit codes (SPEC §1). They are the only values Main returns.
 const (
 	ExitOK          = 0   // every fail-level threshold passed
-	ExitFailed      = 1   // a threshold failed
+	ExitFailed      = 1   // a threshold failed or a regression was found
 	ExitUsage       = 2   // usage error or invalid scenario; nothing was sent
 	ExitRun         = 3   // the run could not be carried out
 	ExitInterrupted = 130 // SIGINT/SIGTERM; partial results were written
@@ -62,12 +62,14 @@ Usage:
   loadgate validate [flags] SCENARIO... parse and type-check, send no traffic
   loadgate serve [flags]               built-in target server for demos and tests
   loadgate demo [flags]                run the bundled demo against the built-in server
+  loadgate compare [flags] BASE.json NEW.json
+                                       side-by-side Markdown of two results with deltas and verdicts
   loadgate schema                      print the scenario JSON Schema
   loadgate version                     print the version
 
 Run 'loadgate COMMAND -h' for a command's flags.
-Exit codes: 0 passed, 1 a threshold failed, 2 usage or scenario error,
-3 the run could not be carried out, 130 interrupted.
+Exit codes: 0 passed, 1 a threshold failed or a regression was found,
+2 usage or scenario error, 3 the run could not be carried out, 130 interrupted.
 `
 
 // Main runs loadgate with args (without the program name) and returns the
@@ -88,6 +90,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err = serveCommand(ctx, rest, env)
 	case "demo":
 		err = demoCommand(ctx, rest, env)
+	case "compare":
+		err = compareCommand(rest, env)
 	case "schema":
 		err = schemaCommand(rest, env)
 	case "version", "--version", "-version":

@@ -19,6 +19,10 @@ type runOptions struct {
 	logFormat  string
 	quiet      bool
 	noProgress bool
+
+	baseline           string // a results file or a directory of them
+	strictEnv          bool
+	failOnInconclusive bool
 }
 
 // varFlag collects repeated --var K=V.
@@ -62,6 +66,12 @@ func (o *runOptions) register(fs *flag.FlagSet, env Env) {
 	fs.StringVar(&o.logFormat, "log-format", envDefault(env, "log-format", "console"), "log `format`: console or json")
 	fs.BoolVar(&o.quiet, "quiet", envBool(env, "quiet"), "print only the verdict and failures")
 	fs.BoolVar(&o.noProgress, "no-progress", envBool(env, "no-progress"), "no live progress lines")
+	fs.StringVar(&o.baseline, "baseline", envDefault(env, "baseline", ""),
+		"judge `baseline` and regressed() against this results.json, or a directory of them (the newest run with each case wins)")
+	fs.BoolVar(&o.strictEnv, "strict-env", envBool(env, "strict-env"),
+		"fail the run when the baseline was measured in a different environment (CPU, cores, OS, arch, runner, loadgate version)")
+	fs.BoolVar(&o.failOnInconclusive, "fail-on-inconclusive", envBool(env, "fail-on-inconclusive"),
+		"fail the run when a regressed() verdict is inconclusive (too few trials or too much spread to tell)")
 }
 
 // parseInterleaved parses flags that may come before, between or after the

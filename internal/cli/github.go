@@ -12,8 +12,10 @@ import (
 )
 
 // GitHub Actions integration (SPEC §5): with GITHUB_ACTIONS=true the
-// Markdown summary is appended to $GITHUB_STEP_SUMMARY and every failing
-// threshold becomes an annotation on its line of the scenario file.
+// Markdown summary is appended to $GITHUB_STEP_SUMMARY and every failing,
+// warning or inconclusive threshold becomes an annotation on its line of
+// the scenario file, inconclusive ones as warnings with the judgement's
+// reason.
 
 // stepSummaryLimit keeps the appended summary under GitHub's 1 MiB cap for a
 // step summary, leaving room for what other steps write.
@@ -37,10 +39,20 @@ func (g github) group(w io.Writer, title string) func() {
 	return func() { fmt.Fprintln(w, "::endgroup::") }
 }
 
-// annotate prints one workflow command per failing or warning verdict.
+// annotate prints one workflow command per failing, warning or
+// inconclusive verdict, and one for a baseline from a different
+// environment.
 func (g github) annotate(w io.Writer, run *reporters.Run) {
 	if !g.enabled {
 		return
+	}
+	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
+		level := "warning"
+		if bi.StrictEnv {
+			level = "error"
+		}
+		fmt.Fprintf(w, "::%s title=%s::%s\n", level, escapeProperty("loadgate: baseline from a different environment"),
+			escapeData(bi.File+": "+strings.Join(bi.Differences, "; ")))
 	}
 	for _, sr := range run.Scenarios {
 		for _, v := range allVerdicts(sr) {
@@ -48,12 +60,16 @@ func (g github) annotate(w io.Writer, run *reporters.Run) {
 			switch {
 			case v.Fails():
 				level = "error"
-			case v.Status == assertions.StatusFail || v.Status == assertions.StatusError:
+			case v.Status == assertions.StatusFail || v.Status == assertions.StatusError,
+				v.Status == assertions.StatusInconclusive:
 				level = "warning"
 			default:
 				continue
 			}
 			msg := fmt.Sprintf("[%s] %s", v.Case, v.Rule)
+			if v.Status == assertions.StatusInconclusive {
+				msg = fmt.Sprintf("[%s] %s is inconclusive", v.Case, v.Rule)
+			}
 			if v.Actual != "" {
 				msg += ": " + v.Actual
 			}

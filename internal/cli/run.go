@@ -108,7 +108,19 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		Now:        time.Now,
 	})
 	gh := githubFrom(env)
-	meta := reporters.Meta{Version: Version, Commit: gitCommit(env), Host: reporters.HostInfo(), Start: time.Now()}
+	meta := reporters.Meta{Version: Version, Commit: gitCommit(env), Host: reporters.HostInfo(), StrictEnv: opts.strictEnv}
+	judgeOpts := assertions.JudgeOptions{FailOnInconclusive: opts.failOnInconclusive}
+	if opts.baseline != "" {
+		// Read before any traffic: a wrong path must not cost a whole run.
+		bl, err := reporters.LoadBaseline(opts.baseline)
+		if err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--baseline: %w", err))
+		}
+		meta.Baseline, judgeOpts.Baseline = bl, bl
+	}
+	baselineInfo := reporters.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv)
+	console.BaselineNote(baselineInfo)
+	meta.Start = time.Now()
 	var inputs []reporters.ScenarioInput
 	runFailed := false
 	for _, p := range plans {
@@ -118,7 +130,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: log, Observer: console})
 		in := reporters.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 		if res != nil {
-			in.Verdicts = p.rules.Judge(res)
+			in.Verdicts = p.rules.Judge(res, judgeOpts)
 			endGroup := gh.group(env.Stdout, "loadgate: "+p.scenario.Name)
 			console.Summary(res, in.Verdicts)
 			endGroup()
@@ -134,6 +146,9 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 			fmt.Fprintf(env.Stderr, "loadgate: %s: %v\n", p.scenario.Name, err)
 		}
 		inputs = append(inputs, in)
+	}
+	if baselineInfo != nil && !baselineInfo.FingerprintMatch {
+		console.BaselineNote(baselineInfo)
 	}
 	if err := console.Err(); err != nil {
 		log.Warn().Err(err).Msg("console output failed")
@@ -153,6 +168,9 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		return withCode(ExitInterrupted, errors.New("interrupted: partial results written"))
 	case runFailed:
 		return silent(ExitRun)
+	case run.Baseline.EnvFailed():
+		return withCode(ExitFailed, fmt.Errorf("--strict-env: the baseline %s was measured in a different environment (%s)",
+			run.Baseline.File, strings.Join(run.Baseline.Differences, "; ")))
 	case !run.Passed:
 		return silent(ExitFailed)
 	}

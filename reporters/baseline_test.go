@@ -1,0 +1,365 @@
+package reporters
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/assertions/regression"
+	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// gateRun is a one-scenario results document whose case "hello" ran
+// trials of one second each with the given rps; p50 and p99 are fixed.
+func gateRun(end time.Time, host Host, p50 time.Duration, rps ...int64) *Run {
+	var total int64
+	for _, r := range rps {
+		total += r
+	}
+	p := &runner.PhaseResult{
+		Name: "measured", Start: end.Add(-time.Duration(len(rps)) * time.Second), End: end,
+		Elapsed: time.Duration(len(rps)) * time.Second, Latency: runner.NewHistogram(), Connect: runner.NewHistogram(),
+	}
+	p.Requests, p.Succeeded = total, total
+	for range total {
+		p.Latency.Record(p50)
+	}
+	for _, r := range rps {
+		p.Trials = append(p.Trials, runner.Trial{Requests: r, Elapsed: time.Second, RPS: float64(r), P50: p50, P99: p50})
+	}
+	res := &runner.ScenarioResult{
+		Scenario: &scenarios.Scenario{Name: "gate", File: "gate.yaml"},
+		Start:    p.Start, End: end,
+		Cases: []*runner.CaseResult{
+			{ID: "hello", Target: "hello", Phases: []*runner.PhaseResult{p}},
+			{ID: "broken", Target: "broken", Err: "no request completed"},
+		},
+	}
+	return NewRun(Meta{Version: "1.2.3", Host: host, Start: p.Start, End: end}, []ScenarioInput{{Result: res}})
+}
+
+var (
+	hostA = Host{Hostname: "a", OS: "linux", Arch: "amd64", CPUModel: "AMD EPYC 7763", Cores: 4, Runner: "RUNNER_OS=Linux"}
+	hostB = Host{Hostname: "b", OS: "linux", Arch: "amd64", CPUModel: "Intel Xeon 8370C", Cores: 4, Runner: "RUNNER_OS=Linux"}
+)
+
+func TestBaselineCase(t *testing.T) {
+	b := NewBaseline("base.json", []string{"base.json"}, []*Run{gateRun(t0, hostA, time.Millisecond, 1000, 1010, 990)})
+	for _, tc := range []struct {
+		scenario, id, phase string
+		ok                  bool
+	}{
+		{"gate", "hello", "", true},
+		{"gate", "hello", "measured", true},
+		{"gate", "hello", "steady", false}, // no such phase
+		{"gate", "broken", "", false},      // never ran: no baseline
+		{"other", "hello", "", false},
+		{"gate", "hello concurrency=1", "", false},
+	} {
+		c, ok := b.Case(tc.scenario, tc.id, tc.phase)
+		if ok != tc.ok {
+			t.Errorf("Case(%q, %q, %q): ok = %v, want %v", tc.scenario, tc.id, tc.phase, ok, tc.ok)
+		}
+		if ok && (len(c.Trials) != 3 || c.Stats.RPS != 1000 || c.Stats.LatencyHist == nil) {
+			t.Errorf("Case(%q, %q, %q) = %d trials, rps %v", tc.scenario, tc.id, tc.phase, len(c.Trials), c.Stats.RPS)
+		}
+	}
+	var none *Baseline
+	if c, _ := none.find("gate", "hello"); c != nil {
+		t.Error("a nil Baseline matched a case")
+	}
+}
+
+func TestLoadBaselineDirectory(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, run *Run) string {
+		t.Helper()
+		var b bytes.Buffer
+		if err := WriteJSON(&b, run); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// Newest by Run.End, whatever the file names say.
+	older := write("b.json", gateRun(t0, hostA, time.Millisecond, 500))
+	newer := write("a.json", gateRun(t0.Add(time.Hour), hostA, time.Millisecond, 2000))
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadBaseline(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{newer, older}, b.Files()); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if c, ok := b.Case("gate", "hello", ""); !ok || c.Stats.RPS != 2000 {
+		t.Errorf("case from the newer run: ok %v, rps %v", ok, c.Stats.RPS)
+	}
+	if cb := b.caseBaseline("gate", "hello"); cb == nil || cb.File != newer || cb.RPS != 2000 {
+		t.Errorf("caseBaseline = %+v", cb)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(`{"schema": 2}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{
+		dir:                          "c.json: results schema 2 is not supported",
+		t.TempDir():                  "no results files",
+		filepath.Join(dir, "x.json"): "no such file",
+		filepath.Join(dir, "c.json"): "schema 2",
+	} {
+		if _, err := LoadBaseline(path); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("LoadBaseline(%s): %v, want an error containing %q", path, err, want)
+		}
+	}
+}
+
+func TestBaselineInfoFor(t *testing.T) {
+	same := NewBaseline("base.json", []string{"base.json"}, []*Run{gateRun(t0, hostA, time.Millisecond, 1000)})
+	if bi := BaselineInfoFor(same, Host{Hostname: "elsewhere", OS: "linux", Arch: "amd64", CPUModel: "AMD EPYC 7763", Cores: 4, Runner: "RUNNER_OS=Linux"}, "1.2.3", true); !bi.FingerprintMatch || bi.EnvFailed() || bi.Files != nil {
+		t.Errorf("same environment, other host name: %+v", bi)
+	}
+	if bi := BaselineInfoFor(same, hostA, "1.3.0", false); bi.FingerprintMatch ||
+		!cmp.Equal(bi.Differences, []string{`loadgate_version: baseline "1.2.3", this run "1.3.0"`}) {
+		t.Errorf("other version: %+v", bi)
+	}
+	two := NewBaseline("dir", []string{"dir/x.json", "dir/y.json"},
+		[]*Run{gateRun(t0, hostA, time.Millisecond, 1000), gateRun(t0.Add(time.Minute), hostB, time.Millisecond, 1000)})
+	bi := BaselineInfoFor(two, hostA, "1.2.3", true)
+	want := []string{`y.json: cpu_model: baseline "Intel Xeon 8370C", this run "AMD EPYC 7763"`}
+	if !bi.EnvFailed() || !cmp.Equal(bi.Differences, want) || !cmp.Equal(bi.Files, []string{"dir/y.json", "dir/x.json"}) {
+		t.Errorf("two files: %+v", bi)
+	}
+	if BaselineInfoFor(nil, hostA, "1.2.3", true) != nil {
+		t.Error("no baseline gave baseline info")
+	}
+}
+
+// judgedRun is gateRun judged against base with the rules a gate uses.
+func judgedRun(t *testing.T, base *Run, strict, failOnInconclusive bool, rps ...int64) *Run {
+	t.Helper()
+	pos := func(line int) scenarios.Pos { return scenarios.Pos{File: "gate.yaml", Line: line, Col: 5} }
+	sc := &scenarios.Scenario{Name: "gate", File: "gate.yaml", Thresholds: []scenarios.Threshold{
+		{Rule: `!regressed("rps", 5%)`, RulePos: pos(10)},
+		{Rule: `!regressed("p50", 10%)`, RulePos: pos(11)},
+		{Rule: `p99 < baseline.p99 * 1.2`, RulePos: pos(12)},
+	}}
+	rules, err := assertions.Compile(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cand := gateRun(t0.Add(time.Hour), hostB, 2*time.Millisecond, rps...)
+	bl := NewBaseline("base.json", []string{"base.json"}, []*Run{base})
+	c := cand.Scenarios[0].Cases[0]
+	res := &runner.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(time.Minute), Cases: []*runner.CaseResult{
+		{ID: c.ID, Target: c.Target, Phases: c.Phases},
+		{ID: "new", Target: "new", Phases: c.Phases},
+	}}
+	verdicts := rules.Judge(res, assertions.JudgeOptions{Baseline: bl, FailOnInconclusive: failOnInconclusive})
+	return NewRun(Meta{Version: "1.2.3", Host: hostB, Start: t0, End: t0.Add(time.Minute), Baseline: bl, StrictEnv: strict},
+		[]ScenarioInput{{Result: res, Verdicts: verdicts}})
+}
+
+func TestReportsWithBaseline(t *testing.T) {
+	base := gateRun(t0, hostA, time.Millisecond, 1000, 1010, 990, 1005, 995)
+	run := judgedRun(t, base, false, false, 900, 905, 895)
+	statuses := map[string]assertions.Status{}
+	for _, v := range run.Scenarios[0].Cases[0].Verdicts {
+		statuses[v.Rule] = v.Status
+	}
+	want := map[string]assertions.Status{
+		// 5 vs 3 trials, all apart, reach p = 0.036: significant.
+		`!regressed("rps", 5%)`:    assertions.StatusFail,
+		`!regressed("p50", 10%)`:   assertions.StatusFail,
+		`p99 < baseline.p99 * 1.2`: assertions.StatusFail,
+	}
+	if diff := cmp.Diff(want, statuses); diff != "" {
+		t.Fatalf("verdicts (-want +got):\n%s", diff)
+	}
+	if run.Passed || run.Baseline == nil || run.Baseline.FingerprintMatch {
+		t.Fatalf("run: passed %v, baseline %+v", run.Passed, run.Baseline)
+	}
+
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"> ⚠️ **Baseline from a different environment** (`base.json`): cpu_model: baseline \"AMD EPYC 7763\", this run \"Intel Xeon 8370C\".",
+		"| errors | Δ vs baseline |",
+		"| rps −10.0%, p99 +100.0% |",
+		"| — (no baseline case) |",
+		"rps = 900 (baseline 1000) — rps 10.0% lower, beyond the 5.0% tolerance and significant (p = 0.036, 5 vs 3 trials)",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+
+	var junit bytes.Buffer
+	if err := WriteJUnit(&junit, run); err != nil {
+		t.Fatal(err)
+	}
+	xmllint(t, junit.Bytes())
+	for _, want := range []string{
+		`<property name="baseline.fingerprint_match" value="false"></property>`,
+		`<property name="hello.baseline.rps" value="1000.00"></property>`,
+		`BASELINE FROM A DIFFERENT ENVIRONMENT (base.json): cpu_model:`,
+		`actual p50 = 2ms (baseline 1ms) — p50 100.0% higher, beyond the 10.0% tolerance and significant`,
+		`<skipped message="no matching baseline case">`,
+	} {
+		if !strings.Contains(junit.String(), want) {
+			t.Errorf("JUnit lacks %q:\n%s", want, junit.String())
+		}
+	}
+
+	var js bytes.Buffer
+	if err := WriteJSON(&js, run); err != nil {
+		t.Fatal(err)
+	}
+	text := js.String()
+	back, err := ReadRun(&js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(run.Baseline, back.Baseline); diff != "" {
+		t.Errorf("baseline info after a round trip (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(run.Scenarios[0].Cases[0].Baseline, back.Scenarios[0].Cases[0].Baseline); diff != "" {
+		t.Errorf("case baseline after a round trip (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(text, `"fingerprint_match": false`) {
+		t.Error("results.json lacks fingerprint_match")
+	}
+}
+
+func TestReportsInconclusiveAndStrictEnv(t *testing.T) {
+	base := gateRun(t0, hostA, time.Millisecond, 1000, 1010, 990)
+	for _, failOn := range []bool{false, true} {
+		run := judgedRun(t, base, true, failOn, 900, 905, 895)
+		v := run.Scenarios[0].Cases[0].Verdicts[0]
+		if v.Status != assertions.StatusInconclusive || v.Fails() != failOn {
+			t.Fatalf("3 vs 3 trials: %s, fails %v", v.Status, v.Fails())
+		}
+		if run.Passed {
+			t.Error("--strict-env with a different environment passed")
+		}
+		var md, junit, console bytes.Buffer
+		if err := WriteMarkdown(&md, run); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteJUnit(&junit, run); err != nil {
+			t.Fatal(err)
+		}
+		xmllint(t, junit.Bytes())
+		NewConsole(&console, ConsoleOptions{}).BaselineNote(run.Baseline)
+		checks := map[string][]string{
+			md.String(): {"| ❔ | `hello` | `!regressed(\"rps\", 5%)` |", "2 inconclusive", "> ❌ **Baseline from a different environment** (`base.json`), which `--strict-env` makes a failure"},
+			junit.String(): {`<testcase name="baseline environment" classname="gate" time="0.000">`,
+				`<failure message="--strict-env: the baseline was measured in a different environment: cpu_model:`},
+			console.String(): {"ERROR: the baseline was measured in a different environment, which --strict-env makes a failure: cpu_model:"},
+		}
+		if failOn {
+			checks[md.String()] = append(checks[md.String()], "> ❔ 2 inconclusive verdicts fail the run")
+			checks[junit.String()] = append(checks[junit.String()], `(--fail-on-inconclusive)" type="inconclusive">`)
+		} else {
+			checks[junit.String()] = append(checks[junit.String()], `<skipped message="inconclusive: rps 10.0% lower, beyond the 5.0% tolerance but not significant (p = 0.100 ≥ 0.05, 3 vs 3 trials)`)
+		}
+		for doc, wants := range checks {
+			for _, w := range wants {
+				if !strings.Contains(doc, w) {
+					t.Errorf("fail-on-inconclusive %v: output lacks %q:\n%s", failOn, w, doc)
+				}
+			}
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	base := gateRun(t0, hostA, time.Millisecond, 1000, 1010, 990, 1005, 995)
+	slower := gateRun(t0.Add(time.Hour), hostA, 2*time.Millisecond, 1002, 998, 1008, 993, 1001)
+	c, err := Compare(base, slower, CompareOptions{Tolerance: 0.05, BaseName: "base.json", NewName: "new.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.EnvDifferences) != 0 || c.Cases() != 1 || c.Count(regression.Regressed) != 2 || c.Count(regression.Pass) != 2 ||
+		!cmp.Equal(c.Scenarios[0].NotRun, []string{"broken"}) {
+		t.Fatalf("comparison: %+v", c)
+	}
+	var got []string
+	for _, j := range c.Scenarios[0].Cases[0].Judgements {
+		got = append(got, string(j.Status)+": "+j.Reason)
+	}
+	want := []string{
+		"pass: rps 0.1% higher, within the 5.0% tolerance",
+		"regressed: p50 100.0% higher, beyond the 5.0% tolerance and significant (p = 0.008, 5 vs 5 trials)",
+		"regressed: p99 100.0% higher, beyond the 5.0% tolerance and significant (p = 0.008, 5 vs 5 trials)",
+		"pass: error_rate unchanged, within the 5.0% tolerance",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("judgements (-want +got):\n%s", diff)
+	}
+
+	var b bytes.Buffer
+	if err := WriteCompare(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"## ❌ loadgate compare: regressed",
+		"- **base** `base.json`: loadgate 1.2.3 · host `a`",
+		"1 case compared · tolerance 5.0% · Mann–Whitney U on per-trial figures at α = 0.05 · 2 regressed, 0 inconclusive, 2 passed",
+		"Environment: the same fingerprint",
+		"| rps | 1,000.0 | 1,001.0 | +0.1% |",
+		"| p50 | 1.00ms | 2.00ms | +100.0% |",
+		"| trials | 5 | 5 | |",
+		"| ❌ | p50 100.0% higher",
+		"Not compared, as it measured nothing on one side: `broken`",
+	} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("comparison lacks %q:\n%s", w, b.String())
+		}
+	}
+
+	// Another machine, a scenario only on one side.
+	other := gateRun(t0.Add(time.Hour), hostB, time.Millisecond, 1000, 1010)
+	other.Scenarios = append(other.Scenarios, &ScenarioRun{Name: "extra", Cases: []*CaseRun{{ID: "x"}}})
+	c, _ = Compare(base, other, CompareOptions{Tolerance: 0.05})
+	b.Reset()
+	if err := WriteCompare(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"> ⚠️ **Different environments:** cpu_model: base \"AMD EPYC 7763\", new \"Intel Xeon 8370C\"", "### extra", "Only in new: `x`"} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("comparison lacks %q:\n%s", w, b.String())
+		}
+	}
+}
+
+func TestFmtDelta(t *testing.T) {
+	for _, tc := range []struct {
+		base, cur float64
+		want      string
+	}{
+		{100, 110, "+10.0%"},
+		{100, 90, "−10.0%"},
+		{100, 100.01, "0.0%"}, // below the shown precision
+		{0, 0, "0.0%"},
+		{0, 5, "—"}, // no base to scale by
+	} {
+		if got := fmtDelta(tc.base, tc.cur); got != tc.want {
+			t.Errorf("fmtDelta(%v, %v) = %q, want %q", tc.base, tc.cur, got, tc.want)
+		}
+	}
+}

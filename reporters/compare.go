@@ -1,0 +1,282 @@
+package reporters
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/assertions/regression"
+)
+
+// CompareMetrics are the metrics `loadgate compare` judges for every case:
+// the ones a rank test can compare trial by trial.
+var CompareMetrics = []string{"rps", "p50", "p99", "error_rate"}
+
+// CompareOptions configure Compare.
+type CompareOptions struct {
+	// Tolerance is how much worse a metric may get before it can count as
+	// a regression, as a fraction: 0.05 = 5 %.
+	Tolerance float64
+	// BaseName and NewName label the two documents, usually their paths.
+	BaseName, NewName string
+}
+
+// Comparison is one results document judged against another: the figures
+// side by side and a regression judgement per metric of every case the two
+// have in common (same scenario name, same case ID).
+type Comparison struct {
+	Base, New *Run
+	Options   CompareOptions
+	// EnvDifferences lists how the environment fingerprints differ; empty
+	// when the two were measured in the same environment.
+	EnvDifferences []string
+	Scenarios      []ScenarioComparison
+}
+
+// ScenarioComparison is one scenario of a Comparison.
+type ScenarioComparison struct {
+	Name  string
+	Cases []CaseComparison
+	// OnlyBase and OnlyNew list case IDs found on one side only; a
+	// scenario found on one side only has all its cases there.
+	OnlyBase, OnlyNew []string
+	// NotRun lists cases found on both sides that could not be carried
+	// out, or measured nothing, on at least one: there is nothing to judge.
+	NotRun []string
+}
+
+// CaseComparison is one case found in both documents.
+type CaseComparison struct {
+	ID        string
+	Base, New *CaseRun
+	// Judgements holds one entry per CompareMetrics name, in that order.
+	Judgements []assertions.Regression
+}
+
+// Compare judges cand against base. The documents are matched scenario by
+// scenario and case by case; each matched case is judged on CompareMetrics
+// with the trials of all its measured phases.
+func Compare(base, cand *Run, opts CompareOptions) (*Comparison, error) {
+	c := &Comparison{
+		Base: base, New: cand, Options: opts,
+		EnvDifferences: FingerprintDiff(base.Fingerprint(), cand.Fingerprint(), "base", "new"),
+	}
+	var names []string
+	byName := func(r *Run, name string) *ScenarioRun {
+		for _, sr := range r.Scenarios {
+			if sr.Name == name {
+				return sr
+			}
+		}
+		return nil
+	}
+	for _, r := range []*Run{cand, base} {
+		for _, sr := range r.Scenarios {
+			if !slices.Contains(names, sr.Name) {
+				names = append(names, sr.Name)
+			}
+		}
+	}
+	for _, name := range names {
+		sc := ScenarioComparison{Name: name}
+		bs, ns := byName(base, name), byName(cand, name)
+		if bs == nil || ns == nil {
+			for _, x := range []struct {
+				sr   *ScenarioRun
+				only *[]string
+			}{{bs, &sc.OnlyBase}, {ns, &sc.OnlyNew}} {
+				if x.sr != nil {
+					for _, cr := range x.sr.Cases {
+						*x.only = append(*x.only, cr.ID)
+					}
+				}
+			}
+			c.Scenarios = append(c.Scenarios, sc)
+			continue
+		}
+		for _, nc := range ns.Cases {
+			bc := caseByID(bs, nc.ID)
+			if bc == nil {
+				sc.OnlyNew = append(sc.OnlyNew, nc.ID)
+				continue
+			}
+			if !measured(bc) || !measured(nc) {
+				sc.NotRun = append(sc.NotRun, nc.ID)
+				continue
+			}
+			cc := CaseComparison{ID: nc.ID, Base: bc, New: nc}
+			bt, nt := assertions.TrialsOf(bc.Phases), assertions.TrialsOf(nc.Phases)
+			for _, m := range CompareMetrics {
+				j, err := assertions.JudgeRegression(m, bt, nt, opts.Tolerance)
+				if err != nil {
+					return nil, err
+				}
+				cc.Judgements = append(cc.Judgements, j)
+			}
+			sc.Cases = append(sc.Cases, cc)
+		}
+		for _, bc := range bs.Cases {
+			if caseByID(ns, bc.ID) == nil {
+				sc.OnlyBase = append(sc.OnlyBase, bc.ID)
+			}
+		}
+		c.Scenarios = append(c.Scenarios, sc)
+	}
+	return c, nil
+}
+
+func measured(c *CaseRun) bool { return c.Error == "" && len(c.Phases) > 0 }
+
+func caseByID(sr *ScenarioRun, id string) *CaseRun {
+	for _, c := range sr.Cases {
+		if c.ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// Count returns how many judgements have status s.
+func (c *Comparison) Count(s regression.Status) int {
+	n := 0
+	for _, sc := range c.Scenarios {
+		for _, cc := range sc.Cases {
+			for _, j := range cc.Judgements {
+				if j.Status == s {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// Cases is how many cases were matched and judged.
+func (c *Comparison) Cases() int {
+	n := 0
+	for _, sc := range c.Scenarios {
+		n += len(sc.Cases)
+	}
+	return n
+}
+
+// WriteCompare writes the comparison as GitHub-flavoured Markdown: a
+// headline verdict, both documents' identity and environment check, then
+// per scenario and case the key figures side by side with their change
+// and the regression judgements.
+func WriteCompare(w io.Writer, c *Comparison) error {
+	var b bytes.Buffer
+	regressed, inconclusive := c.Count(regression.Regressed), c.Count(regression.Inconclusive)
+	switch {
+	case regressed > 0:
+		b.WriteString("## ❌ loadgate compare: regressed\n\n")
+	case inconclusive > 0:
+		b.WriteString("## ❔ loadgate compare: no regression shown, some judgements inconclusive\n\n")
+	default:
+		b.WriteString("## ✅ loadgate compare: no regression\n\n")
+	}
+	for _, side := range []struct {
+		label, name string
+		run         *Run
+	}{{"base", c.Options.BaseName, c.Base}, {"new", c.Options.NewName, c.New}} {
+		fmt.Fprintf(&b, "- **%s** `%s`: %s\n", side.label, mdCell(side.name), runIdentity(side.run))
+	}
+	fmt.Fprintf(&b, "\n%s compared · tolerance %.1f%% · Mann–Whitney U on per-trial figures at α = %.2f · %d regressed, %d inconclusive, %d passed\n\n",
+		plural(c.Cases(), "case"), 100*c.Options.Tolerance, regression.Alpha,
+		regressed, inconclusive, c.Count(regression.Pass))
+	if len(c.EnvDifferences) == 0 {
+		b.WriteString("Environment: the same fingerprint (CPU model, cores, OS, architecture, runner labels, loadgate version).\n\n")
+	} else {
+		fmt.Fprintf(&b, "> ⚠️ **Different environments:** %s. A change may come from the machine rather than the code.\n\n",
+			mdText(envSummary(c.EnvDifferences)))
+	}
+	for _, sc := range c.Scenarios {
+		fmt.Fprintf(&b, "### %s\n\n", mdText(sc.Name))
+		for _, cc := range sc.Cases {
+			compareCase(&b, cc)
+		}
+		for _, only := range []struct {
+			label string
+			ids   []string
+		}{{"Only in base", sc.OnlyBase}, {"Only in new", sc.OnlyNew},
+			{"Not compared, as it measured nothing on one side", sc.NotRun}} {
+			if len(only.ids) == 0 {
+				continue
+			}
+			quoted := make([]string, len(only.ids))
+			for i, id := range only.ids {
+				quoted[i] = "`" + oneLine(id) + "`"
+			}
+			fmt.Fprintf(&b, "%s: %s\n\n", only.label, strings.Join(quoted, ", "))
+		}
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("write comparison: %w", err)
+	}
+	return nil
+}
+
+// runIdentity is one line saying where a document's figures come from.
+func runIdentity(r *Run) string {
+	var parts []string
+	if r.LoadgateVersion != "" {
+		parts = append(parts, "loadgate "+r.LoadgateVersion)
+	}
+	if r.Commit != "" {
+		c := r.Commit
+		if len(c) > 12 {
+			c = c[:12]
+		}
+		parts = append(parts, "commit `"+c+"`")
+	}
+	if h := mdHost(r.Host); h != "" {
+		parts = append(parts, h)
+	}
+	if !r.Start.IsZero() {
+		parts = append(parts, "started "+r.Start.UTC().Format("2006-01-02 15:04:05 UTC"))
+	}
+	if r.Interrupted {
+		parts = append(parts, "⏹ interrupted")
+	}
+	return orDash(strings.Join(parts, " · "))
+}
+
+func compareCase(b *bytes.Buffer, cc CaseComparison) {
+	bs, ns := cc.Base.Stats, cc.New.Stats
+	fmt.Fprintf(b, "#### `%s`\n\n| metric | base | new | Δ |\n|:--|--:|--:|--:|\n", mdCell(cc.ID))
+	trials := func(c *CaseRun) string { return fmt.Sprint(len(assertions.TrialsOf(c.Phases))) }
+	fmt.Fprintf(b, "| trials | %s | %s | |\n", trials(cc.Base), trials(cc.New))
+	num := func(label string, x, y float64, f func(float64) string) {
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", label, f(x), f(y), fmtDelta(x, y))
+	}
+	count := func(f float64) string { return group(int64(f)) }
+	dur := func(f float64) string { return fmtDur(time.Duration(f)) }
+	num("requests", float64(bs.Requests), float64(ns.Requests), count)
+	num("rps", bs.RPS, ns.RPS, fmtRate)
+	num("p50", float64(bs.Latency.P50), float64(ns.Latency.P50), dur)
+	num("p90", float64(bs.Latency.P90), float64(ns.Latency.P90), dur)
+	num("p99", float64(bs.Latency.P99), float64(ns.Latency.P99), dur)
+	num("max", float64(bs.Latency.Max), float64(ns.Latency.Max), dur)
+	num("error rate", bs.ErrorRate, ns.ErrorRate, fmtPct)
+	num("dropped", float64(bs.Dropped), float64(ns.Dropped), count)
+	b.WriteString("\n| | judgement |\n|:-:|:--|\n")
+	for _, j := range cc.Judgements {
+		fmt.Fprintf(b, "| %s | %s |\n", judgementIcon(j.Status), mdCell(j.Reason))
+	}
+	b.WriteString("\n")
+}
+
+func judgementIcon(s regression.Status) string {
+	switch s {
+	case regression.Regressed:
+		return "❌"
+	case regression.Inconclusive:
+		return "❔"
+	default:
+		return "✅"
+	}
+}
