@@ -197,8 +197,8 @@ func explain(msg string) string {
 				q = q[:2] + "." + q[2:]
 			}
 			return out + fmt.Sprintf("; write p(%s) for any percentile", q)
-		case name == "server" || name == "host" || name == "generator":
-			return out + "; server, host and generator metrics are not available to rules yet"
+		case name == "server" || name == "host":
+			return out + "; server and host metrics are not available to rules yet"
 		}
 		if dotted := dottedName(name); dotted != "" {
 			return out + fmt.Sprintf("; did you mean %s?", dotted)

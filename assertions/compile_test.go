@@ -107,13 +107,12 @@ func TestCompileErrors(t *testing.T) {
 			// Server metrics exist in the spec but not yet in rules.
 			name: "server metrics",
 			th:   at(11, 14, "server.cpu < 80"),
-			want: []string{`load.yaml:11:14: invalid rule: unknown name "server"; server, host and generator metrics are not available to rules yet`},
+			want: []string{`load.yaml:11:14: invalid rule: unknown name "server"; server and host metrics are not available to rules yet`},
 		},
 		{
-			// Generator health beyond dropped arrivals is not there yet.
-			name: "generator metrics",
-			th:   at(11, 5, "!generator.saturated"),
-			want: []string{`load.yaml:11:6: invalid rule: unknown name "generator"; server, host and generator metrics are not available to rules yet`},
+			name: "misspelt generator field",
+			th:   at(11, 5, "!generator.saturate"),
+			want: []string{`load.yaml:11:16: invalid rule: type assertions.GeneratorMetrics has no field saturate`},
 		},
 		{
 			name: "misspelt dropped",

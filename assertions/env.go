@@ -66,6 +66,19 @@ type CaseMetrics struct {
 	// RPSCV is the coefficient of variation (stddev / mean) of the trials'
 	// rps, a fraction; 0 without trials.
 	RPSCV float64 `expr:"rps_cv"`
+	// Generator is loadgate's own health while it generated this load.
+	Generator GeneratorMetrics `expr:"generator"`
+}
+
+// GeneratorMetrics is what rules see of the load generator (SPEC §6).
+type GeneratorMetrics struct {
+	// CPU is loadgate's CPU use as a fraction of its usable cores (0–1).
+	CPU float64 `expr:"cpu"`
+	// Saturated is true when the generator, not the server, limited an
+	// open-model phase; every report marks such a run invalid.
+	Saturated bool `expr:"saturated"`
+	// SchedLag is the open-model scheduler's own lateness (p99).
+	SchedLag time.Duration `expr:"sched_lag"`
 }
 
 // Env is what one rule is evaluated against: one case, narrowed to a phase
@@ -137,7 +150,8 @@ func metricsOf(s runner.Stats) Metrics {
 
 // caseMetricsOf converts the figures of a case's measured phases.
 func caseMetricsOf(st runner.Stats) CaseMetrics {
-	cm := CaseMetrics{Metrics: metricsOf(st), Dropped: st.Dropped, SendLag: st.SendLag, Trials: 1}
+	cm := CaseMetrics{Metrics: metricsOf(st), Dropped: st.Dropped, SendLag: st.SendLag, Trials: 1,
+		Generator: GeneratorMetrics{CPU: st.Generator.CPU, Saturated: st.Generator.Saturated, SchedLag: st.Generator.SchedLagP99}}
 	if st.Trials != nil {
 		cm.Trials, cm.RPSCV = st.Trials.N, st.Trials.RPSCV
 	}

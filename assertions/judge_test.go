@@ -436,3 +436,24 @@ func TestJudgeTrials(t *testing.T) {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
+
+func TestJudgeGeneratorHealth(t *testing.T) {
+	rules := mustCompile(t,
+		at(2, 5, "!generator.saturated"),
+		at(3, 5, "generator.cpu < 90%"),
+	)
+	starved := openPhase(load{latency: time.Millisecond, n: 900}, 20*time.Millisecond, 100)
+	starved.Generator = runner.Generator{CPU: 0.97, SchedLagP99: 40 * time.Millisecond, Saturated: true, Reason: "late"}
+	healthy := openPhase(load{latency: time.Millisecond, n: 1000}, 300*time.Microsecond, 0)
+	healthy.Generator = runner.Generator{CPU: 0.2}
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{caseOf("web", 1, starved), caseOf("web", 2, healthy)}}
+	want := []brief{
+		{Case: "web concurrency=1", Rule: "!generator.saturated", Status: StatusFail, Actual: "generator.saturated = true"},
+		{Case: "web concurrency=1", Rule: "generator.cpu < 90%", Status: StatusFail, Actual: "generator.cpu = 0.97"},
+		{Case: "web concurrency=2", Rule: "!generator.saturated", Status: StatusPass, Actual: "generator.saturated = false"},
+		{Case: "web concurrency=2", Rule: "generator.cpu < 90%", Status: StatusPass, Actual: "generator.cpu = 0.2"},
+	}
+	if diff := cmp.Diff(want, briefs(rules.Judge(res, JudgeOptions{}))); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}

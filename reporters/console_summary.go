@@ -31,6 +31,11 @@ func (c *Console) Summary(res *runner.ScenarioResult, verdicts []assertions.Verd
 		if res.Interrupted {
 			b.WriteString("Interrupted: the run was stopped early; figures are partial.\n\n")
 		}
+		for _, cr := range res.Cases {
+			if g := runner.Summarize(cr.Measured("")).Generator; g.Saturated {
+				fmt.Fprintf(&b, "INVALID: %s: the load generator was saturated (%s); these figures describe loadgate's limits, not the server's.\n\n", cr.ID, g.Reason)
+			}
+		}
 	}
 	if len(verdicts) > 0 {
 		summaryThresholds(&b, verdicts)

@@ -309,6 +309,9 @@ func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
 		if openModel(c.Phases) {
 			add(id+".dropped", strconv.FormatInt(st.Dropped, 10))
 		}
+		if st.Generator.Saturated {
+			add(id+".invalid", "generator saturated: "+oneLine(st.Generator.Reason))
+		}
 		if st.Trials != nil {
 			add(id+".rps_cv", strconv.FormatFloat(st.Trials.RPSCV, 'f', 4, 64))
 		}

@@ -63,7 +63,11 @@ func mdHeadline(b *bytes.Buffer, run *Run) {
 	if run.Interrupted {
 		verdict += " (interrupted)"
 	}
+	if run.Invalid() {
+		verdict += " (invalid: generator saturated)"
+	}
 	fmt.Fprintf(b, "## %s\n\n", verdict)
+	mdInvalid(b, run)
 	if run.Interrupted {
 		b.WriteString("> ⏹ **Interrupted:** the run was stopped early; figures are partial.\n\n")
 	}

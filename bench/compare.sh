@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# Compares loadgate with wrk, ab, hey and vegeta against the same loopback
+# nginx: same connection count, same duration, nginx pinned to core 0 and the
+# tool to core 1 (with two cores or more), once with keep-alive connections and
+# once with a new connection per request ("short"). Each (tool, mode) pair runs
+# REPEATS times, tools interleaved; one Markdown table of medians is printed.
+#
+#   bench/compare.sh [-v] [-c CONNS] [-d SECS] [-r REPEATS] [-t TOOLS] [-m MODES]
+#
+# The same settings can come from the environment: CONNS (default 50), SECS (5),
+# REPEATS (3), TOOLS (wrk,ab,hey,vegeta,loadgate), MODES (keepalive,short).
+# -v also prints every run. Missing tools are installed (apt-get, go install).
+# loadgate is built from this checkout, or taken from $LOADGATE when set.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+
+all_tools=(wrk ab hey vegeta loadgate)
+conns=${CONNS:-50} secs=${SECS:-5} repeats=${REPEATS:-3}
+tools=${TOOLS:-wrk,ab,hey,vegeta,loadgate} modes=${MODES:-keepalive,short} verbose=""
+usage() { sed -n '2,13s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+while getopts "vc:d:r:t:m:h" opt; do
+  case $opt in
+    v) verbose=1 ;; c) conns=$OPTARG ;; d) secs=$OPTARG ;; r) repeats=$OPTARG ;;
+    t) tools=$OPTARG ;; m) modes=$OPTARG ;; *) usage ;;
+  esac
+done
+for n in "$conns" "$secs" "$repeats"; do [[ $n =~ ^[1-9][0-9]*$ ]] || usage; done
+IFS=, read -r -a tools <<<"$tools"
+IFS=, read -r -a modes <<<"$modes"
+for t in "${tools[@]}"; do [[ " ${all_tools[*]} " == *" $t "* ]] || { say "unknown tool $t"; usage; }; done
+for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short)$ ]] || { say "unknown mode $m"; usage; }; done
+
+# can TOOL MODE: wrk has no way to open a connection per request.
+can() { [ "$1" != wrk ] || [ "$2" = keepalive ]; }
+# have TOOL: is the tool there (loadgate: did it build)?
+have() { if [ "$1" = loadgate ]; then [ -x "$work/bin/loadgate" ]; else command -v "$1" >/dev/null; fi; }
+
+runs=0
+for m in "${modes[@]}"; do for t in "${tools[@]}"; do can "$t" "$m" && runs=$((runs + repeats)); done; done
+say "$runs runs of ${secs} s; expected duration ≈ $((runs * (secs + 1) + 15)) s (plus installs on a new machine)"
+started=$SECONDS
+
+work=$(mktemp -d)
+cleanup() { nginx_stop; rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+raise_nofile
+PATH="$PATH:$(go env GOPATH)/bin"
+if ! { need_apt nginx-light nginx && need_apt curl curl && need_apt time /usr/bin/time; }; then
+  say "nginx, curl and GNU time are required"; exit 2
+fi
+for t in "${tools[@]}"; do
+  case $t in
+    wrk) need_apt wrk wrk || true ;;
+    ab) need_apt apache2-utils ab || true ;;
+    hey) need_go hey github.com/rakyll/hey latest || true ;;
+    vegeta) need_go vegeta github.com/tsenart/vegeta/v12 v12.13.0 latest || true ;;
+  esac
+done
+mkdir "$work/bin"
+build_loadgate "$work/bin/loadgate" || say "loadgate did not build: its rows will say missing"
+nginx_start "$work" $((${#all_tools[@]} + 1))
+# port_of TOOL: each tool loads its own nginx port, the stub has the first.
+port_of() { local i; for i in "${!all_tools[@]}"; do [ "${all_tools[i]}" != "$1" ] || echo $((nginx_port + 1 + i)); done; }
+scenario "$work/keepalive.yaml" true "$conns" "$secs" "$(port_of loadgate)"
+scenario "$work/short.yaml" false "$conns" "$secs" "$(port_of loadgate)"
+printf 'GET http://127.0.0.1:%s/\n' "$(port_of vegeta)" >"$work/targets"
+
+# tool_cmd TOOL MODE sets cmd to the command line that loads nginx.
+tool_cmd() {
+  local url short="" keepalive=true
+  url="http://127.0.0.1:$(port_of "$1")/"
+  if [ "$2" = short ]; then short=1 keepalive=false; fi
+  case $1 in
+    wrk) cmd=(wrk -t1 -c"$conns" -d"${secs}s" --latency "$url") ;;
+    ab) cmd=(ab -q -r -t "$secs" -n 100000000 -c "$conns") ;;
+    hey) cmd=(hey -z "${secs}s" -c "$conns") ;;
+    vegeta) cmd=(vegeta attack -rate=0 -workers="$conns" -max-workers="$conns" -duration="${secs}s"
+      -targets="$work/targets" -output="$work/vegeta.bin" -keepalive="$keepalive") ;;
+    loadgate) cmd=("$work/bin/loadgate" run --no-progress -o "" "$work/$2.yaml") ;;
+  esac
+  case $1/$short in
+    ab/) cmd+=(-k "$url") ;; ab/1) cmd+=("$url") ;;
+    hey/1) cmd+=(-disable-keepalive "$url") ;; hey/) cmd+=("$url") ;;
+  esac
+}
+
+# parse TOOL FILE prints "rps p50_ms p99_ms errors" as the tool reported them.
+parse() { awk -v tool="$1" -f "$bench_root/bench/parse.awk" "$2"; }
+
+# run_one TOOL MODE REP runs one measurement and appends it to runs.tsv:
+# mode tool rep status tool_rps nginx_rps cpu_us rss_kib p50 p99 errors conns_per_req wall_s
+run_one() {
+  local tool=$1 mode=$2 rep=$3 out="$work/out" tf="$work/time" rc=0 s0 s1
+  if ! can "$tool" "$mode"; then return 0; fi
+  if ! have "$tool"; then
+    printf '%s\t%s\t%s\tmissing\n' "$mode" "$tool" "$rep" >>"$work/runs.tsv"; return 0
+  fi
+  tool_cmd "$tool" "$mode"
+  wait_idle
+  rm -f "$tf" "$work/vegeta.bin"
+  s0=$(stub) || s0=""
+  /usr/bin/time -f "%U %S %M %e" -o "$tf" timeout -k 5 $((secs * 2 + 20)) \
+    "${pin_tool[@]}" "${cmd[@]}" >"$out" 2>&1 </dev/null || rc=$?
+  s1=$(stub) || s1=""
+  if [ "$tool" = vegeta ] && [ -s "$work/vegeta.bin" ]; then vegeta report "$work/vegeta.bin" >>"$out" 2>&1 || true; fi
+  local parsed times
+  parsed=$(parse "$tool" "$out")
+  times=$(tail -n 1 "$tf" 2>/dev/null || true)
+  awk '{print $1 + $2}' <<<"$times" >>"$work/toolcpu"
+  awk -v rc="$rc" -v s0="$s0" -v s1="$s1" -v t="$times" -v p="$parsed" -v secs="$secs" -v OFS='\t' \
+    -v row="$mode $tool $rep" 'BEGIN {
+      split(row, r, " "); split(s0, a, " "); split(s1, b, " "); split(t, u, " "); split(p, q, " ")
+      n = b[4] - a[4] - 1; c = b[3] - a[3] - 1
+      status = (rc == 0 && s0 != "" && s1 != "" && n > 0 && u[3] != "") ? "ok" : "error"
+      if (status != "ok") { print r[1], r[2], r[3], "error" (rc ? " (exit " rc ")" : ""); exit }
+      print r[1], r[2], r[3], status, q[1], sprintf("%.0f", n / secs), sprintf("%.2f", (u[1] + u[2]) * 1e6 / n),
+        u[3], q[2], q[3], q[4], sprintf("%.3f", c / n), u[4]
+    }' >>"$work/runs.tsv"
+  if [ "$(tail -n 1 "$work/runs.tsv" | cut -f4)" != ok ]; then
+    say "$tool $mode run $rep failed (exit $rc):"; tail -n 3 "$out" >&2
+  fi
+}
+
+# rotate N WORD... prints the words rotated left by N, so that no tool always
+# runs first in a repetition.
+rotate() { local n=$1; shift; local a=("$@"); n=$((n % $#)); printf '%s\n' "${a[@]:n}" "${a[@]:0:n}"; }
+
+: >"$work/runs.tsv"
+: >"$work/toolcpu"
+ticks0=$(cpu_ticks) runs_started=$SECONDS
+for rep in $(seq "$repeats"); do
+  for mode in "${modes[@]}"; do
+    while read -r tool; do
+      say "run $rep/$repeats: $tool $mode"
+      run_one "$tool" "$mode" "$rep"
+    done < <(rotate $((rep - 1)) "${tools[@]}")
+  done
+done
+ticks1=$(cpu_ticks) wall=$((SECONDS - runs_started))
+
+version_of() {
+  case $1 in
+    wrk) wrk -v 2>&1 | awk 'NR == 1 {print $2}' ;;
+    ab) ab -V 2>&1 | awk 'NR == 1 {print $5}' ;;
+    hey | vegeta) go_version_of "$1" ;;
+    loadgate) "$work/bin/loadgate" version 2>&1 | awk 'NR == 1 {print $NF}' ;;
+  esac
+}
+
+echo "## loadgate vs other load tools"
+echo
+echo "- machine: $(machine)"
+echo "- nginx $(nginx -v 2>&1 | sed 's#.*/##'), 1 worker$([ ${#pin_server[@]} -gt 0 ] && echo ' on core 0, tools on core 1')"
+for t in "${tools[@]}"; do
+  if have "$t"; then echo "- $t: $(version_of "$t" || true)"; else echo "- $t: missing"; fi
+done
+echo "- $conns connections, ${secs} s per run, median of $repeats runs, $(go version | awk '{print $3}')"
+others_cpu "$ticks0" "$ticks1" "$(awk '{n += $1} END {print n + 0}' "$work/toolcpu")" "$wall"
+echo
+awk -F'\t' -v modes="${modes[*]}" -v tools="${tools[*]}" -f "$bench_root/bench/summary.awk" "$work/runs.tsv"
+echo
+echo "rps (tool): as the tool reports it (vegeta: throughput). rps (nginx): requests nginx counted / ${secs} s."
+echo "CPU/req: user+sys of the tool / requests nginx counted. vs base: nginx-counted rps and CPU/req"
+echo "relative to wrk (keepalive) or ab (short). conns/req: new connections nginx accepted per request."
+echo "p50/p99 in ms as the tool reports them (ab: whole ms). errors: failures the tool reported."
+if [ -n "$verbose" ]; then
+  echo
+  echo "| mode | tool | run | status | rps (tool) | rps (nginx) | CPU µs/req | RSS KiB | p50 ms | p99 ms | errors | conns/req | wall s |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  awk -F'\t' -v OFS=' | ' '{$1 = $1; print "| " $0 " |"}' "$work/runs.tsv"
+fi
+say "done in $((SECONDS - started)) s"

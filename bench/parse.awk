@@ -1,0 +1,38 @@
+# Reads the output of one load tool (bench/compare.sh sets tool to wrk, ab, hey,
+# vegeta or loadgate; vegeta's is its `report`) and prints "rps p50_ms p99_ms
+# errors" as the tool reported them, n/a for what it did not report. ab and
+# loadgate share a format: loadgate's console summary is modelled on ab's.
+
+function ms(v, n, p) {
+  n = v + 0
+  if (v ~ /(us|µs)$/) return n / 1000
+  if (v ~ /ns$/) return n / 1e6
+  if (v ~ /ms$/) return n
+  if (v ~ /^[0-9]+m[0-9.]+s$/) { split(v, p, "m"); return (p[1] * 60 + p[2]) * 1000 }
+  if (v ~ /s$/) return n * 1000
+  return n
+}
+function after_bracket(line) { sub(/^[^]]*\] */, "", line); return line }
+tool == "wrk" && /^Requests\/sec:/ { rps = $2 }
+tool == "wrk" && $1 == "50%" { p50 = ms($2) }
+tool == "wrk" && $1 == "99%" { p99 = ms($2) }
+tool == "wrk" && /Socket errors:/ { gsub(/,/, ""); err += $4 + $6 + $8 + $10 }
+tool == "wrk" && /Non-2xx or 3xx responses:/ { err += $NF }
+(tool == "ab" || tool == "loadgate") && /^Requests per second:/ { rps = $4 }
+(tool == "ab" || tool == "loadgate") && $1 == "50%" { p50 = $2 }
+(tool == "ab" || tool == "loadgate") && $1 == "99%" { p99 = $2 }
+(tool == "ab" || tool == "loadgate") && /^(Failed requests|Non-2xx responses):/ { err += $3 }
+tool == "hey" && /^ *Requests\/sec:/ { rps = $2 }
+tool == "hey" && $1 ~ /^50%+$/ && $2 == "in" { p50 = $3 * 1000 }
+tool == "hey" && $1 ~ /^99%+$/ && $2 == "in" { p99 = $3 * 1000 }
+tool == "hey" && /^Status code distribution:/ { sec = "status" }
+tool == "hey" && /^Error distribution:/ { sec = "error" }
+tool == "hey" && /^ +\[[0-9]+\]/ { c = $1; gsub(/[\[\]]/, "", c); if (sec == "error") err += c; else if (c != 200) err += $2 }
+tool == "vegeta" && /^Requests +\[/ { split(after_bracket($0), f, ", *"); rps = f[3] + 0 }
+tool == "vegeta" && /^Latencies +\[/ { split(after_bracket($0), f, ", *"); p50 = ms(f[3]); p99 = ms(f[6]) }
+tool == "vegeta" && /^Status Codes +\[/ {
+  n = split(after_bracket($0), f, " +")
+  for (i = 1; i <= n; i++) if (split(f[i], kv, ":") == 2 && kv[1] != "200") err += kv[2]
+}
+function out(x) { return x == "" ? "n/a" : x }
+END { if (rps != "") err += 0; print out(rps), out(p50), out(p99), out(err) }

@@ -1,0 +1,63 @@
+# Turns bench/compare.sh's runs.tsv into one Markdown table of medians.
+# Input columns (tab-separated): mode tool rep status tool_rps nginx_rps cpu_us
+# rss_kib p50_ms p99_ms errors conns_per_req wall_s; status is ok, missing or
+# error…; wall_s is not summarised.
+# Variables: modes and tools, space-separated, give the row order. The baseline
+# of a mode is wrk for keepalive and ab for short.
+
+function add(k, col, v) { if (v != "" && v != "n/a") vals[k, col] = vals[k, col] " " v }
+
+# median of the numbers collected for k, col, or "" when there are none.
+function median(k, col, n, a, i, j, x) {
+  n = split(vals[k, col], a, " ")
+  if (n == 0) return ""
+  for (i = 2; i <= n; i++) {
+    x = a[i] + 0
+    for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]
+    a[j + 1] = x
+  }
+  return n % 2 ? a[(n + 1) / 2] + 0 : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
+function fmt(f, v) { return v == "" ? "n/a" : sprintf(f, v) }
+function ratio(v, base, name) { return v == "" || base == "" || base == 0 ? "n/a" : sprintf("%.2f× %s", v / base, name) }
+# row prints a table row whose cells after "runs ok" all say s.
+function row(label, status, s, i, line) {
+  line = label status
+  for (i = 0; i < 10; i++) line = line " | " s
+  print line " |"
+}
+
+{
+  k = $1 SUBSEP $2
+  total[k]++
+  if ($4 == "missing") missing[k] = 1
+  if ($4 != "ok") next
+  ok[k]++
+  add(k, "trps", $5); add(k, "nrps", $6); add(k, "cpu", $7); add(k, "rss", $8)
+  add(k, "p50", $9); add(k, "p99", $10); add(k, "err", $11); add(k, "cpr", $12)
+}
+
+END {
+  nm = split(modes, m, " ")
+  nt = split(tools, t, " ")
+  print "| mode | tool | runs ok | rps (tool) | rps (nginx) | rps vs base | CPU µs/req | CPU vs base | peak RSS KiB | p50 ms | p99 ms | errors | conns/req |"
+  print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for (i = 1; i <= nm; i++) {
+    base = m[i] == "short" ? "ab" : "wrk"
+    b = m[i] SUBSEP base
+    brps = median(b, "nrps"); bcpu = median(b, "cpu")
+    for (j = 1; j <= nt; j++) {
+      k = m[i] SUBSEP t[j]
+      label = "| " m[i] " | " t[j] " | "
+      if (!(k in total)) { row(label, "n/a", "n/a"); continue }
+      if (k in missing) { row(label, "missing", "missing"); continue }
+      if (!ok[k]) { row(label, "0/" total[k], "error"); continue }
+      nrps = median(k, "nrps"); cpu = median(k, "cpu")
+      print label ok[k] "/" total[k] " | " fmt("%.0f", median(k, "trps")) " | " fmt("%.0f", nrps) " | " \
+        ratio(nrps, brps, base) " | " fmt("%.2f", cpu) " | " ratio(cpu, bcpu, base) " | " \
+        fmt("%.0f", median(k, "rss")) " | " fmt("%.2f", median(k, "p50")) " | " fmt("%.2f", median(k, "p99")) " | " \
+        fmt("%.0f", median(k, "err")) " | " fmt("%.3f", median(k, "cpr")) " |"
+    }
+  }
+}
