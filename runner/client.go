@@ -29,11 +29,18 @@ type Client interface {
 // NewClientFunc makes the client of one worker of a case.
 type NewClientFunc func(target *scenarios.Target, worker int) (Client, error)
 
-// NewClient makes the client for the target's protocol.
+// NewClient makes the client for the target's protocol. HTTP targets get
+// the lean HTTP/1.1 client unless they need what only net/http does (see
+// http1Unsupported: HTTP/2, a mix spanning several origins, CONNECT,
+// internationalised host names).
 func NewClient(t *scenarios.Target, worker int) (Client, error) {
 	switch {
+	case t.HTTP != nil && http1Unsupported(t.HTTP) == "":
+		return newHTTP1Client(t, worker)
 	case t.HTTP != nil:
 		return NewHTTPClient(t, worker)
+	case t.TCP != nil:
+		return newTCPClient(t, worker)
 	default:
 		return nil, fmt.Errorf("target %q: no protocol block", t.Name)
 	}
@@ -56,6 +63,9 @@ func requestMix(t *scenarios.Target) []mixEntry {
 			mix[i] = mixEntry{name: r.Name, weight: r.Weight}
 		}
 		return mix
+	case t.TCP != nil:
+		// An iteration is the one kind of request a TCP target sends.
+		return []mixEntry{{weight: 1}}
 	default:
 		return []mixEntry{{weight: 1}}
 	}

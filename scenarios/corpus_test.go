@@ -326,6 +326,7 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	},
+	"tcp": checkTCP,
 	"trials": func(t *testing.T, s *Scenario) {
 		f := s.File
 		want := []Phase{
@@ -338,6 +339,76 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 			t.Errorf("phases (-want +got):\n%s", diff)
 		}
 	},
+}
+
+func checkTCP(t *testing.T, s *Scenario) {
+	f := s.File
+	lit := func(s string) Template {
+		return Template{Parts: []TemplatePart{{Kind: PartLiteral, Literal: []byte(s)}}}
+	}
+	connect := Template{Parts: []TemplatePart{{Kind: PartLiteral, Literal: []byte(`{"T":"Connect","S":1,"W":`)},
+		{Kind: PartWorker}, {Kind: PartLiteral, Literal: []byte("}")}}}
+	data := Template{Parts: []TemplatePart{
+		{Kind: PartLiteral, Literal: []byte(`{"TS":`)}, {Kind: PartNowMS},
+		{Kind: PartLiteral, Literal: []byte(`,"N":`)}, {Kind: PartSeq},
+		{Kind: PartLiteral, Literal: []byte(`,"R":`)}, {Kind: PartRandInt, Min: -5, Max: 5},
+		{Kind: PartLiteral, Literal: []byte(`,"U":"`)}, {Kind: PartUUID}, {Kind: PartLiteral, Literal: []byte(`"}`)},
+	}}
+	monitor := &TCPTarget{
+		Address:  "127.0.0.1:13888",
+		Timeout:  2500 * time.Millisecond,
+		MaxFrame: 64 << 10,
+		Framing: Framing{Kind: FramingLengthPrefixed, Adjust: -7, Fields: []FrameField{
+			{Size: 2, Value: 1}, {Size: 4, Length: true}, {Size: 1, Value: 0x7f},
+		}},
+		OnConnect: []TCPStep{
+			{Kind: StepSend, Pos: Pos{f, 19, 11}, Payload: connect},
+			{Kind: StepExpect, Pos: Pos{f, 20, 11}, Expect: TCPExpect{Contains: []byte("ConnectAck")}},
+		},
+		Iteration: []TCPStep{
+			{Kind: StepSend, Pos: Pos{f, 22, 11}, Payload: data},
+			{Kind: StepExpect, Pos: Pos{f, 23, 11}},
+			{Kind: StepSendRaw, Pos: Pos{f, 24, 11}, Payload: lit("a{{b")},
+			{Kind: StepSendRaw, Pos: Pos{f, 25, 11}, Payload: lit("\xde\xad\xbe\xef\x00\x01")},
+		},
+	}
+	if diff := cmp.Diff(monitor, s.Targets[0].TCP); diff != "" {
+		t.Errorf("monitor (-want +got):\n%s", diff)
+	}
+	short := *monitor
+	short.Connection = PerIteration
+	short.Framing = Framing{Kind: FramingLengthPrefixed, Fields: []FrameField{
+		{Size: 2, LittleEndian: true, Value: 2}, {Size: 4, LittleEndian: true, Length: true},
+	}}
+	if diff := cmp.Diff(&short, s.Targets[1].TCP); diff != "" {
+		t.Errorf("short: merged and overridden (-want +got):\n%s", diff)
+	}
+	if got := s.Targets[1].TCP.Framing.HeaderLen(); got != 6 {
+		t.Errorf("HeaderLen = %d, want 6", got)
+	}
+	redis := s.Targets[2].TCP
+	if redis.Framing.Kind != FramingLine || string(redis.Framing.Delimiter) != "\r\n" || redis.Connection != Persistent ||
+		string(redis.Iteration[1].Expect.Equals) != "+PONG" || redis.Timeout != DefaultTimeout || redis.MaxFrame != DefaultMaxFrame {
+		t.Errorf("redis: %+v", redis)
+	}
+	if b := s.Targets[3].TCP; b.Address != "[::1]:7" || b.Framing.Kind != FramingFixed || b.Framing.Size != 8 {
+		t.Errorf("blocks: %+v", b)
+	}
+	wantStream := []TCPExpect{{Bytes: 5}, {Contains: []byte("\r\n\r\n")}, {Equals: []byte("bye"), Bytes: 3}}
+	var gotStream []TCPExpect
+	for _, st := range s.Targets[4].TCP.Iteration {
+		if st.Kind == StepExpect {
+			gotStream = append(gotStream, st.Expect)
+		}
+	}
+	if diff := cmp.Diff(wantStream, gotStream); diff != "" {
+		t.Errorf("stream expects (-want +got):\n%s", diff)
+	}
+	for _, tg := range s.Targets {
+		if tg.HTTP != nil {
+			t.Errorf("target %s has an http block", tg.Name)
+		}
+	}
 }
 
 func TestCorpusOK(t *testing.T) {
@@ -357,7 +428,7 @@ func TestCorpusOK(t *testing.T) {
 				t.Errorf("Hash = %s, not the SHA-256 of the file", s.Hash)
 			}
 			for _, c := range s.Cases {
-				if c.Target.HTTP == nil || len(c.Target.HTTP.Requests) == 0 {
+				if (c.Target.HTTP == nil || len(c.Target.HTTP.Requests) == 0) && (c.Target.TCP == nil || len(c.Target.TCP.Iteration) == 0) {
 					t.Errorf("case %q has no request", c.ID)
 				}
 			}

@@ -159,16 +159,6 @@ func fields[T any](d *decoder, n *yaml.Node, label, what string, table []field[T
 
 type pair struct{ key, val *yaml.Node }
 
-// hasKey reports whether mapping n spells out key (merge keys aside).
-func hasKey(n *yaml.Node, key string) bool {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return true
-		}
-	}
-	return false
-}
-
 // pairs returns the entries of mapping n in file order, with `<<:` merge
 // keys expanded (explicit keys win over merged ones, as in YAML 1.1) and
 // duplicate keys reported.

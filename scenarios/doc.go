@@ -14,6 +14,13 @@
 // its rule and report a mistake at the right column. Rules themselves are
 // not compiled here.
 //
+// A target speaks HTTP or raw TCP. A TCP target's framing and steps are
+// resolved into plain values here too: header fields with their sizes and
+// byte order, and every payload compiled into a [Template] of literal bytes
+// and typed placeholders, so that a mistyped placeholder is a load error
+// with its column and the runner renders payloads without parsing them.
+// Whether every payload fits its frame is checked here, once.
+//
 // Decoding is strict and done in two passes over the yaml.Node tree. The
 // first checks the shape of the document against one field table per kind
 // of object (unknown keys, lists versus mappings, keys the specification

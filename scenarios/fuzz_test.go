@@ -1,10 +1,13 @@
 package scenarios
 
 import (
+	"bytes"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -34,6 +37,9 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("a: &a [*a]\nversion: *a\n"))
 	f.Add([]byte("<<: {<<: {version: 1}}\n"))
+	f.Add([]byte("version: 1\nname: t\ntargets:\n- name: a\n  tcp:\n    address: h:1\n    framing: {length_prefixed: {fields: [{u64le: length}], adjust: -8}}\n" +
+		"    iteration: [{send: '{{rand_int -9223372036854775808 9223372036854775807}}'}, {expect: {}}]\nphases: [{name: m, requests: 1}]\n"))
+	f.Add([]byte("version: 1\nname: t\ntargets:\n- name: a\n  tcp:\n    address: h:1\n    iteration: [{send_hex: '0'}, {expect: {contains: x}}]\nphases: [{name: m, requests: 1}]\n"))
 	opts := LoadOptions{Vars: map[string]string{"host": "127.0.0.1:1"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("fuzz.yaml", data, opts)
@@ -53,10 +59,16 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("valid scenario without cases or targets: %+v", s)
 		}
 		for _, c := range s.Cases {
-			if c.Target.HTTP == nil || len(c.Target.HTTP.Requests) == 0 || len(c.Phases) == 0 {
+			if (c.Target.HTTP == nil) == (c.Target.TCP == nil) || len(c.Phases) == 0 {
 				t.Fatalf("case %q is incomplete: %+v", c.ID, c)
 			}
-			for _, r := range c.Target.HTTP.Requests {
+			if c.Target.TCP != nil && !validTCP(c.Target.TCP) {
+				t.Fatalf("case %q: tcp target %+v", c.ID, c.Target.TCP)
+			}
+			if c.Target.HTTP != nil && len(c.Target.HTTP.Requests) == 0 {
+				t.Fatalf("case %q is incomplete: %+v", c.ID, c)
+			}
+			for _, r := range httpRequests(c.Target) {
 				if r.Weight < 1 || r.URL == "" || r.Method == "" {
 					t.Fatalf("case %q: request %+v", c.ID, r)
 				}
@@ -88,4 +100,130 @@ func validPhase(p Phase) bool {
 	}
 	return model && p.Trials >= 1 && (!p.Warmup || p.Trials == 1) &&
 		(p.Duration > 0 || p.Requests > 0) && (!ramp || p.Duration > 0)
+}
+
+func httpRequests(t Target) []HTTPRequest {
+	if t.HTTP == nil {
+		return nil
+	}
+	return t.HTTP.Requests
+}
+
+// validTCP states what the runner may rely on in a parsed TCP target: the
+// framing is complete, every expect knows when its reply ends, and every
+// payload fits its frame.
+func validTCP(t *TCPTarget) bool {
+	f := &t.Framing
+	if t.Address == "" || t.Timeout <= 0 || t.MaxFrame <= 0 || t.MaxFrame > maxMaxFrame || len(t.Iteration) == 0 {
+		return false
+	}
+	lengthSize := 0
+	switch f.Kind {
+	case FramingLengthPrefixed:
+		n := 0
+		for _, fl := range f.Fields {
+			if fl.Size != 1 && fl.Size != 2 && fl.Size != 4 && fl.Size != 8 {
+				return false
+			}
+			if fl.Length {
+				n++
+				lengthSize = fl.Size
+			} else if fl.Value > fieldMax(fl.Size) {
+				return false
+			}
+		}
+		if n != 1 {
+			return false
+		}
+	case FramingLine:
+		if len(f.Delimiter) == 0 {
+			return false
+		}
+	case FramingFixed:
+		if f.Size < 1 || int64(f.Size) > t.MaxFrame {
+			return false
+		}
+	}
+	for _, st := range append(append([]TCPStep{}, t.OnConnect...), t.Iteration...) {
+		switch st.Kind {
+		case StepExpect:
+			e := st.Expect
+			if e.Bytes < 0 || e.Bytes > t.MaxFrame || (f.Kind == FramingNone && e.Bytes == 0 && len(e.Contains) == 0) ||
+				(f.Kind != FramingNone && e.Bytes != 0) {
+				return false
+			}
+		case StepSend:
+			switch f.Kind {
+			case FramingFixed:
+				if st.Payload.MaxLen() > f.Size {
+					return false
+				}
+			case FramingLengthPrefixed:
+				if int64(st.Payload.MinLen())-f.Adjust < 0 || (lengthSize < 8 && int64(st.Payload.MaxLen())-f.Adjust > int64(fieldMax(lengthSize))) {
+					return false
+				}
+			}
+		}
+		for _, p := range st.Payload.Parts {
+			if p.Kind == PartRandInt && p.Min > p.Max {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// FuzzTemplate checks that compiling a payload never panics, that every
+// problem points inside it, and that a template without placeholders
+// renders to its own text.
+func FuzzTemplate(f *testing.F) {
+	for _, s := range []string{"", "plain", `{"TS":{{now_ms}}}`, "{{seq}}{{worker}}{{ uuid }}", "{{rand_int -5 5}}",
+		`{{"{{"}}`, "{{", "}}{{x}}", "{{rand_int 9 1}}", "{{rand_int 1}}", `{{"\x"}}`, "{{}}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tpl, errs := compileTemplate(s)
+		for _, e := range errs {
+			if e.Off < 0 || e.Off > len(s) {
+				t.Fatalf("offset %d outside %q", e.Off, s)
+			}
+		}
+		if len(errs) > 0 {
+			return
+		}
+		if tpl.MinLen() > tpl.MaxLen() {
+			t.Fatalf("MinLen %d > MaxLen %d", tpl.MinLen(), tpl.MaxLen())
+		}
+		if !strings.Contains(s, "{{") && (!tpl.Static() || string(literalOf(tpl)) != s) {
+			t.Fatalf("%q compiled to %+v", s, tpl)
+		}
+	})
+}
+
+func literalOf(t Template) []byte {
+	var b []byte
+	for _, p := range t.Parts {
+		b = append(b, p.Literal...)
+	}
+	return b
+}
+
+// FuzzHex checks send_hex decoding against encoding/hex.
+func FuzzHex(f *testing.F) {
+	for _, s := range []string{"de ad be ef", "DEADBEEF", "0", "0g", " 00\t01\n", "abc"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, errs := parseHex(s)
+		if len(errs) > 0 {
+			if e := errs[0]; e.Off < 0 || e.Off >= len(s) {
+				t.Fatalf("offset %d outside %q", e.Off, s)
+			}
+			return
+		}
+		want, err := hex.DecodeString(strings.Join(strings.Fields(s), ""))
+		if err != nil || !bytes.Equal(b, want) {
+			t.Fatalf("parseHex(%q) = %x, encoding/hex says %x (%v)", s, b, want, err)
+		}
+	})
 }

@@ -28,10 +28,12 @@ type rawAxis struct {
 }
 
 type rawTarget struct {
-	node *yaml.Node
-	ok   bool // a mapping, so missing fields are worth reporting
-	name *yaml.Node
-	http *rawHTTP
+	node   *yaml.Node
+	ok     bool // a mapping, so missing fields are worth reporting
+	name   *yaml.Node
+	protos []*yaml.Node // the protocol keys written (http, tcp), in file order
+	http   *rawHTTP
+	tcp    *rawTCP
 }
 
 type rawHTTP struct {
@@ -123,13 +125,17 @@ var scenarioFields = []field[rawScenario]{
 
 var targetFields = []field[rawTarget]{
 	scalarField("name", aName, func(t *rawTarget) **yaml.Node { return &t.name }),
-	{name: "http", set: func(d *decoder, t *rawTarget, _, v *yaml.Node) {
+	{name: "http", set: func(d *decoder, t *rawTarget, k, v *yaml.Node) {
+		t.protos = append(t.protos, k)
 		h := &rawHTTP{node: d.deref(v)}
 		if fields(d, v, "http", "http", httpFields, h) {
 			t.http = h
 		}
 	}},
-	{name: "tcp"},
+	{name: "tcp", set: func(d *decoder, t *rawTarget, k, v *yaml.Node) {
+		t.protos = append(t.protos, k)
+		t.tcp = d.tcp(v)
+	}},
 	{name: "monitor"},
 	{name: "baseline_target"},
 }
@@ -258,6 +264,10 @@ func (d *decoder) scenario(root *yaml.Node) *rawScenario {
 func (d *decoder) target(n *yaml.Node) *rawTarget {
 	t := &rawTarget{node: d.deref(n)}
 	t.ok = fields(d, n, "target", "target", targetFields, t)
+	if len(t.protos) > 1 {
+		d.errorf(t.protos[1], "target: set http or tcp, not both; a target speaks one protocol")
+		t.http, t.tcp = nil, nil
+	}
 	return t
 }
 

@@ -54,6 +54,12 @@ func TestSchemaMatchesDecoder(t *testing.T) {
 		{"concurrencyRamp", def("concurrencyRamp"), fieldNames(rampFields("concurrency", anInteger), true)},
 		{"rateRamp", def("rateRamp"), fieldNames(rampFields("rate", aRate), true)},
 		{"threshold", thresholdObject, fieldNames(thresholdFields, true)},
+		{"tcp", def("tcp"), fieldNames(tcpFields, true)},
+		{"framingKind", def("framingKind"), fieldNames(framingKinds, true)},
+		{"lengthPrefixed", def("lengthPrefixed"), fieldNames(lengthPrefixedFields, true)},
+		{"frameField", def("frameField"), frameFieldTypes},
+		{"tcpStep", def("tcpStep"), fieldNames(stepFields, true)},
+		{"tcpExpect", def("tcpExpect"), fieldNames(tcpExpectFields, true)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.object, func(t *testing.T) {
@@ -92,7 +98,8 @@ func TestSchemaAcceptsCorpus(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"unknown-field-top", "unknown-field-target", "unknown-field-phase", "unknown-field-expect", "unsupported", "no-stop", "version-2", "bad-duration", "bad-type"} {
+	for _, name := range []string{"unknown-field-top", "unknown-field-target", "unknown-field-phase", "unknown-field-expect", "unsupported", "no-stop", "version-2", "bad-duration", "bad-type",
+		"tcp-and-http", "tcp-framing-errors", "tcp-step-errors"} {
 		t.Run(name, func(t *testing.T) {
 			doc := loadYAML(t, filepath.Join(corpus, "err", name+".yaml"))
 			if problems := validate(root, root, doc, "$"); len(problems) == 0 {
@@ -117,8 +124,8 @@ func loadYAML(t *testing.T, file string) *yaml.Node {
 
 // validate checks node n against schema s, resolving "#/definitions/…"
 // references in root. It knows the keywords schema.json uses: $ref, anyOf,
-// type, const, enum, pattern, required, properties, additionalProperties
-// and items.
+// oneOf, type, const, enum, pattern, required, properties,
+// additionalProperties and items.
 func validate(root, s jsonSchema, n *yaml.Node, path string) []string {
 	d := &decoder{src: newSource(nil)}
 	n = d.deref(n)
@@ -143,6 +150,17 @@ func validate(root, s jsonSchema, n *yaml.Node, path string) []string {
 		}
 		if all != nil {
 			problems = append(problems, fmt.Sprintf("%s: no alternative of anyOf matches: %s", path, strings.Join(all, "; ")))
+		}
+	}
+	if alts, ok := s["oneOf"].([]any); ok {
+		matches := 0
+		for _, alt := range alts {
+			if len(validate(root, alt.(jsonSchema), n, path)) == 0 {
+				matches++
+			}
+		}
+		if matches != 1 {
+			problems = append(problems, fmt.Sprintf("%s: %d alternatives of oneOf match, want exactly 1", path, matches))
 		}
 	}
 	if types, ok := s["type"]; ok && !typeMatches(types, n) {

@@ -37,14 +37,14 @@ func described(what, name string) string {
 // target resolves one target for one matrix combination.
 func (r *resolver) target(t *rawTarget, name string) Target {
 	out := Target{Name: name, Pos: r.d.pos(t.node)}
-	if t.http == nil {
-		// A tcp target has already been reported as not supported.
-		if t.ok && !hasKey(t.node, "tcp") {
-			r.d.errorf(t.node, "%s: needs an http section (the only kind of target this version supports)", described("target", name))
-		}
-		return out
+	switch {
+	case t.http != nil:
+		out.HTTP = r.http(t.http)
+	case t.tcp != nil:
+		out.TCP = r.tcp(t.tcp)
+	case t.ok && len(t.protos) == 0:
+		r.d.errorf(t.node, "%s: needs an http or a tcp section", described("target", name))
 	}
-	out.HTTP = r.http(t.http)
 	return out
 }
 

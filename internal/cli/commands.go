@@ -56,6 +56,9 @@ func serveCommand(ctx context.Context, args []string, env Env) error {
 		return withCode(ExitRun, err)
 	}
 	fmt.Fprintf(env.Stdout, "loadgate serve: http://%s/ (Ctrl-C to stop)\n", srv.HTTPAddr())
+	if a := srv.TCPAddr(); a != "" {
+		fmt.Fprintf(env.Stdout, "loadgate serve: framed TCP on %s\n", a)
+	}
 	<-ctx.Done()
 	return srv.Close()
 }

@@ -1,7 +1,9 @@
 package demoserver
 
 import (
+	"encoding/binary"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -53,5 +55,34 @@ func BenchmarkHelloLoopback(b *testing.B) {
 			b.Fatal(err)
 		}
 		resp.Body.Close()
+	}
+}
+
+// BenchmarkTCPFrameLoopback measures one monitor frame and its Ack over a
+// loopback TCP connection, the unit of work of a persistent TCP target.
+func BenchmarkTCPFrameLoopback(b *testing.B) {
+	s, err := Start(b.Context(), Config{HTTPAddr: "127.0.0.1:0", TCPAddr: "127.0.0.1:0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	c, err := net.Dial("tcp", s.TCPAddr())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	body := `{"T":"MonitorItemData","S":39,"D":{"UsedPhysicalMemorySize":1908174848},"TS":1288273090499}`
+	req := binary.BigEndian.AppendUint16(nil, 1)
+	req = binary.BigEndian.AppendUint32(req, uint32(len(body)))
+	req = append(req, body...)
+	reply := make([]byte, 6+len(`{"T":"Ack","S":39}`))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, reply); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -18,6 +18,11 @@ import (
 // not given.
 const DefaultHTTPAddr = "127.0.0.1:8080"
 
+// ExampleTCPAddr is the framed TCP address the documentation and examples
+// use, the port of the monitor server in the classic long-versus-short
+// connection study. The TCP listener is off unless an address is given.
+const ExampleTCPAddr = "127.0.0.1:13888"
+
 // MaxBodyBytes is the largest body /bytes/N sends and /echo accepts: 10 MiB,
 // the same as the default max_body of an HTTP target, so a transfer test
 // never exceeds what the client reads by default.
@@ -30,6 +35,12 @@ type Config struct {
 	// port. The host must be a loopback address or "localhost"; a bare
 	// ":port" binds to 127.0.0.1. Empty means "127.0.0.1:0".
 	HTTPAddr string
+
+	// TCPAddr is the listen address of the framed TCP protocol (see
+	// package doc), with the same rules as HTTPAddr; "127.0.0.1:0" picks a
+	// free port. Empty means no TCP listener. HTTP is always served, so a
+	// scenario mixing both kinds of target needs one server.
+	TCPAddr string
 
 	// Delay is added before every response except /health and /stats. With
 	// DelayDist DelayNormal it is the mean of the delay, otherwise its
@@ -59,11 +70,15 @@ type Config struct {
 	// CloseAfter makes the server close a connection after it has served
 	// CloseAfter requests on it: the last response carries
 	// "Connection: close". Every request counts, /health and /stats too.
-	// 0 keeps connections open.
+	// On the TCP listener every frame counts, and the connection is closed
+	// right after the reply to the last one, without notice as a real
+	// server would. 0 keeps connections open.
 	CloseAfter int
 
 	// ErrorRate is the fraction of requests (0..1) answered with an injected
 	// 500 instead of their normal response; /health and /stats never fail.
+	// On the TCP listener a failing frame is answered with an error frame,
+	// {"T":"Error",...}, which a scenario's expect step catches.
 	ErrorRate float64
 
 	// Seed seeds the server's own random source for delays and ErrorRate;
@@ -112,6 +127,11 @@ func (c Config) validate() (Config, error) {
 		return c, err
 	}
 	c.HTTPAddr = norm
+	if c.TCPAddr != "" {
+		if c.TCPAddr, err = loopbackAddr(c.TCPAddr); err != nil {
+			return c, err
+		}
+	}
 	return c, nil
 }
 
@@ -143,7 +163,8 @@ func loopbackAddr(addr string) (string, error) {
 
 // ParseFlags parses the flags of "loadgate serve":
 //
-//	--http ADDR        HTTP listen address (default 127.0.0.1:8080; loopback only, :PORT binds 127.0.0.1)
+//	--http ADDR          HTTP listen address (default 127.0.0.1:8080; loopback only, :PORT binds 127.0.0.1)
+//	--tcp ADDR           framed TCP listen address (u16 type + u32 length + body; off by default)
 //	--delay DURATION     delay before every response (the mean for --delay-dist normal)
 //	--jitter DURATION    spread of the delay, see --delay-dist
 //	--delay-dist NAME    constant or uniform: delay + uniform [0, jitter);
@@ -168,6 +189,8 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 
 	var cfg Config
 	fs.StringVar(&cfg.HTTPAddr, "http", DefaultHTTPAddr, "HTTP listen `address` (loopback only; :PORT binds 127.0.0.1)")
+	fs.StringVar(&cfg.TCPAddr, "tcp", "", "also listen for framed TCP (u16 type + u32 big-endian length + body) on `address`,\n"+
+		"e.g. "+ExampleTCPAddr+" (loopback only; off when not given)")
 	fs.DurationVar(&cfg.Delay, "delay", 0, "`duration` added before every response (not /health, /stats);\n"+
 		"the mean with -delay-dist normal")
 	fs.DurationVar(&cfg.Jitter, "jitter", 0, "random spread of the delay (a `duration`), see -delay-dist")
@@ -175,14 +198,14 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 		"  constant, uniform  delay + uniform [0, jitter)\n"+
 		"  exponential        delay + exponential with mean jitter\n"+
 		"  normal             mean delay, standard deviation jitter, never below 0")
-	fs.Float64Var(&cfg.ErrorRate, "error-rate", 0, "`fraction` of requests answered 500, in [0, 1]")
+	fs.Float64Var(&cfg.ErrorRate, "error-rate", 0, "`fraction` of requests answered 500 (TCP: an error frame), in [0, 1]")
 	fs.Func("stall", "freeze every response but /health and /stats for FOR at the start\n"+
 		"of every EVERY-long window since start (`EVERY/FOR`, e.g. 1s/300ms)", func(v string) error {
 		every, dur, err := parseStall(v)
 		cfg.StallEvery, cfg.StallFor = every, dur
 		return err
 	})
-	fs.IntVar(&cfg.CloseAfter, "close-after", 0, "close each connection after serving `N` requests on it (0 = never)")
+	fs.IntVar(&cfg.CloseAfter, "close-after", 0, "close each connection after serving `N` requests (TCP: frames) on it (0 = never)")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "`seed` for delays and error injection (0 = random)")
 
 	if err := fs.Parse(args); err != nil {

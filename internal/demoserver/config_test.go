@@ -13,6 +13,7 @@ func TestParseFlags(t *testing.T) {
 	// knobs is the comparable part of Config (the Logger is not comparable).
 	type knobs struct {
 		HTTPAddr   string
+		TCPAddr    string
 		Delay      time.Duration
 		Jitter     time.Duration
 		DelayDist  DelayDist
@@ -52,6 +53,10 @@ func TestParseFlags(t *testing.T) {
 		// The last --stall wins, like every other flag.
 		{name: "stall repeated", args: []string{"--stall", "1s/300ms", "--stall", "2s/1s"},
 			want: knobs{HTTPAddr: "127.0.0.1:8080", StallEvery: 2 * time.Second, StallFor: time.Second}},
+
+		{name: "tcp listener", args: []string{"--tcp", ExampleTCPAddr}, want: knobs{HTTPAddr: "127.0.0.1:8080", TCPAddr: ExampleTCPAddr}},
+		{name: "tcp bare port binds loopback", args: []string{"--tcp=:0"}, want: knobs{HTTPAddr: "127.0.0.1:8080", TCPAddr: "127.0.0.1:0"}},
+		{name: "tcp on every interface refused", args: []string{"--tcp", "0.0.0.0:13888"}, wantErr: "not a loopback"},
 
 		{name: "error rate above 1", args: []string{"--error-rate", "1.5"}, wantErr: "error rate"},
 		{name: "error rate negative", args: []string{"--error-rate", "-0.1"}, wantErr: "error rate"},
@@ -93,7 +98,7 @@ func TestParseFlags(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
-			got := knobs{cfg.HTTPAddr, cfg.Delay, cfg.Jitter, cfg.DelayDist, cfg.ErrorRate, cfg.StallEvery, cfg.StallFor, cfg.CloseAfter, cfg.Seed}
+			got := knobs{cfg.HTTPAddr, cfg.TCPAddr, cfg.Delay, cfg.Jitter, cfg.DelayDist, cfg.ErrorRate, cfg.StallEvery, cfg.StallFor, cfg.CloseAfter, cfg.Seed}
 			if got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
@@ -108,7 +113,7 @@ func TestParseFlagsHelp(t *testing.T) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
 	for _, want := range []string{"loadgate serve", "-http", "-error-rate", "-seed",
-		"-delay-dist distribution", "exponential", "-stall EVERY/FOR", "-close-after N"} {
+		"-delay-dist distribution", "exponential", "-stall EVERY/FOR", "-close-after N", "-tcp address"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage does not mention %q:\n%s", want, stderr.String())
 		}

@@ -16,6 +16,17 @@
 //	GET /bytes/N     200 N bytes (N ≤ 10 MiB) for transfer-rate tests
 //	    /status/N    status N (200..599), any method
 //
+// With Config.TCPAddr set, it also speaks a framed TCP protocol, the
+// monitor-agent protocol of the classic long-versus-short connection study:
+// every frame is a big-endian u16 type, a big-endian u32 body length and
+// the body (at most 10 MiB; a larger declared length closes the
+// connection). Every frame is answered, in order, by one frame of the same
+// type:
+//
+//	{"T":"Connect","S":1,...}     →  {"T":"ConnectAck","S":1}
+//	{"T":"<anything else>","S":N} →  {"T":"Ack","S":N}
+//	any body that is not such a JSON object is echoed unchanged
+//
 // Fault knobs in [Config] make it misbehave on purpose, so that a load
 // generator's accuracy (coordinated omission above all) can be tested
 // without other tools:
@@ -23,15 +34,16 @@
 //   - Delay, Jitter and DelayDist: a per-request delay drawn from a
 //     constant (plus uniform jitter), uniform, exponential or normal
 //     distribution; see [DelayDist].
-//   - ErrorRate: a fraction of requests answered with 500.
+//   - ErrorRate: a fraction of requests answered with 500; on TCP, with
+//     an {"T":"Error",...} frame.
 //   - StallEvery and StallFor: the server freezes for StallFor at the start
 //     of every StallEvery-long window counted from [Server.Started], like a
 //     stop-the-world pause; every response due in a stall leaves when it
 //     ends. A client that waits for each response before sending the next
 //     one sends nothing during a stall and, unless it corrects for that,
 //     reports latencies far better than the server gave.
-//   - CloseAfter: a connection is closed after that many requests, so
-//     clients see connection churn even with keep-alive.
+//   - CloseAfter: a connection is closed after that many requests (TCP:
+//     frames), so clients see connection churn even with keep-alive.
 //
 // /health and /stats are exempt from all of them except CloseAfter. The
 // random choices come from a per-server source seeded by Config.Seed, so a
@@ -39,9 +51,13 @@
 // servers never share state. The knobs are kept apart from HTTP, so every
 // listener of a server applies them alike.
 //
-// [Stats] counts accepted TCP connections exactly (the listener is wrapped),
-// which lets tests prove whether a client reuses connections (keep-alive) or
-// opens one per request.
+// Delays and stalls hold each TCP frame's reply as they hold an HTTP
+// response; frames of one connection are answered one after another.
+//
+// [Stats] counts accepted TCP connections exactly (the listeners count
+// them), which lets tests prove whether a client reuses connections
+// (keep-alive, a persistent TCP target) or opens one per request; it also
+// counts the frames the TCP listener received.
 //
 // [Start] returns once the server is listening; [Server.Close] stops it,
 // closes every connection and waits for all of its goroutines, including

@@ -2,8 +2,10 @@ package demoserver_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"time"
@@ -50,4 +52,44 @@ func ExampleParseFlags() {
 	}
 	fmt.Println(cfg.Delay, cfg.Jitter, cfg.DelayDist, cfg.StallEvery, cfg.StallFor, cfg.CloseAfter)
 	// Output: 2ms 1ms exponential 1s 300ms 100
+}
+
+// Speak the framed TCP protocol: a Connect handshake is acknowledged in a
+// frame of the same type.
+func ExampleStart_tcp() {
+	s, err := demoserver.Start(context.Background(), demoserver.Config{
+		HTTPAddr: "127.0.0.1:0",
+		TCPAddr:  "127.0.0.1:0",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+
+	c, err := net.Dial("tcp", s.TCPAddr())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	body := `{"T":"Connect","S":1,"IP":"10.16.200.119"}`
+	frame := binary.BigEndian.AppendUint16(nil, 1)
+	frame = binary.BigEndian.AppendUint32(frame, uint32(len(body)))
+	if _, err := c.Write(append(frame, body...)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	var hdr [6]byte
+	if _, err := io.ReadFull(c, hdr[:]); err != nil {
+		fmt.Println(err)
+		return
+	}
+	reply := make([]byte, binary.BigEndian.Uint32(hdr[2:]))
+	if _, err := io.ReadFull(c, reply); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(binary.BigEndian.Uint16(hdr[:2]), string(reply), s.Stats().Frames)
+	// Output: 1 {"T":"ConnectAck","S":1} 1
 }

@@ -17,26 +17,36 @@ import (
 
 // Stats are the server's counters since Start. /stats serves them as JSON.
 type Stats struct {
-	// Accepted is the number of TCP connections accepted, counted at the
-	// listener so it is exact: N short-connection requests give N, N
-	// keep-alive requests on one connection give 1.
+	// Accepted is the number of TCP connections accepted by every
+	// listener, counted at the listener so it is exact: N short-connection
+	// requests give N, N keep-alive requests on one connection give 1.
 	Accepted int64 `json:"accepted"`
+
+	// TCPAccepted is the part of Accepted that the framed TCP listener
+	// accepted.
+	TCPAccepted int64 `json:"tcp_accepted"`
+
+	// Frames is the number of complete frames the TCP listener received.
+	Frames int64 `json:"frames"`
 
 	// Requests is the number of HTTP requests that reached the router,
 	// including /health, /stats (a /stats response counts itself) and 404s.
 	Requests int64 `json:"requests"`
 
-	// Errors is the number of injected 500 responses (ErrorRate). Statuses
-	// asked for explicitly with /status/N are not counted.
+	// Errors is the number of injected errors (ErrorRate): 500 responses
+	// and TCP error frames. Statuses asked for explicitly with /status/N
+	// are not counted.
 	Errors int64 `json:"errors"`
 }
 
 // counters are updated by every connection and handler goroutine, so they
 // are atomics rather than a mutex-guarded Stats.
 type counters struct {
-	accepted atomic.Int64
-	requests atomic.Int64
-	errors   atomic.Int64
+	accepted    atomic.Int64
+	tcpAccepted atomic.Int64
+	frames      atomic.Int64
+	requests    atomic.Int64
+	errors      atomic.Int64
 }
 
 // Server is a running built-in target server. It is created by Start and
@@ -51,6 +61,13 @@ type Server struct {
 
 	httpLn  net.Listener
 	httpSrv *http.Server
+
+	// The framed TCP side has no http.Server to track its connections, so
+	// it keeps them itself, to close them on shutdown.
+	tcpLn     net.Listener
+	tcpMu     sync.Mutex
+	tcpConns  map[net.Conn]struct{}
+	tcpClosed bool
 
 	// base is the parent of every request context. Cancelling it on shutdown
 	// wakes handlers sleeping in a delay or a stall, which http.Server.Close
@@ -113,12 +130,20 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.cancel()
 		return nil, err
 	}
+	if err := s.startTCP(ctx); err != nil {
+		_ = s.httpSrv.Close()
+		s.serving.Wait()
+		s.conns.Wait()
+		s.cancel()
+		return nil, err
+	}
 	s.stopAfter = context.AfterFunc(ctx, func() {
 		defer close(s.afterDone)
 		s.shutdown()
 	})
 	s.log.Info().
 		Str("http", s.HTTPAddr()).
+		Str("tcp", s.TCPAddr()).
 		Dur("delay", s.cfg.Delay).
 		Dur("jitter", s.cfg.Jitter).
 		Stringer("delay_dist", s.cfg.DelayDist).
@@ -205,13 +230,15 @@ func (s *Server) Seed() uint64 { return s.seed }
 // reading, so time.Until(Started().Add(d)) aims at a window exactly.
 func (s *Server) Started() time.Time { return s.faults.epoch }
 
-// Stats returns the counters so far. The three numbers are read one after
-// the other, not as an atomic snapshot.
+// Stats returns the counters so far. The numbers are read one after the
+// other, not as an atomic snapshot.
 func (s *Server) Stats() Stats {
 	return Stats{
-		Accepted: s.ctr.accepted.Load(),
-		Requests: s.ctr.requests.Load(),
-		Errors:   s.ctr.errors.Load(),
+		Accepted:    s.ctr.accepted.Load(),
+		TCPAccepted: s.ctr.tcpAccepted.Load(),
+		Frames:      s.ctr.frames.Load(),
+		Requests:    s.ctr.requests.Load(),
+		Errors:      s.ctr.errors.Load(),
 	}
 }
 
@@ -222,6 +249,9 @@ func (s *Server) Stats() Stats {
 func (s *Server) shutdown() {
 	s.shutdownOnce.Do(func() {
 		s.shutdownErr = s.httpSrv.Close()
+		if err := s.closeTCP(); s.shutdownErr == nil {
+			s.shutdownErr = err
+		}
 		s.cancel()
 	})
 }
@@ -245,6 +275,7 @@ func (s *Server) Close() error {
 		s.log.Info().
 			Int64("accepted", st.Accepted).
 			Int64("requests", st.Requests).
+			Int64("frames", st.Frames).
 			Int64("errors", st.Errors).
 			Msg("demo server stopped")
 	})

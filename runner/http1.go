@@ -1,0 +1,438 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// http1Client is the default client of HTTP targets: HTTP/1.1 written
+// straight onto one net.Conn per worker, every request serialised once
+// up front, every response parsed in one reusable buffer. A request costs
+// one write and usually one read, and no allocation on a kept-alive
+// connection, so the generator stays cheaper than the servers it measures.
+type http1Client struct {
+	target  *scenarios.HTTPTarget
+	addr    string      // host:port to dial
+	tlsConf *tls.Config // nil for http://
+	reqs    []http1Request
+	want    []byte // expect.body_contains
+	rd      respReader
+	resp    response
+	reused  bool         // conn has carried a complete exchange
+	raw     *rawExchange // nil on TLS connections
+	// lastStart is when the previous request began; the time since bounds
+	// how long the connection has been idle.
+	lastStart time.Time
+
+	// mu guards conn and closed against interrupt and Close, which run on
+	// other goroutines. Do, the only writer of conn, reads it without mu.
+	mu        sync.Mutex
+	conn      net.Conn // nil when no connection is open
+	closed    bool
+	watched   <-chan struct{} // Done of the context interrupt is registered on
+	stopWatch func() bool
+}
+
+// http1Request is one entry of the mix, ready for the wire.
+type http1Request struct {
+	wire  []byte
+	head  bool // a HEAD response has no body
+	close bool // the request itself asks the server to close
+}
+
+var _ Client = (*http1Client)(nil)
+
+// http1Unsupported says why the lean client cannot serve target h, or ""
+// when it can; NewClient then falls back to net/http.
+func http1Unsupported(h *scenarios.HTTPTarget) string {
+	if h.HTTP2 {
+		return "http2: true needs net/http"
+	}
+	var first *url.URL
+	for _, r := range h.Requests {
+		u, err := url.Parse(r.URL)
+		if err != nil {
+			return err.Error()
+		}
+		switch {
+		case u.Scheme != "http" && u.Scheme != "https":
+			return "scheme " + u.Scheme + " is not http or https"
+		case r.Method == "CONNECT":
+			return "CONNECT tunnels are not a request/response exchange"
+		case !isASCII(u.Host):
+			return "an internationalised host name needs IDNA conversion"
+		case first == nil:
+			first = u
+		case u.Scheme != first.Scheme || u.Host != first.Host:
+			// One connection per worker cannot reach two origins.
+			return "requests go to more than one scheme://host"
+		}
+	}
+	if first == nil {
+		return "no request"
+	}
+	return ""
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// newHTTP1Client makes the lean HTTP/1.1 client of one worker.
+func newHTTP1Client(t *scenarios.Target, _ int) (Client, error) {
+	h := t.HTTP
+	if h == nil {
+		return nil, fmt.Errorf("target %q has no http block", t.Name)
+	}
+	if why := http1Unsupported(h); why != "" {
+		return nil, fmt.Errorf("target %q: %s", t.Name, why)
+	}
+	u, _ := url.Parse(h.Requests[0].URL)
+	c := &http1Client{
+		target: h,
+		rd:     newRespReader(h.MaxBody, h.Expect.BodyContains != "" || h.Expect.BodyRegex != nil),
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	c.addr = net.JoinHostPort(u.Hostname(), port)
+	if u.Scheme == "https" {
+		conf, err := tlsConfig(t.Name, &h.TLS)
+		if err != nil {
+			return nil, err
+		}
+		conf.ServerName = u.Hostname()
+		conf.NextProtos = []string{"http/1.1"}
+		c.tlsConf = conf
+	}
+	if h.Expect.BodyContains != "" {
+		c.want = []byte(h.Expect.BodyContains)
+	}
+	for i := range h.Requests {
+		r, err := serialize(&h.Requests[i], h.Keepalive)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: %w", t.Name, err)
+		}
+		c.reqs = append(c.reqs, r)
+	}
+	return c, nil
+}
+
+// tlsConfig is the client TLS configuration of an https target.
+func tlsConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
+	conf := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the user asked for it
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: tls ca_file: %w", target, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("target %q: tls ca_file %s: no certificate found", target, t.CAFile)
+		}
+		conf.RootCAs = pool
+	}
+	return conf, nil
+}
+
+// serialize writes request r as it goes on the wire: request line, Host,
+// the scenario's headers in file order, then what the client adds. A Host
+// header in the scenario replaces the URL's host (virtual hosts); the body
+// framing headers are the client's own, since it knows the body.
+func serialize(r *scenarios.HTTPRequest, keepalive bool) (http1Request, error) {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return http1Request{}, err
+	}
+	host := u.Host
+	var b []byte
+	hasUA, close := false, !keepalive
+	for _, h := range r.Headers {
+		switch {
+		case strings.EqualFold(h.Name, "Host"):
+			host = h.Value
+			continue
+		case strings.EqualFold(h.Name, "Content-Length"), strings.EqualFold(h.Name, "Transfer-Encoding"),
+			strings.EqualFold(h.Name, "Trailer"):
+			continue
+		case strings.EqualFold(h.Name, "Connection"):
+			if !keepalive {
+				continue // replaced by Connection: close below
+			}
+			for tok := range strings.SplitSeq(h.Value, ",") {
+				close = close || strings.EqualFold(strings.TrimSpace(tok), "close")
+			}
+		case strings.EqualFold(h.Name, "User-Agent"):
+			hasUA = true
+		case strings.EqualFold(h.Name, "Authorization"):
+			u.User = nil // the scenario's header wins over URL credentials
+		}
+		b = append(b, h.Name...)
+		b = append(b, ": "...)
+		b = append(b, h.Value...)
+		b = append(b, "\r\n"...)
+	}
+	if !hasUA {
+		b = append(b, "User-Agent: loadgate\r\n"...)
+	}
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		b = append(b, "Authorization: Basic "...)
+		b = append(b, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass))...)
+		b = append(b, "\r\n"...)
+	}
+	switch r.Method {
+	case "POST", "PUT", "PATCH":
+		// Some servers refuse these without a length, even an empty one.
+		b = appendContentLength(b, len(r.Body))
+	default:
+		if len(r.Body) > 0 {
+			b = appendContentLength(b, len(r.Body))
+		}
+	}
+	if !keepalive {
+		b = append(b, "Connection: close\r\n"...)
+	}
+	b = append(b, "\r\n"...)
+	b = append(b, r.Body...)
+
+	line := r.Method + " " + u.RequestURI() + " HTTP/1.1\r\nHost: " + host + "\r\n"
+	wire := make([]byte, 0, len(line)+len(b))
+	wire = append(append(wire, line...), b...)
+	return http1Request{wire: wire, head: r.Method == "HEAD", close: close}, nil
+}
+
+func appendContentLength(b []byte, n int) []byte {
+	b = append(b, "Content-Length: "...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, "\r\n"...)
+}
+
+// Do sends request req and reads its whole response.
+func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
+	*out = Outcome{}
+	c.watch(ctx)
+	now := time.Now()
+	var deadline time.Time // zero: no timeout
+	if c.target.Timeout > 0 {
+		deadline = now.Add(c.target.Timeout)
+	}
+	idle := now.Sub(c.lastStart)
+	c.lastStart = now
+	p := &c.reqs[req]
+	for attempt := 0; ; attempt++ {
+		if c.conn == nil {
+			if out.Kind = c.dial(ctx, deadline, out); out.Kind != KindNone {
+				return
+			}
+		} else if err := c.conn.SetDeadline(deadline); err != nil {
+			c.drop()
+			out.Kind = KindOther
+			return
+		}
+		// interrupt may have run between the dial or the deadline above and
+		// now; the deadline just set would then have undone it.
+		if ctx.Err() != nil {
+			c.drop()
+			out.Kind = KindOther
+			return
+		}
+		reused := c.reused
+		c.resp.wire = 0
+		var n int
+		var err error
+		if c.raw != nil && reused && idle < rawIdleLimit && c.rd.r == c.rd.w {
+			n, err = c.raw.exchange(p.wire)
+		}
+		if err == nil && n < len(p.wire) {
+			var m int
+			m, err = c.conn.Write(p.wire[n:])
+			n += m
+		}
+		out.BytesSent += int64(n)
+		if err == nil {
+			err = c.rd.read(p.head, &c.resp)
+			out.BytesReceived += c.resp.wire
+		}
+		if err != nil {
+			c.drop()
+			// A server may close an idle kept-alive connection at any time;
+			// finding it closed before any answer is no failure of the
+			// server, so the request goes once more on a new connection.
+			if reused && attempt == 0 && c.resp.wire == 0 && closedByPeer(err) && ctx.Err() == nil {
+				continue
+			}
+			out.Kind = c.kindOf(err)
+			return
+		}
+		out.Status = c.resp.status
+		if c.resp.close || p.close || c.rd.rerr != nil {
+			c.drop()
+		} else {
+			c.reused = true
+		}
+		out.Kind = c.check(&c.resp)
+		return
+	}
+}
+
+// check applies expect to a complete response, in the order and with the
+// kinds of readAndCheck.
+func (c *http1Client) check(r *response) ErrorKind {
+	exp := &c.target.Expect
+	switch {
+	case !statusAccepted(exp.Status, r.status):
+		return KindStatus
+	case exp.Length >= 0 && r.bodyLen != exp.Length:
+		return KindLength
+	case c.want != nil && !bytes.Contains(c.rd.body, c.want):
+		return KindCheck
+	case exp.BodyRegex != nil && !exp.BodyRegex.Match(c.rd.body):
+		return KindCheck
+	}
+	return KindNone
+}
+
+// kindOf maps a failed exchange to its error kind.
+func (c *http1Client) kindOf(err error) ErrorKind {
+	var he http1Error
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		return KindLength
+	case errors.As(err, &he):
+		return KindProtocol
+	case errors.Is(err, io.ErrNoProgress):
+		return KindOther
+	}
+	return classify(err)
+}
+
+// closedByPeer reports whether err means the server closed or reset the
+// connection.
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// dial opens the worker's connection (with its TLS handshake on https) and
+// records how long that took.
+func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome) ErrorKind {
+	start := time.Now()
+	d := net.Dialer{Deadline: deadline}
+	conn, err := d.DialContext(ctx, "tcp", c.addr)
+	if err != nil {
+		return classify(err)
+	}
+	if err := conn.SetDeadline(deadline); err != nil {
+		conn.Close()
+		return KindOther
+	}
+	if c.tlsConf != nil {
+		tc := tls.Client(conn, c.tlsConf)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			conn.Close()
+			var ne net.Error
+			if (errors.As(err, &ne) && ne.Timeout()) || errors.Is(err, context.DeadlineExceeded) {
+				return KindTimeout
+			}
+			return KindConnect
+		}
+		conn = tc
+	}
+	out.Connect = time.Since(start)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		conn.Close()
+		return KindOther
+	}
+	c.conn = conn
+	c.reused = false
+	c.rd.reset(conn)
+	c.raw = newRawExchange(conn, &c.rd)
+	return KindNone
+}
+
+// drop closes the connection; it is never reused after an error.
+func (c *http1Client) drop() {
+	c.mu.Lock()
+	conn := c.conn
+	c.conn = nil
+	c.mu.Unlock()
+	if conn != nil {
+		_ = conn.Close()
+	}
+	c.reused = false
+	c.raw = nil
+	c.rd.reset(nil)
+}
+
+// watch arranges for ctx's cancellation to interrupt a blocked read or
+// write. The registration lasts as long as the context, so a worker that
+// calls Do with the same context pays for it once, not per request.
+func (c *http1Client) watch(ctx context.Context) {
+	done := ctx.Done()
+	if done == c.watched {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopWatch != nil {
+		c.stopWatch()
+		c.stopWatch = nil
+	}
+	c.watched = done
+	if done != nil {
+		c.stopWatch = context.AfterFunc(ctx, c.interrupt)
+	}
+}
+
+// interrupt runs on its own goroutine once the watched context is done: a
+// deadline in the past wakes whatever the connection is blocked on.
+func (c *http1Client) interrupt() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		_ = c.conn.SetDeadline(time.Unix(1, 0))
+	}
+}
+
+// Close closes the connection. It may run while a Do abandoned by the
+// engine is still blocked; that Do then fails and returns.
+func (c *http1Client) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	if c.stopWatch != nil {
+		c.stopWatch()
+		c.stopWatch = nil
+	}
+	if c.conn != nil {
+		return c.conn.Close()
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+package scenarios
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Rendered lengths of the placeholders, in bytes, for the load-time checks
+// that a payload fits its frame: the most digits each can produce, and the
+// fewest.
+const (
+	maxNowMSLen  = 19 // an int64
+	minNowMSLen  = 13 // every millisecond timestamp from 2001 to 2286
+	maxSeqLen    = 20 // a uint64
+	maxWorkerLen = 7  // below maxConcurrency
+	uuidLen      = 36
+)
+
+// placeholderNames lists the placeholders for messages and suggestions.
+var placeholderNames = []string{"now_ms", "seq", "worker", "uuid", "rand_int"}
+
+var placeholderKinds = map[string]PartKind{
+	"now_ms": PartNowMS, "seq": PartSeq, "worker": PartWorker, "uuid": PartUUID, "rand_int": PartRandInt,
+}
+
+// compileTemplate splits s into literal parts and placeholders. Problems
+// carry their byte offset in s. A placeholder is {{name}}, with optional
+// spaces inside the braces; {{"text"}} inserts a Go-quoted literal, which
+// is the way to send a literal "{{".
+func compileTemplate(s string) (Template, []varError) {
+	var t Template
+	var errs []varError
+	lit := func(b string) {
+		if b == "" {
+			return
+		}
+		if n := len(t.Parts); n > 0 && t.Parts[n-1].Kind == PartLiteral {
+			t.Parts[n-1].Literal = append(t.Parts[n-1].Literal, b...)
+			return
+		}
+		t.Parts = append(t.Parts, TemplatePart{Kind: PartLiteral, Literal: []byte(b)})
+	}
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], "{{")
+		if j < 0 {
+			lit(s[i:])
+			break
+		}
+		lit(s[i : i+j])
+		start := i + j
+		end := strings.Index(s[start+2:], "}}")
+		if end < 0 {
+			errs = append(errs, varError{start, `unterminated {{ (write {{"{{"}} for a literal {{)`})
+			break
+		}
+		body := strings.TrimSpace(s[start+2 : start+2+end])
+		i = start + 2 + end + 2
+		if strings.HasPrefix(body, `"`) {
+			text, err := strconv.Unquote(body)
+			if err != nil {
+				errs = append(errs, varError{start, fmt.Sprintf("placeholder {{%s}}: not a valid quoted string", body)})
+				continue
+			}
+			lit(text)
+			continue
+		}
+		part, msg := placeholder(body)
+		if msg != "" {
+			errs = append(errs, varError{start, msg})
+			continue
+		}
+		t.Parts = append(t.Parts, part)
+	}
+	return t, errs
+}
+
+// placeholder parses the inside of {{ }}.
+func placeholder(body string) (TemplatePart, string) {
+	words := strings.Fields(body)
+	if len(words) == 0 {
+		return TemplatePart{}, "empty placeholder {{}}; " + placeholderHelp
+	}
+	name, args := words[0], words[1:]
+	k, ok := placeholderKinds[name]
+	switch {
+	case !ok:
+		return TemplatePart{}, fmt.Sprintf("unknown placeholder {{%s}}%s; %s", body, suggest(name, placeholderNames), placeholderHelp)
+	case k != PartRandInt && len(args) > 0:
+		return TemplatePart{}, fmt.Sprintf("placeholder {{%s}} takes no arguments", name)
+	case k != PartRandInt:
+		return TemplatePart{Kind: k}, ""
+	case len(args) != 2:
+		return TemplatePart{}, fmt.Sprintf("placeholder {{%s}}: rand_int takes two integers, {{rand_int MIN MAX}}", body)
+	}
+	lo, err1 := strconv.ParseInt(args[0], 10, 64)
+	hi, err2 := strconv.ParseInt(args[1], 10, 64)
+	switch {
+	case err1 != nil || err2 != nil:
+		return TemplatePart{}, fmt.Sprintf("placeholder {{%s}}: rand_int takes two integers, {{rand_int MIN MAX}}", body)
+	case lo > hi:
+		return TemplatePart{}, fmt.Sprintf("placeholder {{%s}}: MIN (%d) is greater than MAX (%d)", body, lo, hi)
+	}
+	return TemplatePart{Kind: PartRandInt, Min: lo, Max: hi}, ""
+}
+
+const placeholderHelp = "want {{now_ms}}, {{seq}}, {{worker}}, {{uuid}} or {{rand_int MIN MAX}}"
+
+// literalTemplate is a template of fixed bytes.
+func literalTemplate(b []byte) Template {
+	if len(b) == 0 {
+		return Template{}
+	}
+	return Template{Parts: []TemplatePart{{Kind: PartLiteral, Literal: b}}}
+}
+
+// parseHex decodes send_hex text: pairs of hex digits, in groups separated
+// by white space ("de ad be ef" or "deadbeef"). A problem carries its byte
+// offset in s.
+func parseHex(s string) ([]byte, []varError) {
+	var out []byte
+	for i := 0; i < len(s); {
+		if isSpace(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && !isSpace(s[j]) {
+			j++
+		}
+		word := s[i:j]
+		for k := 0; k < len(word); k++ {
+			if !isHexDigit(word[k]) {
+				return nil, []varError{{i + k, fmt.Sprintf("send_hex: %q is not a hex digit", word[k:k+1])}}
+			}
+		}
+		if len(word)%2 != 0 {
+			return nil, []varError{{i, fmt.Sprintf("send_hex: %q has an odd number of hex digits; write each byte as two", word)}}
+		}
+		b, _ := hex.DecodeString(word) // every digit was checked above
+		out = append(out, b...)
+		i = j
+	}
+	return out, nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// Static reports whether t has no placeholder, so its bytes never change
+// and can be framed once.
+func (t Template) Static() bool {
+	for _, p := range t.Parts {
+		if p.Kind != PartLiteral {
+			return false
+		}
+	}
+	return true
+}
+
+// MaxLen is the most bytes t can render to.
+func (t Template) MaxLen() int {
+	n := 0
+	for _, p := range t.Parts {
+		switch p.Kind {
+		case PartLiteral:
+			n += len(p.Literal)
+		case PartNowMS:
+			n += maxNowMSLen
+		case PartSeq:
+			n += maxSeqLen
+		case PartWorker:
+			n += maxWorkerLen
+		case PartUUID:
+			n += uuidLen
+		case PartRandInt:
+			n += max(len(strconv.FormatInt(p.Min, 10)), len(strconv.FormatInt(p.Max, 10)))
+		}
+	}
+	return n
+}
+
+// MinLen is the fewest bytes t can render to.
+func (t Template) MinLen() int {
+	n := 0
+	for _, p := range t.Parts {
+		switch p.Kind {
+		case PartLiteral:
+			n += len(p.Literal)
+		case PartNowMS:
+			n += minNowMSLen
+		case PartUUID:
+			n += uuidLen
+		default:
+			n++
+		}
+	}
+	return n
+}
