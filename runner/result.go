@@ -190,6 +190,12 @@ type CaseResult struct {
 	Phases []*PhaseResult          `json:"phases"`
 	// Err is set when the case could not be carried out (e.g. no request completed).
 	Err string `json:"error,omitempty"`
+	// Server is the system under test's CPU and memory while this case's
+	// measured phases ran, with the host's load; nil when no server was
+	// started or monitored. Usage.PID is 0 when only the host was sampled.
+	Server *Usage `json:"server,omitempty"`
+	// ServerName names the server: "server", or its target's name.
+	ServerName string `json:"server_name,omitempty"`
 }
 
 // Measured returns the case's non-warm-up phases; name narrows to one phase.

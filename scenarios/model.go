@@ -88,6 +88,40 @@ type Scenario struct {
 	Targets     []Target          // as resolved for the first matrix combination
 	Thresholds  []Threshold
 	Cases       []Case // targets × matrix combinations, target-major, axes in file order
+	// Server is the system under test started for the whole scenario; nil
+	// when the scenario reaches a server started elsewhere.
+	Server *Server
+	// Monitor names a process started elsewhere whose CPU and memory are
+	// sampled during the run; nil for none. Ignored when Server is set.
+	Monitor *Monitor
+}
+
+// Server is how to start, await and stop a system under test (SPEC §8).
+type Server struct {
+	Name        string   // for its log file, server-<name>.log: "server", or the target's name
+	Command     []string // argv; a command written as one string runs as {"sh", "-c", it}
+	Dir         string   // working directory, relative paths resolved against the scenario file
+	Env         []string // KEY=VALUE in file order, added to loadgate's environment
+	Ready       Ready
+	StopSignal  string        // signal name without SIG, e.g. "TERM" (default), "INT", "QUIT"
+	StopTimeout time.Duration // then SIGKILL; default 10s
+	Pos         Pos
+}
+
+// Ready is when a started server counts as ready: the first check to pass.
+// With none set, the server is ready once started.
+type Ready struct {
+	HTTP    string         // URL answering with a status below 500
+	TCP     string         // host:port accepting connections
+	Log     *regexp.Regexp // a line of the server's output matching
+	Timeout time.Duration  // default 30s
+}
+
+// Monitor picks an already running process to watch.
+type Monitor struct {
+	PID     int            // exactly one of PID and Process is set
+	Process *regexp.Regexp // matched against /proc/PID/cmdline (arguments joined by spaces); the oldest match wins
+	Pos     Pos
 }
 
 // Axis is one key of `matrix:` with its values in file order.
@@ -139,6 +173,10 @@ type Phase struct {
 	Rate            Rate          // open model when Rate.Open()
 	MaxInFlight     int           // open model: cap on requests on the wire; default DefaultMaxInFlight
 	Trials          int           // measured phases: run the phase this many times (≥ 1; default 1)
+	// Interleave (with Trials > 1) alternates the trials of the targets of a
+	// same-job A/B comparison — A B A B … — so that drift of the machine
+	// affects both alike, instead of running all of A's trials first.
+	Interleave bool
 }
 
 // DefaultMaxInFlight caps an open-model phase's outstanding requests when
@@ -161,6 +199,14 @@ type Target struct {
 	Pos  Pos
 	HTTP *HTTPTarget
 	TCP  *TCPTarget
+	// Server, when set, is started before this target's cases and stopped
+	// after them, so two implementations can be compared in one scenario.
+	Server  *Server
+	Monitor *Monitor
+	// BaselineTarget names the reference target this one is judged against
+	// in the same run (same-job A/B): `baseline` in rules is then that
+	// target's case with the same matrix values.
+	BaselineTarget string
 }
 
 // TCPTarget describes load over raw TCP connections: a list of send and
