@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,11 @@ type Config struct {
 	Grace time.Duration
 	// Tick is the time series resolution. Default 1s; tests shorten it.
 	Tick time.Duration
+	// LogDir receives server-<name>.log for every server started; "" keeps
+	// only the last lines, for error messages.
+	LogDir string
+	// MonitorEvery is the sampling interval of servers under test. Default 1s.
+	MonitorEvery time.Duration
 }
 
 func (c *Config) defaults() {
@@ -54,39 +60,181 @@ var ErrNoRequests = errors.New("no request completed in the measured phases")
 // Run drives every case of sc, phase by phase. Cancelling ctx stops the load
 // at once (SIGINT): the running phase keeps what it measured, later phases
 // are skipped and the result is marked interrupted. Failed requests are data
-// in the result; an error means the run itself could not be carried out.
+// in the result; an error means the run itself could not be carried out —
+// a server under test that did not start or exited during the run among
+// them — and comes with whatever was measured before.
 func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResult, error) {
 	cfg.defaults()
 	res := &ScenarioResult{Scenario: sc, Start: time.Now()}
 	defer func() { res.End = time.Now() }()
-	for i := range sc.Cases {
-		c := &sc.Cases[i]
-		cr := &CaseResult{ID: c.ID, Target: c.Target.Name, Matrix: c.Matrix}
-		res.Cases = append(res.Cases, cr)
-		for j := range c.Phases {
-			if ctx.Err() != nil {
-				break
-			}
-			pr, err := runTrials(ctx, sc.Name, c, &c.Phases[j], &cfg)
-			if err != nil {
-				return res, fmt.Errorf("case %q: phase %q: %w", c.ID, c.Phases[j].Name, err)
-			}
-			cr.Phases = append(cr.Phases, pr)
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	sys := newSystems(&cfg, cancel)
+	defer sys.stopAll()
+	if sc.Server != nil {
+		if err := sys.start(runCtx, sc.Server); err != nil {
+			return res, err
 		}
-		measured := cr.Measured("")
-		var n int64
-		for _, p := range measured {
-			n += p.Requests
-		}
-		if n == 0 && ctx.Err() == nil {
-			cr.Err = ErrNoRequests.Error()
-		}
-		if ctx.Err() != nil {
-			res.Interrupted = true
-			break
+	} else if sc.Monitor != nil {
+		if err := sys.resolveMonitor("", sc.Monitor); err != nil {
+			return res, err
 		}
 	}
+
+	results := make([]*CaseResult, len(sc.Cases))
+	for _, group := range caseGroups(sc) {
+		if runCtx.Err() != nil {
+			break
+		}
+		keep := map[string]bool{}
+		for _, i := range group {
+			if srv := sc.Cases[i].Target.Server; srv != nil {
+				keep[srv.Name] = true
+			}
+		}
+		for _, i := range group {
+			c := &sc.Cases[i]
+			if err := sys.prepare(runCtx, sc, &c.Target, keep); err != nil {
+				res.Cases = collect(results)
+				return res, fmt.Errorf("target %q: %w", c.Target.Name, err)
+			}
+			results[i] = &CaseResult{ID: c.ID, Target: c.Target.Name, Matrix: c.Matrix}
+		}
+		if err := runGroup(runCtx, sc, group, results, sys, &cfg); err != nil {
+			res.Cases = collect(results)
+			return res, err
+		}
+		for _, i := range group {
+			cr := results[i]
+			var n int64
+			for _, p := range cr.Measured("") {
+				n += p.Requests
+			}
+			if n == 0 && runCtx.Err() == nil {
+				cr.Err = ErrNoRequests.Error()
+			}
+		}
+	}
+	res.Cases = collect(results)
+	if err := serverExitCause(runCtx); err != nil {
+		return res, err
+	}
+	res.Interrupted = ctx.Err() != nil
 	return res, nil
+}
+
+// collect keeps the cases that started, in scenario order.
+func collect(results []*CaseResult) []*CaseResult {
+	var out []*CaseResult
+	for _, r := range results {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// caseGroups orders the cases for running. Normally each case runs alone,
+// in scenario order. When a phase interleaves trials (same-job A/B), the
+// cases that share matrix values run together so their trials alternate.
+func caseGroups(sc *scenarios.Scenario) [][]int {
+	interleave := false
+	for _, c := range sc.Cases {
+		for _, ph := range c.Phases {
+			interleave = interleave || ph.Interleave
+		}
+	}
+	var groups [][]int
+	if !interleave {
+		for i := range sc.Cases {
+			groups = append(groups, []int{i})
+		}
+		return groups
+	}
+	index := map[string]int{}
+	for i, c := range sc.Cases {
+		key := matrixKey(c.Matrix)
+		g, ok := index[key]
+		if !ok {
+			g = len(groups)
+			index[key] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
+}
+
+func matrixKey(m []scenarios.MatrixValue) string {
+	var b strings.Builder
+	for _, v := range m {
+		b.WriteString(v.Key + "=" + v.Text + "\x00")
+	}
+	return b.String()
+}
+
+// runGroup runs the phases of the cases of one group. An interleaved phase
+// alternates trial k of every case before trial k+1; other phases run case
+// by case. The server of each case is sampled while its measured phases run.
+func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results []*CaseResult, sys *systems, cfg *Config) error {
+	monitors := make([]*Monitor, len(group))
+	defer func() {
+		for gi, m := range monitors {
+			if m != nil {
+				u, err := m.Stop()
+				if err != nil {
+					cfg.Logger.Warn().Err(err).Str("case", results[group[gi]].ID).Msg("server monitor")
+				}
+				results[group[gi]].Server = &u
+			}
+		}
+	}()
+	phases := sc.Cases[group[0]].Phases
+	for j := range phases {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !phases[j].Warmup {
+			for gi, i := range group {
+				if monitors[gi] == nil {
+					monitors[gi], results[i].ServerName = sys.watch(sc, &sc.Cases[i].Target)
+				}
+			}
+		}
+		ph := &phases[j]
+		if ph.Interleave && !ph.Warmup && ph.Trials > 1 && len(group) > 1 {
+			runs := make([][]*PhaseResult, len(group))
+			for k := 1; k <= ph.Trials && ctx.Err() == nil; k++ {
+				for gi, i := range group {
+					c := &sc.Cases[i]
+					r, err := runPhase(ctx, sc.Name, c, &c.Phases[j], cfg, fmt.Sprintf("trial %d/%d, interleaved", k, ph.Trials))
+					if err != nil {
+						return fmt.Errorf("case %q: phase %q: %w", c.ID, ph.Name, err)
+					}
+					runs[gi] = append(runs[gi], r)
+				}
+			}
+			for gi, i := range group {
+				if len(runs[gi]) > 0 {
+					results[i].Phases = append(results[i].Phases, mergeTrials(runs[gi]))
+				}
+			}
+			continue
+		}
+		for _, i := range group {
+			if ctx.Err() != nil {
+				return nil
+			}
+			c := &sc.Cases[i]
+			pr, err := runTrials(ctx, sc.Name, c, &c.Phases[j], cfg)
+			if err != nil {
+				return fmt.Errorf("case %q: phase %q: %w", c.ID, c.Phases[j].Name, err)
+			}
+			results[i].Phases = append(results[i].Phases, pr)
+		}
+	}
+	return nil
 }
 
 // runTrials runs a phase once, or trials times for a measured phase with

@@ -1,0 +1,225 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// systems manages the servers under test of one run: the scenario's, or
+// one per target, and what watches them. A server that exits while the
+// run needs it cancels the run through onExit.
+type systems struct {
+	cfg     *Config
+	onExit  func(error)
+	running map[string]*Server // by server name
+	pids    map[string]int     // monitored, by target name ("" = scenario level)
+}
+
+func newSystems(cfg *Config, onExit func(error)) *systems {
+	return &systems{cfg: cfg, onExit: onExit, running: map[string]*Server{}, pids: map[string]int{}}
+}
+
+// specOf translates a scenario's server block for StartServer.
+func (s *systems) specOf(srv *scenarios.Server) (ServerSpec, error) {
+	sig, err := signalByName(srv.StopSignal)
+	if err != nil {
+		return ServerSpec{}, err
+	}
+	spec := ServerSpec{
+		Name: srv.Name, Command: srv.Command, Dir: srv.Dir, Env: srv.Env,
+		Ready:      Readiness{HTTP: srv.Ready.HTTP, TCP: srv.Ready.TCP, Log: srv.Ready.Log, Timeout: srv.Ready.Timeout},
+		StopSignal: sig, StopTimeout: srv.StopTimeout,
+	}
+	if s.cfg.LogDir != "" {
+		spec.LogPath = filepath.Join(s.cfg.LogDir, "server-"+safeName(srv.Name)+".log")
+	}
+	return spec, nil
+}
+
+// start starts srv unless it already runs, and watches it for an early exit.
+func (s *systems) start(ctx context.Context, srv *scenarios.Server) error {
+	if _, ok := s.running[srv.Name]; ok {
+		return nil
+	}
+	spec, err := s.specOf(srv)
+	if err != nil {
+		return fmt.Errorf("server %q: %w", srv.Name, err)
+	}
+	s.cfg.Logger.Info().Str("server", srv.Name).Strs("command", srv.Command).Msg("starting the server under test")
+	started, err := StartServer(ctx, spec)
+	if err != nil {
+		return err
+	}
+	s.running[srv.Name] = started
+	go func() {
+		select {
+		case <-started.Exited():
+			s.onExit(fmt.Errorf("%w: server %q (%v) during the run; its last output:\n%s",
+				ErrServerExited, srv.Name, started.ExitErr(), strings.TrimSpace(started.Tail())))
+		case <-ctx.Done():
+		}
+	}()
+	return nil
+}
+
+// stop ends the named server, if it runs.
+func (s *systems) stop(name string) {
+	if srv, ok := s.running[name]; ok {
+		delete(s.running, name)
+		if err := srv.Stop(); err != nil {
+			s.cfg.Logger.Warn().Err(err).Str("server", name).Msg("server stop")
+		}
+	}
+}
+
+// stopAll ends every server this run started, whatever happened.
+func (s *systems) stopAll() {
+	for name := range s.running {
+		s.stop(name)
+	}
+}
+
+// prepare makes sure what target t is measured against runs: its own server
+// or monitored process, or the scenario's. Target-level servers of other
+// targets are stopped first unless keep says they are still needed (the
+// interleaved trials of a same-job A/B comparison need both at once).
+func (s *systems) prepare(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Target, keep map[string]bool) error {
+	for name := range s.running {
+		if (sc.Server == nil || name != sc.Server.Name) && !keep[name] {
+			s.stop(name)
+		}
+	}
+	switch {
+	case t.Server != nil:
+		return s.start(ctx, t.Server)
+	case t.Monitor != nil:
+		return s.resolveMonitor(t.Name, t.Monitor)
+	}
+	return nil
+}
+
+func (s *systems) resolveMonitor(key string, m *scenarios.Monitor) error {
+	if _, ok := s.pids[key]; ok {
+		return nil
+	}
+	pid := m.PID
+	if m.Process != nil {
+		found, err := FindProcess("/proc", m.Process)
+		if err != nil {
+			return fmt.Errorf("monitor: %w", err)
+		}
+		pid = found
+	}
+	s.pids[key] = pid
+	return nil
+}
+
+// watch starts sampling whatever serves target t; nil when nothing does.
+func (s *systems) watch(sc *scenarios.Scenario, t *scenarios.Target) (*Monitor, string) {
+	switch {
+	case t.Server != nil:
+		if srv, ok := s.running[t.Server.Name]; ok {
+			return StartMonitor(srv.PID(), s.cfg.MonitorEvery), t.Server.Name
+		}
+	case t.Monitor != nil:
+		if pid, ok := s.pids[t.Name]; ok {
+			return StartMonitor(pid, s.cfg.MonitorEvery), t.Name
+		}
+	case sc.Server != nil:
+		if srv, ok := s.running[sc.Server.Name]; ok {
+			return StartMonitor(srv.PID(), s.cfg.MonitorEvery), sc.Server.Name
+		}
+	case sc.Monitor != nil:
+		if pid, ok := s.pids[""]; ok {
+			return StartMonitor(pid, s.cfg.MonitorEvery), "monitored process"
+		}
+	}
+	return nil, ""
+}
+
+// FindProcess returns the oldest process (other than this one) whose
+// command line, arguments joined by spaces, matches re.
+func FindProcess(procRoot string, re *regexp.Regexp) (int, error) {
+	entries, err := os.ReadDir(procRoot)
+	if err != nil {
+		return 0, err
+	}
+	best, bestStart := 0, int64(-1)
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(procRoot, e.Name(), "cmdline"))
+		if err != nil || len(raw) == 0 {
+			continue
+		}
+		cmdline := strings.TrimSpace(strings.ReplaceAll(string(raw), "\x00", " "))
+		if !re.MatchString(cmdline) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(procRoot, e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		st, err := parseProcStat(b)
+		if err != nil {
+			continue
+		}
+		if bestStart < 0 || st.startTicks < bestStart {
+			best, bestStart = pid, st.startTicks
+		}
+	}
+	if best == 0 {
+		return 0, fmt.Errorf("no process matches %q", re)
+	}
+	return best, nil
+}
+
+func signalByName(name string) (syscall.Signal, error) {
+	switch strings.TrimPrefix(strings.ToUpper(name), "SIG") {
+	case "", "TERM":
+		return syscall.SIGTERM, nil
+	case "INT":
+		return syscall.SIGINT, nil
+	case "QUIT":
+		return syscall.SIGQUIT, nil
+	case "HUP":
+		return syscall.SIGHUP, nil
+	case "KILL":
+		return syscall.SIGKILL, nil
+	case "USR1":
+		return syscall.SIGUSR1, nil
+	case "USR2":
+		return syscall.SIGUSR2, nil
+	}
+	return 0, fmt.Errorf("unknown stop signal %q", name)
+}
+
+// safeName keeps a server's name usable as part of a file name.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == os.PathSeparator || r == 0 {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// errServerExit marks the run context's cancellation by a server exit, so
+// the run is reported as failed, not interrupted.
+func serverExitCause(ctx context.Context) error {
+	if err := context.Cause(ctx); errors.Is(err, ErrServerExited) {
+		return err
+	}
+	return nil
+}
