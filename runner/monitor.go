@@ -215,6 +215,14 @@ func (m *Monitor) loop() {
 	for {
 		select {
 		case <-m.stop:
+			// A last, partial interval, so that a phase shorter than the
+			// sampling interval still gets a figure.
+			if now := time.Now(); now.Sub(prevAt) >= m.every/10 {
+				if cur, err := readTree(m.procRoot, m.pid); err == nil {
+					cpu := 100 * float64(cpuDelta(prev, cur)) / clockTicks / now.Sub(prevAt).Seconds()
+					m.add(UsagePoint{At: now, CPU: cpu, RSS: cur.rss, Load1: load1(m.procRoot), Procs: cur.procs})
+				}
+			}
 			busy1, total1, err := hostCPU(m.procRoot)
 			if err == nil && total1 > total0 {
 				m.mu.Lock()

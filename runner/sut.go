@@ -20,12 +20,14 @@ import (
 type systems struct {
 	cfg     *Config
 	onExit  func(error)
-	running map[string]*Server // by server name
-	pids    map[string]int     // monitored, by target name ("" = scenario level)
+	running map[string]*Server       // by server name
+	leaving map[string]chan struct{} // closed when loadgate itself stops that server
+	pids    map[string]int           // monitored, by target name ("" = scenario level)
 }
 
 func newSystems(cfg *Config, onExit func(error)) *systems {
-	return &systems{cfg: cfg, onExit: onExit, running: map[string]*Server{}, pids: map[string]int{}}
+	return &systems{cfg: cfg, onExit: onExit, running: map[string]*Server{},
+		leaving: map[string]chan struct{}{}, pids: map[string]int{}}
 }
 
 // specOf translates a scenario's server block for StartServer.
@@ -60,9 +62,16 @@ func (s *systems) start(ctx context.Context, srv *scenarios.Server) error {
 		return err
 	}
 	s.running[srv.Name] = started
+	leaving := make(chan struct{})
+	s.leaving[srv.Name] = leaving
 	go func() {
 		select {
 		case <-started.Exited():
+			select {
+			case <-leaving: // stopped on purpose, between targets or at the end
+				return
+			default:
+			}
 			s.onExit(fmt.Errorf("%w: server %q (%v) during the run; its last output:\n%s",
 				ErrServerExited, srv.Name, started.ExitErr(), strings.TrimSpace(started.Tail())))
 		case <-ctx.Done():
@@ -75,6 +84,8 @@ func (s *systems) start(ctx context.Context, srv *scenarios.Server) error {
 func (s *systems) stop(name string) {
 	if srv, ok := s.running[name]; ok {
 		delete(s.running, name)
+		close(s.leaving[name])
+		delete(s.leaving, name)
 		if err := srv.Stop(); err != nil {
 			s.cfg.Logger.Warn().Err(err).Str("server", name).Msg("server stop")
 		}
