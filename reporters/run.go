@@ -23,16 +23,22 @@ const Schema = 1
 // loadgate measured and judged. It is self-contained so that it can serve as
 // a baseline and as input to `loadgate merge` and `loadgate report`.
 type Run struct {
-	Schema          int            `json:"schema"` // always Schema when written by this version
-	LoadgateVersion string         `json:"loadgate_version"`
-	Start           time.Time      `json:"start"`
-	End             time.Time      `json:"end"`
-	Interrupted     bool           `json:"interrupted,omitempty"` // stopped by SIGINT/SIGTERM: figures are partial
-	Commit          string         `json:"commit,omitempty"`      // git commit of the code under test
-	Host            Host           `json:"host"`
-	Passed          bool           `json:"passed"`             // no fail-level verdict failed and nothing errored
-	Baseline        *BaselineInfo  `json:"baseline,omitempty"` // what --baseline loaded, and whether its environment matches
-	Scenarios       []*ScenarioRun `json:"scenarios"`
+	Schema          int           `json:"schema"` // always Schema when written by this version
+	LoadgateVersion string        `json:"loadgate_version"`
+	Start           time.Time     `json:"start"`
+	End             time.Time     `json:"end"`
+	Interrupted     bool          `json:"interrupted,omitempty"` // stopped by SIGINT/SIGTERM: figures are partial
+	Commit          string        `json:"commit,omitempty"`      // git commit of the code under test
+	Host            Host          `json:"host"`
+	Passed          bool          `json:"passed"`             // no fail-level verdict failed and nothing errored
+	Baseline        *BaselineInfo `json:"baseline,omitempty"` // what --baseline loaded, and whether its environment matches
+	// Segment marks a part of a distributed run (run --segment, --start-at);
+	// nil for an ordinary run.
+	Segment *SegmentInfo `json:"segment,omitempty"`
+	// Merged lists the parts that `loadgate merge` put together; nil
+	// unless this document was written by merge.
+	Merged    *MergeInfo     `json:"merged,omitempty"`
+	Scenarios []*ScenarioRun `json:"scenarios"`
 }
 
 // Host describes the machine that generated the load. Together with the
@@ -66,6 +72,16 @@ type ScenarioRun struct {
 	// Verdicts holds the verdicts that name no case of this scenario, so
 	// that no judgement is ever lost from the document.
 	Verdicts []assertions.Verdict `json:"verdicts,omitempty"`
+
+	// Segment parts only: the scenario file as read and its effective
+	// variables (secret-looking ones redacted), so that merge can judge
+	// the whole without the file at hand.
+	Source string            `json:"source,omitempty"`
+	Vars   map[string]string `json:"vars,omitempty"`
+	// NothingToSend: this segment's share of the scenario was zero (more
+	// segments than workers or requests), so it sent nothing and Cases is
+	// empty. Merge counts the part as present.
+	NothingToSend bool `json:"nothing_to_send,omitempty"`
 }
 
 // CaseRun is one target × matrix combination with its measured phases and
@@ -83,6 +99,10 @@ type CaseRun struct {
 	// Baseline holds the same case's figures in the baseline; nil without
 	// a baseline or when it has no matching case.
 	Baseline *CaseBaseline `json:"baseline,omitempty"`
+	// Server is the system under test's CPU and memory during the measured
+	// phases (SPEC §3, §8); nil when none was started or monitored.
+	Server     *runner.Usage `json:"server,omitempty"`
+	ServerName string        `json:"server_name,omitempty"`
 }
 
 // MatrixEntry is one matrix key of a case with its typed value: int64,
@@ -218,6 +238,9 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 			Verdicts: byCase[c.ID],
 			Error:    c.Err,
 			Baseline: bl.caseBaseline(sr.Name, c.ID),
+
+			Server:     c.Server,
+			ServerName: c.ServerName,
 		}
 		if cr.Phases == nil {
 			cr.Phases = []*runner.PhaseResult{}

@@ -52,7 +52,17 @@ func SplitPhase(ph scenarios.Phase, s Segment) (part scenarios.Phase, ok bool) {
 	part = ph
 	ok = true
 	if ph.Requests > 0 {
-		part.Requests = s.share(ph.Requests)
+		reqSeg := s
+		if !ph.Rate.Open() && ph.Concurrency < s.Count {
+			// Only the segments that get a worker can send: the request
+			// count is split among them, so none is stranded without one.
+			reqSeg.Count = ph.Concurrency
+		}
+		if reqSeg.Index <= reqSeg.Count {
+			part.Requests = reqSeg.share(ph.Requests)
+		} else {
+			part.Requests = 0
+		}
 		ok = ok && part.Requests > 0
 	}
 	if ph.Rate.Open() {

@@ -45,9 +45,10 @@ func TestSplitPhase(t *testing.T) {
 		// 10 workers over 4: 3, 3, 2, 2; 1001 requests: 251, 250, 250, 250.
 		{"first segment takes the remainders", closed, Segment{1, 4}, scenarios.Phase{Name: "m", Concurrency: 3, Requests: 251, Duration: time.Minute}, true},
 		{"last segment", closed, Segment{4, 4}, scenarios.Phase{Name: "m", Concurrency: 2, Requests: 250, Duration: time.Minute}, true},
-		// 10 workers over 12 segments: segments 11 and 12 get none and say so.
-		{"more segments than workers: share 1", closed, Segment{10, 12}, scenarios.Phase{Name: "m", Concurrency: 1, Requests: 83, Duration: time.Minute}, true},
-		{"more segments than workers: share 0", closed, Segment{11, 12}, scenarios.Phase{Name: "m", Concurrency: 0, Requests: 83, Duration: time.Minute}, false},
+		// 10 workers over 12 segments: segments 11 and 12 get none and say so;
+		// the 1001 requests go to the 10 segments with a worker (101, then 100).
+		{"more segments than workers: share 1", closed, Segment{10, 12}, scenarios.Phase{Name: "m", Concurrency: 1, Requests: 100, Duration: time.Minute}, true},
+		{"more segments than workers: share 0", closed, Segment{11, 12}, scenarios.Phase{Name: "m", Concurrency: 0, Requests: 0, Duration: time.Minute}, false},
 		// Rates divide exactly; max_in_flight 7 over 2 is 4 and 3.
 		{"open model rates divide", open, Segment{2, 2}, scenarios.Phase{Name: "o", Rate: scenarios.Rate{From: 50, To: 150}, MaxInFlight: 3, Duration: time.Minute}, true},
 		// Ramp 2→9 over 3: from 1,1,0→(joins during the ramp: 1); to 3,3,3.
@@ -100,5 +101,27 @@ func TestSplitScenarioEmptySegment(t *testing.T) {
 	}
 	if len(sc.Cases[0].Phases) != 2 || sc.Cases[0].Phases[1].Concurrency != 2 {
 		t.Error("SplitScenario modified its input")
+	}
+}
+
+// No request is stranded on a segment without a worker: every split sends
+// the whole request count.
+func TestSplitKeepsEveryRequest(t *testing.T) {
+	for conc := 1; conc <= 6; conc++ {
+		for n := 1; n <= 9; n++ {
+			ph := scenarios.Phase{Name: "m", Concurrency: conc, Requests: 10}
+			var sent int64
+			for i := 1; i <= n; i++ {
+				part, ok := SplitPhase(ph, Segment{i, n})
+				if ok && part.Concurrency > 0 {
+					sent += part.Requests
+				} else if part.Requests > 0 {
+					t.Fatalf("c=%d n=%d: segment %d has %d requests and no worker", conc, n, i, part.Requests)
+				}
+			}
+			if sent != 10 {
+				t.Errorf("c=%d split %d ways sends %d of 10 requests", conc, n, sent)
+			}
+		}
 	}
 }

@@ -64,6 +64,7 @@ Usage:
   loadgate demo [flags]                run the bundled demo against the built-in server
   loadgate compare [flags] BASE.json NEW.json
                                        side-by-side Markdown of two results with deltas and verdicts
+  loadgate merge [flags] PART.json...  merge the segments of a distributed run (run --segment I/N), then judge
   loadgate schema                      print the scenario JSON Schema
   loadgate version                     print the version
 
@@ -92,6 +93,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err = demoCommand(ctx, rest, env)
 	case "compare":
 		err = compareCommand(rest, env)
+	case "merge":
+		err = mergeCommand(ctx, rest, env)
 	case "schema":
 		err = schemaCommand(rest, env)
 	case "version", "--version", "-version":

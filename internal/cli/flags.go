@@ -23,6 +23,8 @@ type runOptions struct {
 	baseline           string // a results file or a directory of them
 	strictEnv          bool
 	failOnInconclusive bool
+
+	segment segmentOptions // run only: distributed runs
 }
 
 // varFlag collects repeated --var K=V.

@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,9 +23,13 @@ func runCommand(ctx context.Context, args []string, env Env) error {
 	var opts runOptions
 	fs := newFlagSet("run", env.Stderr, "run [flags] SCENARIO...")
 	opts.register(fs, env)
+	opts.segment.register(fs, env)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return silentUsage(err)
+	}
+	if err := opts.segment.parse(time.Now()); err != nil {
+		return withCode(ExitUsage, err)
 	}
 	if len(files) == 0 {
 		fs.Usage()
@@ -49,6 +55,7 @@ func silentUsage(err error) error {
 type plan struct {
 	scenario *scenarios.Scenario
 	rules    *assertions.Rules
+	source   []byte // the file as read, for segment parts; nil for the demo
 }
 
 // loadPlans parses every scenario and compiles every rule before any
@@ -62,7 +69,12 @@ func loadPlans(args []string, vars map[string]string, env Env) ([]plan, error) {
 	var plans []plan
 	names := map[string]string{}
 	for _, f := range files {
-		sc, err := scenarios.Load(f, scenarios.LoadOptions{Vars: vars, LookupEnv: env.LookupEnv})
+		src, err := readScenario(f)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		sc, err := scenarios.Parse(f, src, scenarios.LoadOptions{Vars: vars, LookupEnv: env.LookupEnv})
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
@@ -72,6 +84,7 @@ func loadPlans(args []string, vars map[string]string, env Env) ([]plan, error) {
 			problems = append(problems, err.Error())
 			continue
 		}
+		p.source = src
 		if prev, dup := names[sc.Name]; dup {
 			problems = append(problems, fmt.Sprintf("%s: scenario name %q is already used by %s", sc.Pos, sc.Name, prev))
 			continue
@@ -83,6 +96,32 @@ func loadPlans(args []string, vars map[string]string, env Env) ([]plan, error) {
 		return nil, withCode(ExitUsage, errors.New(strings.Join(problems, "\n")))
 	}
 	return plans, nil
+}
+
+// readScenario reads a scenario file as scenarios.Load does, keeping the
+// bytes: a segment part carries them so that merge judges exactly the
+// file that was run, even if it changed on disk in the meantime.
+func readScenario(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	defer f.Close()
+	// One byte over the limit lets Parse report the file as too large.
+	data, err := io.ReadAll(io.LimitReader(f, scenarios.MaxFileSize+1))
+	if err != nil {
+		return nil, pathError(path, err)
+	}
+	return data, nil
+}
+
+// pathError names path once, whether or not err already does.
+func pathError(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
 
 func compilePlan(sc *scenarios.Scenario) (plan, error) {
@@ -100,6 +139,17 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	log, err := newLogger(env.Stderr, opts.logLevel, opts.logFormat)
 	if err != nil {
 		return withCode(ExitUsage, err)
+	}
+	sched := opts.segment.schedule()
+	empty := make([]bool, len(plans))
+	for i := range plans {
+		var notes []string
+		if plans[i], empty[i], notes, err = splitPlan(plans[i], sched.seg); err != nil {
+			return withCode(ExitUsage, err)
+		}
+		for _, n := range notes {
+			fmt.Fprintln(env.Stdout, "loadgate: "+n)
+		}
 	}
 	console := reporters.NewConsole(env.Stdout, reporters.ConsoleOptions{
 		TTY:        isTTY(env.Stdout) && !opts.noProgress,
@@ -120,20 +170,37 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	}
 	baselineInfo := reporters.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv)
 	console.BaselineNote(baselineInfo)
+	var skew time.Duration
+	if slices.Contains(empty, false) {
+		skew = sched.await(ctx, env.Stdout)
+	}
 	meta.Start = time.Now()
 	var inputs []reporters.ScenarioInput
 	runFailed := false
-	for _, p := range plans {
+	for i, p := range plans {
 		if ctx.Err() != nil {
 			break
 		}
-		res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: log, Observer: console})
+		if empty[i] {
+			now := time.Now()
+			res := &runner.ScenarioResult{Scenario: p.scenario, Start: now, End: now}
+			inputs = append(inputs, reporters.ScenarioInput{Result: res, Scenario: p.scenario})
+			continue
+		}
+		res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: log, Observer: console, LogDir: logDir(opts.out)})
 		in := reporters.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 		if res != nil {
-			in.Verdicts = p.rules.Judge(res, judgeOpts)
+			verdicts := p.rules.Judge(res, judgeOpts)
 			endGroup := gh.group(env.Stdout, "loadgate: "+p.scenario.Name)
-			console.Summary(res, in.Verdicts)
+			console.Summary(res, verdicts)
 			endGroup()
+			if sched.split() {
+				// A share of the load cannot pass or fail the whole
+				// test's thresholds: the part keeps no verdicts.
+				fmt.Fprintf(env.Stdout, "segment %s: thresholds are judged by loadgate merge; the verdicts above cover this segment's share only\n\n", sched.seg)
+			} else {
+				in.Verdicts = verdicts
+			}
 			for _, c := range res.Cases {
 				if c.Err != "" {
 					runFailed = true
@@ -156,6 +223,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	meta.End = time.Now()
 	meta.Interrupted = ctx.Err() != nil
 	run := reporters.NewRun(meta, inputs)
+	sched.markPart(run, plans, empty, skew)
 	if err := writeOutputs(run, opts, env.Stdout); err != nil {
 		return withCode(ExitRun, err)
 	}
@@ -168,6 +236,16 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		return withCode(ExitInterrupted, errors.New("interrupted: partial results written"))
 	case runFailed:
 		return silent(ExitRun)
+	case sched.split():
+		return nil
+	}
+	return judged(run)
+}
+
+// judged is the exit of a run that was carried out: 1 when its verdicts
+// or its baseline's environment fail it.
+func judged(run *reporters.Run) error {
+	switch {
 	case run.Baseline.EnvFailed():
 		return withCode(ExitFailed, fmt.Errorf("--strict-env: the baseline %s was measured in a different environment (%s)",
 			run.Baseline.File, strings.Join(run.Baseline.Differences, "; ")))
@@ -222,4 +300,13 @@ func gitCommit(env Env) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// logDir is where servers under test write their logs: the output
+// directory, created if needed; "" (logs kept only as a tail) without one.
+func logDir(out string) string {
+	if out == "" || os.MkdirAll(out, 0o755) != nil {
+		return ""
+	}
+	return out
 }

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/reporters"
+)
+
+// mergeCommand puts the parts of a distributed run together, judges the
+// whole against the scenario's thresholds and reports like run: the same
+// outputs, the same exit codes, 2 for parts that do not belong together.
+func mergeCommand(ctx context.Context, args []string, env Env) error {
+	var opts runOptions
+	fs := newFlagSet("merge", env.Stderr, "merge [flags] PART.json...")
+	out := envDefault(env, "out", "loadgate-results")
+	fs.StringVar(&opts.out, "out", out, "write the merged results.json, junit.xml and summary.md into `DIR` (\"\" = none)")
+	fs.StringVar(&opts.out, "o", out, "shorthand for --out")
+	fs.StringVar(&opts.junit, "junit", envDefault(env, "junit", ""), "also write JUnit XML to `FILE` (- = stdout)")
+	fs.StringVar(&opts.markdown, "markdown", envDefault(env, "markdown", ""), "also write Markdown to `FILE` (- = stdout)")
+	fs.StringVar(&opts.json, "json", envDefault(env, "json", ""), "also write the merged results JSON to `FILE` (- = stdout)")
+	fs.BoolVar(&opts.quiet, "quiet", envBool(env, "quiet"), "print only the verdict and failures")
+	fs.StringVar(&opts.baseline, "baseline", envDefault(env, "baseline", ""),
+		"judge `baseline` and regressed() against this results.json, or a directory of them")
+	fs.BoolVar(&opts.strictEnv, "strict-env", envBool(env, "strict-env"),
+		"fail when the baseline was measured in a different environment than segment 1")
+	fs.BoolVar(&opts.failOnInconclusive, "fail-on-inconclusive", envBool(env, "fail-on-inconclusive"),
+		"fail when a regressed() verdict is inconclusive")
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return silentUsage(err)
+	}
+	if len(files) == 0 {
+		fs.Usage()
+		return withCode(ExitUsage, errors.New("merge: no parts given: list every segment's results.json"))
+	}
+	parts, err := readParts(files)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	if err := refuseOverwrite(files, opts); err != nil {
+		return withCode(ExitUsage, err)
+	}
+	m, err := reporters.MergeParts(parts)
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("merge: %w", err))
+	}
+	for _, w := range m.Warnings {
+		fmt.Fprintf(env.Stderr, "loadgate: merge: the segments differ: %s\n", w)
+	}
+
+	meta := reporters.Meta{Version: m.Version, Commit: m.Commit, Host: m.Host, Start: m.Start, End: m.End,
+		Interrupted: m.Interrupted, StrictEnv: opts.strictEnv}
+	judgeOpts := assertions.JudgeOptions{FailOnInconclusive: opts.failOnInconclusive}
+	if opts.baseline != "" {
+		bl, err := reporters.LoadBaseline(opts.baseline)
+		if err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--baseline: %w", err))
+		}
+		meta.Baseline, judgeOpts.Baseline = bl, bl
+	}
+	console := reporters.NewConsole(env.Stdout, reporters.ConsoleOptions{Quiet: opts.quiet, NoProgress: true, Now: time.Now})
+	console.BaselineNote(reporters.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv))
+	fmt.Fprintln(env.Stdout, mergeHeadline(m))
+	gh := githubFrom(env)
+	var inputs []reporters.ScenarioInput
+	runFailed := false
+	for _, ms := range m.Scenarios {
+		rules, err := assertions.Compile(ms.Scenario)
+		if err != nil {
+			return withCode(ExitUsage, fmt.Errorf("merge: scenario %q: %w", ms.Scenario.Name, err))
+		}
+		in := reporters.ScenarioInput{Result: ms.Result, Err: ms.Err, Scenario: ms.Scenario}
+		in.Verdicts = rules.Judge(ms.Result, judgeOpts)
+		endGroup := gh.group(env.Stdout, "loadgate: "+ms.Scenario.Name)
+		console.Summary(ms.Result, in.Verdicts)
+		endGroup()
+		for _, c := range ms.Result.Cases {
+			if c.Err != "" {
+				runFailed = true
+				fmt.Fprintf(env.Stderr, "loadgate: %s: case %q: %s\n", ms.Scenario.Name, c.ID, c.Err)
+			}
+		}
+		if ms.Err != nil {
+			runFailed = true
+			fmt.Fprintf(env.Stderr, "loadgate: %s: %v\n", ms.Scenario.Name, ms.Err)
+		}
+		inputs = append(inputs, in)
+	}
+	if err := console.Err(); err != nil {
+		fmt.Fprintf(env.Stderr, "loadgate: console output failed: %v\n", err)
+	}
+	run := reporters.NewRun(meta, inputs)
+	run.Merged = m.Info
+	if err := writeOutputs(run, opts, env.Stdout); err != nil {
+		return withCode(ExitRun, err)
+	}
+	gh.annotate(env.Stdout, run)
+	if err := gh.writeSummary(run); err != nil {
+		return withCode(ExitRun, err)
+	}
+	switch {
+	case m.Interrupted || ctx.Err() != nil:
+		return withCode(ExitInterrupted, errors.New("merge: a segment was interrupted: the merged figures are partial"))
+	case runFailed:
+		return silent(ExitRun)
+	}
+	return judged(run)
+}
+
+// readParts reads every part; a directory stands for its results.json,
+// which is how artifacts of CI jobs usually arrive.
+func readParts(files []string) ([]reporters.Part, error) {
+	parts := make([]reporters.Part, 0, len(files))
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && st.IsDir() {
+			f = filepath.Join(f, reporters.ResultsFile)
+		}
+		run, err := reporters.ReadRunFile(f)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, reporters.Part{Name: f, Run: run})
+	}
+	return parts, nil
+}
+
+// refuseOverwrite stops merge from writing its results over one of its
+// own parts, which `merge -o loadgate-results loadgate-results/...` would.
+func refuseOverwrite(files []string, opts runOptions) error {
+	var outputs []string
+	if opts.out != "" {
+		outputs = append(outputs, filepath.Join(opts.out, reporters.ResultsFile))
+	}
+	if opts.json != "" && opts.json != "-" {
+		outputs = append(outputs, opts.json)
+	}
+	for _, o := range outputs {
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil && st.IsDir() {
+				f = filepath.Join(f, reporters.ResultsFile)
+			}
+			if samePath(o, f) {
+				return fmt.Errorf("merge: the merged results would overwrite the part %s; choose another --out or --json", f)
+			}
+		}
+	}
+	return nil
+}
+
+func samePath(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
+}
+
+// mergeHeadline names what was merged and how far apart the segments
+// started: a large spread means they did not load the server together.
+func mergeHeadline(m *reporters.Merged) string {
+	segs := m.Info.Segments
+	var names []string
+	for _, s := range m.Scenarios {
+		names = append(names, s.Scenario.Name)
+	}
+	var first, last time.Time
+	idle := 0
+	for _, s := range segs {
+		if s.NothingToSend {
+			idle++
+			continue
+		}
+		if first.IsZero() || s.Start.Before(first) {
+			first = s.Start
+		}
+		if s.Start.After(last) {
+			last = s.Start
+		}
+	}
+	line := fmt.Sprintf("loadgate merge: %d segments of %s, started within %s of each other",
+		len(segs), strings.Join(names, ", "), last.Sub(first).Round(time.Millisecond))
+	if idle > 0 {
+		line += fmt.Sprintf(" (%d had nothing to send)", idle)
+	}
+	return line + "\n"
+}

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/runner"
+)
+
+// distributedScenario sends exactly 600 requests, 200 per segment of
+// three, with a duration cap as a hard stop. No warm-up: the server's own
+// count must equal the merged one.
+const distributedScenario = `version: 1
+name: distributed
+targets:
+  - name: hello
+    http: { url: "http://${host}/" }
+phases:
+  - name: measured
+    requests: 600
+    concurrency: 6
+    duration: 30s
+thresholds:
+  - requests == 600
+  - error_rate == 0
+  - p99 < 5s
+`
+
+// runSegments runs every segment of a scenario at once, each in its own
+// goroutine and out directory, like N machines of a CI matrix, and
+// returns the directories in segment order.
+func runSegments(t *testing.T, n int, path, host string) []string {
+	t.Helper()
+	dirs := make([]string, n)
+	results := make([]invocation, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		dirs[i] = t.TempDir()
+		wg.Go(func() {
+			results[i] = invoke(t, context.Background(), nil, "run", "--no-progress",
+				"--segment", fmt.Sprintf("%d/%d", i+1, n), "--start-at", "+1s",
+				"-o", dirs[i], "--var", "host="+host, path)
+		})
+	}
+	wg.Wait()
+	for i, r := range results {
+		if r.code != ExitOK {
+			t.Fatalf("segment %d/%d: exit %d\nstdout:\n%s\nstderr:\n%s", i+1, n, r.code, r.stdout, r.stderr)
+		}
+	}
+	return dirs
+}
+
+func TestDistributedRunMergesExactly(t *testing.T) {
+	srv := startServer(t, demoserver.Config{})
+	path := writeScenario(t, distributedScenario)
+	dirs := runSegments(t, 3, path, srv.HTTPAddr())
+
+	// The histograms of the parts, merged directly: what merge must match.
+	direct := runner.NewHistogram()
+	var partRequests int64
+	for i, d := range dirs {
+		part := readRun(t, filepath.Join(d, "results.json"))
+		c := part.Scenarios[0].Cases[0]
+		if c.Stats.Requests != 200 {
+			t.Errorf("segment %d/3 sent %d requests, want its share of 200", i+1, c.Stats.Requests)
+		}
+		if part.Segment.StartAt == nil || part.Segment.Skew < 0 || part.Segment.Skew > 5*time.Second {
+			t.Errorf("segment %d/3: start %v, skew %v", i+1, part.Segment.StartAt, part.Segment.Skew)
+		}
+		partRequests += c.Stats.Requests
+		for _, p := range c.Phases {
+			direct.Merge(p.Latency)
+		}
+	}
+
+	out := t.TempDir()
+	md := filepath.Join(t.TempDir(), "summary.md")
+	r := invoke(t, context.Background(), nil, "merge", "-o", out, "--markdown", md, dirs[2], dirs[0], filepath.Join(dirs[1], "results.json"))
+	if r.code != ExitOK {
+		t.Fatalf("merge: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	merged := readRun(t, filepath.Join(out, "results.json"))
+	c := merged.Scenarios[0].Cases[0]
+	served := srv.Stats().Requests
+	t.Logf("parts %d requests, merged %d, server %d; p99 merged %v, direct %v; rps %.0f over %v",
+		partRequests, c.Stats.Requests, served, c.Stats.Latency.P99, direct.Quantile(99), c.Stats.RPS, c.Stats.Elapsed)
+	if c.Stats.Requests != partRequests || c.Stats.Requests != served || served != 600 {
+		t.Errorf("merged %d requests, parts %d, server %d: want 600 everywhere", c.Stats.Requests, partRequests, served)
+	}
+	if got, want := c.Stats.Latency.P99, direct.Quantile(99); got != want {
+		t.Errorf("merged p99 %v, want %v from the parts' histograms merged directly", got, want)
+	}
+	if got, want := c.Stats.Latency.Max, direct.Max(); got != want {
+		t.Errorf("merged max %v, want %v", got, want)
+	}
+	if c.Phases[0].Concurrency != 6 {
+		t.Errorf("merged concurrency %d, want the scenario's 6", c.Phases[0].Concurrency)
+	}
+	if len(c.Verdicts) != 3 || !merged.Passed {
+		t.Errorf("merged verdicts %+v, passed %v: want three passing", c.Verdicts, merged.Passed)
+	}
+	if merged.Merged == nil || len(merged.Merged.Segments) != 3 || merged.Merged.Segments[0].Index != 1 {
+		t.Errorf("merge block %+v", merged.Merged)
+	}
+	if !strings.Contains(r.stdout, "loadgate merge: 3 segments of distributed") || !strings.Contains(r.stdout, "requests == 600") {
+		t.Errorf("merge console output:\n%s", r.stdout)
+	}
+	if b, err := os.ReadFile(md); err != nil || !strings.Contains(string(b), "requests == 600") {
+		t.Errorf("--markdown not written (%v)", err)
+	}
+}
+
+func TestMergeRefusesPartsThatDoNotBelongTogether(t *testing.T) {
+	srv := startServer(t, demoserver.Config{})
+	path := writeScenario(t, distributedScenario)
+	small := strings.Replace(distributedScenario, "requests: 600", "requests: 60", 1) // another file hash
+	dirs := runSegments(t, 2, path, srv.HTTPAddr())
+	other := runSegments(t, 2, writeScenario(t, small), srv.HTTPAddr())
+	whole := t.TempDir()
+	if r := invoke(t, context.Background(), nil, "run", "--no-progress", "-o", whole, "--var", "host="+srv.HTTPAddr(), path); r.code != ExitOK {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	for _, tc := range []struct {
+		name  string
+		parts []string
+		want  string
+	}{
+		{"different scenario file", []string{dirs[0], other[1]}, `parts of different scenarios: "distributed"`},
+		{"duplicate segment", []string{dirs[0], dirs[0], dirs[1]}, "segment 1/2 is given twice"},
+		{"missing segment", []string{dirs[1]}, "missing segment 1/2 (have 2/2)"},
+		{"not a part", []string{whole, dirs[1]}, "is not a segment part"},
+		{"not results", []string{path}, "not valid JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			r := invoke(t, context.Background(), nil, append([]string{"merge", "-o", out}, tc.parts...)...)
+			if r.code != ExitUsage {
+				t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("stderr lacks %q:\n%s", tc.want, r.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(out, "results.json")); err == nil {
+				t.Error("a refused merge wrote results")
+			}
+		})
+	}
+}

@@ -1,0 +1,372 @@
+package reporters
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// Distributed runs (SPEC §9): `loadgate run --segment I/N` writes a part,
+// the results document of one segment's share of the load. MergeParts puts
+// N parts back together into the figures of the whole run; the caller then
+// judges them against the scenario's thresholds, which no part can do on
+// its own share.
+
+// SegmentInfo marks a results document as one segment of a distributed run.
+type SegmentInfo struct {
+	Index int `json:"index"` // 1-based, as in --segment 2/4
+	Count int `json:"count"`
+	// StartAt is the planned start (--start-at); nil when the segment
+	// started as soon as it was ready.
+	StartAt *time.Time `json:"start_at,omitempty"`
+	// Skew is when the segment actually started minus StartAt: how late it
+	// was, e.g. because its job was scheduled after the planned time.
+	Skew time.Duration `json:"skew_ns,omitempty"`
+}
+
+// Part reports whether the document holds a share of a larger run, whose
+// thresholds only the merged whole can be judged against.
+func (s *SegmentInfo) Part() bool { return s != nil && s.Count > 1 }
+
+func (s *SegmentInfo) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
+
+// MergeInfo records in a merged document which parts it was made of.
+type MergeInfo struct {
+	Segments []MergedSegment `json:"segments"` // in segment order
+	// UpperBounds names the figures that a merge cannot recompute exactly
+	// and gives as the largest of the parts' values, an upper bound of the
+	// true figure: the p50 and p99 of each point of the per-second series
+	// ("series") and of each trial ("trials"). Phase and case percentiles
+	// are exact: they come from the merged histograms.
+	UpperBounds []string `json:"upper_bounds"`
+}
+
+// MergedSegment is one part of a merged run.
+type MergedSegment struct {
+	Index       int           `json:"index"`
+	File        string        `json:"file"`
+	Hostname    string        `json:"hostname,omitempty"`
+	Start       time.Time     `json:"start"`
+	End         time.Time     `json:"end"`
+	StartAt     *time.Time    `json:"start_at,omitempty"`
+	Skew        time.Duration `json:"skew_ns,omitempty"`
+	Interrupted bool          `json:"interrupted,omitempty"`
+	// NothingToSend: the segment had no share of any scenario; it did not
+	// wait for StartAt, so its Start says nothing about alignment.
+	NothingToSend bool `json:"nothing_to_send,omitempty"`
+}
+
+// Part is one segment's results document and the name it was read under.
+type Part struct {
+	Name string // the file, for messages
+	Run  *Run
+}
+
+// Merged is a distributed run put back together, ready to be judged.
+type Merged struct {
+	Info        *MergeInfo
+	Start, End  time.Time // earliest start and latest end of the parts
+	Interrupted bool      // some segment was interrupted: the figures are partial
+	// Version, Commit and Host are segment 1's; Warnings says where the
+	// other segments differ.
+	Version, Commit string
+	Host            Host
+	Scenarios       []MergedScenario
+	// Warnings are differences between the parts that do not stop the
+	// merge, such as machines of another kind or another loadgate version.
+	Warnings []string
+}
+
+// MergedScenario is one scenario of a merged run.
+type MergedScenario struct {
+	// Scenario is parsed again from the source the parts carry, with
+	// their variables; its Cases give the order and matrix values.
+	Scenario *scenarios.Scenario
+	Result   *runner.ScenarioResult
+	// Err is set when some segment could not carry out the scenario;
+	// Result then holds what the segments measured.
+	Err error
+}
+
+// MergeParts checks that parts are every segment of one run, exactly once,
+// and merges them scenario by scenario, case by case (by ID) and phase by
+// phase (by name): counters and histograms add up exactly, wall times are
+// the union of the segments' intervals, the per-second series is aligned
+// on wall-clock seconds and trials are merged trial by trial (see
+// mergePhase). An error means the input is wrong and nothing was merged.
+func MergeParts(parts []Part) (*Merged, error) {
+	parts, err := checkSegments(parts)
+	if err != nil {
+		return nil, err
+	}
+	m := &Merged{
+		Info:    &MergeInfo{UpperBounds: []string{"series", "trials"}},
+		Start:   parts[0].Run.Start,
+		End:     parts[0].Run.End,
+		Version: parts[0].Run.LoadgateVersion,
+		Commit:  parts[0].Run.Commit,
+		Host:    parts[0].Run.Host,
+	}
+	for _, p := range parts {
+		r := p.Run
+		m.Info.Segments = append(m.Info.Segments, MergedSegment{
+			Index: r.Segment.Index, File: p.Name, Hostname: r.Host.Hostname, Start: r.Start, End: r.End,
+			StartAt: r.Segment.StartAt, Skew: r.Segment.Skew, Interrupted: r.Interrupted,
+			NothingToSend: len(r.Scenarios) > 0 && !slices.ContainsFunc(r.Scenarios, func(sr *ScenarioRun) bool { return !sr.NothingToSend }),
+		})
+		if r.Start.Before(m.Start) {
+			m.Start = r.Start
+		}
+		if r.End.After(m.End) {
+			m.End = r.End
+		}
+		m.Interrupted = m.Interrupted || r.Interrupted
+		if r.Segment.Index == 1 {
+			continue
+		}
+		seg := "segment " + r.Segment.String()
+		if r.Commit != m.Commit {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("%s tested commit %q, segment 1 %q", seg, r.Commit, m.Commit))
+		}
+		m.Warnings = append(m.Warnings, FingerprintDiff(parts[0].Run.Fingerprint(), r.Fingerprint(), "segment 1", seg)...)
+	}
+	names, err := checkScenarios(parts)
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		ms, err := mergeScenario(name, parts)
+		if err != nil {
+			return nil, err
+		}
+		m.Scenarios = append(m.Scenarios, ms)
+	}
+	return m, nil
+}
+
+// checkSegments refuses anything but segments 1..N of one N, each once,
+// and returns the parts in segment order.
+func checkSegments(parts []Part) ([]Part, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("no parts to merge")
+	}
+	count, countFrom := 0, ""
+	byIndex := map[int]Part{}
+	for _, p := range parts {
+		seg := p.Run.Segment
+		switch {
+		case seg == nil:
+			return nil, fmt.Errorf("%s is not a segment part: it has no \"segment\" block (parts are written by loadgate run --segment I/N)", p.Name)
+		case seg.Count < 1 || seg.Index < 1 || seg.Index > seg.Count:
+			return nil, fmt.Errorf("%s: invalid segment %d/%d", p.Name, seg.Index, seg.Count)
+		case count == 0:
+			count, countFrom = seg.Count, p.Name
+		case seg.Count != count:
+			return nil, fmt.Errorf("parts of different runs: %s is segment %s, %s is one of %d segments", p.Name, seg, countFrom, count)
+		}
+		if prev, dup := byIndex[seg.Index]; dup {
+			return nil, fmt.Errorf("segment %s is given twice: %s and %s", seg, prev.Name, p.Name)
+		}
+		byIndex[seg.Index] = p
+	}
+	var missing, have []string
+	for i := 1; i <= count; i++ {
+		if _, ok := byIndex[i]; ok {
+			have = append(have, fmt.Sprintf("%d/%d", i, count))
+		} else {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, count))
+		}
+	}
+	if len(missing) > 0 {
+		word := "segment"
+		if len(missing) > 1 {
+			word += "s"
+		}
+		return nil, fmt.Errorf("missing %s %s (have %s)", word, strings.Join(missing, ", "), strings.Join(have, ", "))
+	}
+	sorted := make([]Part, 0, count)
+	for i := 1; i <= count; i++ {
+		sorted = append(sorted, byIndex[i])
+	}
+	return sorted, nil
+}
+
+// checkScenarios makes sure every part ran the same scenarios (same name,
+// same file contents, same variables) and returns their names in run
+// order. A part interrupted before it reached a scenario may lack it.
+func checkScenarios(parts []Part) ([]string, error) {
+	type seen struct {
+		sr   *ScenarioRun
+		part Part
+	}
+	first := map[string]seen{}
+	var names []string
+	for _, p := range parts {
+		for _, sr := range p.Run.Scenarios {
+			if sr.Source == "" {
+				return nil, fmt.Errorf("%s: scenario %q carries no source: it is not a segment part (parts are written by loadgate run --segment I/N)", p.Name, sr.Name)
+			}
+			f, ok := first[sr.Name]
+			if !ok {
+				first[sr.Name] = seen{sr, p}
+				names = append(names, sr.Name)
+				continue
+			}
+			if sr.Hash != f.sr.Hash {
+				return nil, fmt.Errorf("parts of different scenarios: %q in %s (segment %s) has file hash %.12s, in %s (segment %s) %.12s",
+					sr.Name, f.part.Name, f.part.Run.Segment, f.sr.Hash, p.Name, p.Run.Segment, sr.Hash)
+			}
+			if !maps.Equal(sr.Vars, f.sr.Vars) {
+				return nil, fmt.Errorf("parts of different runs: scenario %q ran with different variables in %s (segment %s) and %s (segment %s): %s",
+					sr.Name, f.part.Name, f.part.Run.Segment, p.Name, p.Run.Segment, varsDiff(f.sr.Vars, sr.Vars))
+			}
+		}
+	}
+	for _, p := range parts {
+		if p.Run.Interrupted {
+			continue
+		}
+		for _, name := range names {
+			if !slices.ContainsFunc(p.Run.Scenarios, func(sr *ScenarioRun) bool { return sr.Name == name }) {
+				return nil, fmt.Errorf("parts of different runs: %s (segment %s) has no scenario %q, which %s ran",
+					p.Name, p.Run.Segment, name, first[name].part.Name)
+			}
+		}
+	}
+	return names, nil
+}
+
+// varsDiff names the first variable, in sorted order, that differs.
+func varsDiff(a, b map[string]string) string {
+	keys := slices.Sorted(maps.Keys(a))
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		va, oka := a[k]
+		vb, okb := b[k]
+		switch {
+		case !oka:
+			return fmt.Sprintf("%s is set only in the second", k)
+		case !okb:
+			return fmt.Sprintf("%s is set only in the first", k)
+		case va != vb:
+			return fmt.Sprintf("%s = %q and %q", k, va, vb)
+		}
+	}
+	return "none"
+}
+
+// mergeScenario parses the scenario again from the parts' source and
+// merges its cases.
+func mergeScenario(name string, parts []Part) (MergedScenario, error) {
+	var runs []*ScenarioRun
+	var segs []*SegmentInfo
+	for _, p := range parts {
+		for _, sr := range p.Run.Scenarios {
+			if sr.Name == name {
+				runs = append(runs, sr)
+				segs = append(segs, p.Run.Segment)
+			}
+		}
+	}
+	src := runs[0]
+	file := src.File
+	if file == "" {
+		file = name + ".yaml"
+	}
+	sc, err := scenarios.Parse(file, []byte(src.Source), scenarios.LoadOptions{Vars: src.Vars})
+	if err != nil {
+		return MergedScenario{}, fmt.Errorf("scenario %q cannot be parsed again from the parts' source (merge where the files it refers to exist): %w", name, err)
+	}
+	if src.Hash != "" && sc.Hash != src.Hash {
+		return MergedScenario{}, fmt.Errorf("scenario %q: the parts' source does not match their file hash %.12s: was the part edited?", name, src.Hash)
+	}
+
+	res := &runner.ScenarioResult{Scenario: sc}
+	var errs []error
+	type caseParts struct {
+		first  *CaseRun
+		phases map[string][]*runner.PhaseResult
+		order  []string
+		errs   []string
+	}
+	byID := map[string]*caseParts{}
+	for i, sr := range runs {
+		if sr.NothingToSend {
+			continue
+		}
+		if res.Start.IsZero() || (!sr.Start.IsZero() && sr.Start.Before(res.Start)) {
+			res.Start = sr.Start
+		}
+		if sr.End.After(res.End) {
+			res.End = sr.End
+		}
+		res.Interrupted = res.Interrupted || sr.Interrupted
+		if sr.Error != "" {
+			errs = append(errs, fmt.Errorf("segment %s: %s", segs[i], sr.Error))
+		}
+		for _, c := range sr.Cases {
+			cp := byID[c.ID]
+			if cp == nil {
+				cp = &caseParts{first: c, phases: map[string][]*runner.PhaseResult{}}
+				byID[c.ID] = cp
+			}
+			if c.Error != "" {
+				cp.errs = append(cp.errs, fmt.Sprintf("segment %s: %s", segs[i], c.Error))
+			}
+			for _, ph := range c.Phases {
+				if _, ok := cp.phases[ph.Name]; !ok {
+					cp.order = append(cp.order, ph.Name)
+				}
+				cp.phases[ph.Name] = append(cp.phases[ph.Name], ph)
+			}
+		}
+	}
+	for _, c := range sc.Cases {
+		cp := byID[c.ID]
+		if cp == nil {
+			continue // no segment got to it: interrupted
+		}
+		delete(byID, c.ID)
+		cr := &runner.CaseResult{ID: c.ID, Target: c.Target.Name, Matrix: c.Matrix, Err: strings.Join(cp.errs, "; ")}
+		order := make([]string, 0, len(cp.order))
+		for _, ph := range c.Phases {
+			if _, ok := cp.phases[ph.Name]; ok && !slices.Contains(order, ph.Name) {
+				order = append(order, ph.Name)
+			}
+		}
+		for _, n := range cp.order {
+			if !slices.Contains(order, n) {
+				order = append(order, n)
+			}
+		}
+		for _, n := range order {
+			cr.Phases = append(cr.Phases, mergePhase(cp.phases[n], scenarioPhase(&c, n)))
+		}
+		res.Cases = append(res.Cases, cr)
+	}
+	for id := range byID {
+		return MergedScenario{}, fmt.Errorf("scenario %q: the parts measured case %q, which the scenario does not have", name, id)
+	}
+	return MergedScenario{Scenario: sc, Result: res, Err: errors.Join(errs...)}, nil
+}
+
+// scenarioPhase finds the phase the parts' phase was split from.
+func scenarioPhase(c *scenarios.Case, name string) *scenarios.Phase {
+	for i := range c.Phases {
+		if c.Phases[i].Name == name {
+			return &c.Phases[i]
+		}
+	}
+	return nil
+}
