@@ -40,7 +40,13 @@ func (d *decoder) build(raw *rawScenario, opts LoadOptions) *Scenario {
 		d.errorf(raw.phasesKey, "phases: needs at least one phase")
 	}
 
-	firstPhases := d.cases(raw, vt, s, targetNames, phaseNames)
+	shared := d.processes(vt, raw, s, targetNames)
+	top.where = "baseline_target, which must be the same in every case"
+	for i, b := range d.baselines(top, raw, targetNames) {
+		shared[i].BaselineTarget = b
+	}
+
+	firstPhases := d.cases(raw, vt, s, targetNames, phaseNames, shared)
 
 	top.where = "a threshold (a rule can use matrix.NAME instead)"
 	for _, t := range raw.thresholds {
@@ -82,8 +88,10 @@ func (d *decoder) varTable(raw *rawScenario, opts LoadOptions) *varTable {
 
 // cases resolves targets and phases once per matrix combination and lays
 // the cases out target-major. It returns the phases of the first
-// combination, against which thresholds are checked.
-func (d *decoder) cases(raw *rawScenario, vt *varTable, s *Scenario, targetNames, phaseNames []string) []Phase {
+// combination, against which thresholds are checked. shared holds what
+// every case of a target has in common whatever the matrix says: its
+// server, monitor and baseline target.
+func (d *decoder) cases(raw *rawScenario, vt *varTable, s *Scenario, targetNames, phaseNames []string, shared []Target) []Phase {
 	at := raw.root
 	if raw.matrixKey != nil {
 		at = raw.matrixKey
@@ -105,7 +113,9 @@ func (d *decoder) cases(raw *rawScenario, vt *varTable, s *Scenario, targetNames
 			r.matrix[mv.Key] = mv.Text
 		}
 		for i, t := range raw.targets {
-			targets[c] = append(targets[c], r.target(t, targetNames[i]))
+			tg := r.target(t, targetNames[i])
+			tg.Server, tg.Monitor, tg.BaselineTarget = shared[i].Server, shared[i].Monitor, shared[i].BaselineTarget
+			targets[c] = append(targets[c], tg)
 		}
 		phases[c] = r.phases(raw, phaseNames)
 	}
@@ -124,6 +134,36 @@ func (d *decoder) cases(raw *rawScenario, vt *varTable, s *Scenario, targetNames
 		}
 	}
 	return phases[0]
+}
+
+// baselines resolves every target's baseline_target: another target of
+// the scenario, which has none itself. In a chain one target would be
+// both a reference and a candidate, and a loop would have no reference.
+func (d *decoder) baselines(r *resolver, raw *rawScenario, names []string) []string {
+	out := make([]string, len(raw.targets))
+	for i, t := range raw.targets {
+		n := t.baselineTarget
+		if n == nil {
+			continue
+		}
+		name, ok := r.name(n, "baseline_target")
+		if !ok {
+			continue
+		}
+		j := slices.Index(names, name)
+		switch {
+		case j < 0:
+			d.errorf(n, "baseline_target: there is no target named %q%s", name, suggest(name, names))
+		case j == i:
+			d.errorf(n, "baseline_target: a target cannot be its own baseline")
+		case raw.targets[j].baselineTarget != nil:
+			d.errorf(n, "baseline_target: target %q has a baseline_target itself (line %d); name a target that has none",
+				name, raw.targets[j].baselineTarget.Line)
+		default:
+			out[i] = name
+		}
+	}
+	return out
 }
 
 // header resolves version, name and description.

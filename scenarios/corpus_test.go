@@ -327,6 +327,112 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 		}
 	},
 	"tcp": checkTCP,
+	"server": func(t *testing.T, s *Scenario) {
+		want := &Server{
+			Name:    "server",
+			Command: []string{"sh", "-c", `./hello --addr 127.0.0.1:8080 --root "$PWD"`},
+			Dir:     filepath.Join(corpus, "ok", "www"),
+			Env:     []string{"GOMAXPROCS=2", "MODE=fast", "DEBUG=false", "EMPTY=", "ADDR=127.0.0.1:8080"},
+			Ready: Ready{
+				HTTP:    "http://127.0.0.1:8080/health",
+				Log:     regexp.MustCompile(`listening on \S+`),
+				Timeout: 45 * time.Second,
+			},
+			StopSignal:  "INT",
+			StopTimeout: 5 * time.Second,
+			Pos:         Pos{s.File, 8, 1},
+		}
+		if diff := cmp.Diff(want, s.Server, cmpRegexp); diff != "" {
+			t.Errorf("server (-want +got):\n%s", diff)
+		}
+		for _, c := range s.Cases {
+			if c.Target.Server != nil || c.Target.Monitor != nil {
+				t.Errorf("case %s: the scenario's server was copied onto its target", c.ID)
+			}
+		}
+		if s.Monitor != nil {
+			t.Errorf("Monitor = %+v, want nil", s.Monitor)
+		}
+	},
+	"servers": func(t *testing.T, s *Scenario) {
+		f := s.File
+		nginx := &Server{
+			Name:        "nginx",
+			Command:     []string{"sh", "-c", "nginx -g 'daemon off;' -c nginx.conf"},
+			Dir:         filepath.Join(corpus, "ok"), // the scenario's own directory
+			Ready:       Ready{Timeout: 30 * time.Second},
+			StopSignal:  "TERM",
+			StopTimeout: 10 * time.Second,
+			Pos:         Pos{f, 11, 5},
+		}
+		goServer := &Server{
+			Name:        "go",
+			Command:     []string{"./bin/hello", "--addr", "127.0.0.1:8082", "", "4242"},
+			Dir:         corpus,
+			Env:         []string{"GOGC=off"},
+			Ready:       Ready{TCP: "127.0.0.1:8082", Timeout: 30 * time.Second},
+			StopSignal:  "QUIT",
+			StopTimeout: time.Minute,
+			Pos:         Pos{f, 16, 5},
+		}
+		type row struct {
+			ID      string
+			Server  *Server
+			Monitor *Monitor
+		}
+		pid := &Monitor{PID: 4242, Pos: Pos{f, 24, 5}}
+		apache := &Monitor{Process: regexp.MustCompile(`^/usr/sbin/apache2 -k start`), Pos: Pos{f, 29, 5}}
+		want := []row{
+			{"nginx c=1", nginx, nil}, {"nginx c=8", nginx, nil},
+			{"go c=1", goServer, nil}, {"go c=8", goServer, nil},
+			{"legacy c=1", nil, pid}, {"legacy c=8", nil, pid},
+			{"apache c=1", nil, apache}, {"apache c=8", nil, apache},
+			{"external c=1", nil, nil}, {"external c=8", nil, nil},
+		}
+		var got []row
+		for _, c := range s.Cases {
+			got = append(got, row{c.ID, c.Target.Server, c.Target.Monitor})
+		}
+		if diff := cmp.Diff(want, got, cmpRegexp); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		// Started once for all its cases: every case shares the one value.
+		if s.Cases[0].Target.Server != s.Cases[1].Target.Server {
+			t.Error("the cases of one target have different servers")
+		}
+		if s.Server != nil || s.Monitor != nil {
+			t.Errorf("scenario server %+v, monitor %+v; want none", s.Server, s.Monitor)
+		}
+	},
+	"ab": func(t *testing.T, s *Scenario) {
+		type row struct {
+			ID, Baseline string
+			Trials       []int
+			Interleave   []bool
+		}
+		var got []row
+		for _, c := range s.Cases {
+			r := row{ID: c.ID, Baseline: c.Target.BaselineTarget}
+			for _, p := range c.Phases {
+				r.Trials = append(r.Trials, p.Trials)
+				r.Interleave = append(r.Interleave, p.Interleave)
+			}
+			got = append(got, r)
+		}
+		two, five := []int{1, 2, 3, 1}, []int{1, 5, 3, 1}
+		on := []bool{false, true, false, false}
+		want := []row{
+			{"main n=2", "", two, on}, {"main n=5", "", five, on},
+			{"pr n=2", "main", two, on}, {"pr n=5", "main", five, on},
+			{"canary n=2", "main", two, on}, {"canary n=5", "main", five, on},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		if s.Targets[1].BaselineTarget != "main" {
+			t.Errorf("Targets[1].BaselineTarget = %q, want main", s.Targets[1].BaselineTarget)
+		}
+	},
 	"trials": func(t *testing.T, s *Scenario) {
 		f := s.File
 		want := []Phase{

@@ -21,6 +21,14 @@
 // with its column and the runner renders payloads without parsing them.
 // Whether every payload fits its frame is checked here, once.
 //
+// A server to start, or a process to monitor, belongs to the scenario or to
+// one target and lives across many cases, so its block is resolved once,
+// without matrix variables; its directory is checked to exist, and its
+// readiness checks and stop signal are validated, so that a mistake is
+// found by `validate` rather than by a run that cannot start. Same-job A/B
+// references (baseline_target) are checked here too: another target, and
+// one that is not itself compared against a third.
+//
 // Decoding is strict and done in two passes over the yaml.Node tree. The
 // first checks the shape of the document against one field table per kind
 // of object (unknown keys, lists versus mappings, keys the specification

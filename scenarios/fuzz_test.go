@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -79,12 +80,63 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		if !validProcesses(s) {
+			t.Fatalf("servers and monitors: scenario %+v %+v, targets %+v", s.Server, s.Monitor, s.Targets)
+		}
 		for _, th := range s.Thresholds {
 			if !inside(data, th.Pos) || !inside(data, th.RulePos) {
 				t.Errorf("threshold %q at %v (rule at %v) is outside the file", th.Name, th.Pos, th.RulePos)
 			}
 		}
 	})
+}
+
+// validProcesses states what the runner may rely on about the servers,
+// monitors and same-job baselines of a parsed scenario.
+func validProcesses(s *Scenario) bool {
+	top := s.Server != nil || s.Monitor != nil
+	if (s.Server != nil && s.Monitor != nil) || !validServer(s.Server) || !validMonitor(s.Monitor) {
+		return false
+	}
+	byName := map[string]Target{}
+	for _, t := range s.Targets {
+		byName[t.Name] = t
+	}
+	ab := false
+	for _, c := range s.Cases {
+		t := c.Target
+		own := t.Server != nil || t.Monitor != nil
+		if (top && own) || (t.Server != nil && t.Monitor != nil) || !validServer(t.Server) || !validMonitor(t.Monitor) {
+			return false
+		}
+		if t.Server != nil && t.Server.Name != t.Name {
+			return false
+		}
+		if b := t.BaselineTarget; b != "" {
+			ref, ok := byName[b]
+			if !ok || b == t.Name || ref.BaselineTarget != "" {
+				return false
+			}
+			ab = true
+		}
+	}
+	for _, c := range s.Cases {
+		for _, p := range c.Phases {
+			if p.Interleave && (!ab || p.Warmup || p.Trials < 2) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func validServer(s *Server) bool {
+	return s == nil || (s.Name != "" && len(s.Command) > 0 && s.Command[0] != "" && s.Dir != "" &&
+		slices.Contains(stopSignals, s.StopSignal) && s.StopTimeout > 0 && s.Ready.Timeout > 0)
+}
+
+func validMonitor(m *Monitor) bool {
+	return m == nil || (m.PID > 0) != (m.Process != nil)
 }
 
 // validPhase states what the runner may rely on in a parsed phase.

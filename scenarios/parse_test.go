@@ -151,6 +151,13 @@ func TestDiagnostics(t *testing.T) {
 			want: "s.yaml:9:29: phase: there is no phase named \"x\"\n",
 		},
 		{
+			// The process is watched across all cases, so it cannot be a
+			// different one per combination.
+			name: "a monitor cannot use a matrix variable",
+			src:  head + "matrix:\n  p: [1, 2]\ntargets:\n  - name: t\n    monitor: { pid: \"${p}\" }\n    http: { url: \"http://h/\" }\n" + phase,
+			want: "s.yaml:7:22: matrix variable \"p\" cannot be used in a monitor, which watches one process for all cases\n",
+		},
+		{
 			name: "the file size limit",
 			src:  head + "description: " + strings.Repeat("x", MaxFileSize) + "\n",
 			want: "s.yaml:1:1: the file is larger than 4 MiB\n",
@@ -289,5 +296,31 @@ func TestReferenceExample(t *testing.T) {
 	s := mustParse(t, example, LoadOptions{})
 	if got := len(s.Cases); got != 6 {
 		t.Errorf("the example has %d cases; the text says 6", got)
+	}
+}
+
+// TestSameJobExample keeps the same-job A/B example of docs/scenario.md
+// valid and meaning what the text around it says.
+func TestSameJobExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/scenario.md")
+	if err != nil {
+		t.Skip("docs/scenario.md not found:", err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "## Same-job A/B")
+	_, rest, _ = strings.Cut(rest, "```yaml\n")
+	example, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("no yaml block after \"## Same-job A/B\"")
+	}
+	s, err := Parse("../docs/ab.yaml", []byte(example), LoadOptions{})
+	if err != nil {
+		t.Fatalf("Parse:\n%v", err)
+	}
+	pr := s.Targets[1]
+	if pr.BaselineTarget != "main" || pr.Server == nil || s.Targets[0].Server == nil {
+		t.Errorf("pr: baseline %q, server %v; main: server %v", pr.BaselineTarget, pr.Server, s.Targets[0].Server)
+	}
+	if p := s.Cases[0].Phases[1]; !p.Interleave || p.Trials != 5 {
+		t.Errorf("measured phase: interleave %v, trials %d; want true, 5", p.Interleave, p.Trials)
 	}
 }

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"slices"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -20,11 +22,14 @@ const maxTrials = 1000
 func (r *resolver) phases(raw *rawScenario, names []string) []Phase {
 	var out []Phase
 	measured := false
+	// A baseline_target that is written counts, valid or not: its own
+	// diagnostic says what is wrong with it.
+	ab := slices.ContainsFunc(raw.targets, func(t *rawTarget) bool { return t.baselineTarget != nil })
 	for i, p := range raw.phases {
 		if !p.ok {
 			continue
 		}
-		ph := r.phase(p, names[i])
+		ph := r.phase(p, names[i], ab)
 		measured = measured || !ph.Warmup
 		out = append(out, ph)
 	}
@@ -34,7 +39,9 @@ func (r *resolver) phases(raw *rawScenario, names []string) []Phase {
 	return out
 }
 
-func (r *resolver) phase(p *rawPhase, name string) Phase {
+// phase resolves one phase; ab says whether some target of the scenario
+// has a baseline_target, whose trials an interleaved phase alternates with.
+func (r *resolver) phase(p *rawPhase, name string, ab bool) Phase {
 	out := Phase{Name: name, Pos: r.d.pos(p.node), Trials: 1}
 	if p.warmup != nil {
 		out.Warmup, _ = r.bool(p.warmup, "warmup")
@@ -61,16 +68,41 @@ func (r *resolver) phase(p *rawPhase, name string) Phase {
 	} else {
 		r.closedModel(p, &out)
 	}
+	trialsOK := true
 	if p.trials.key != nil {
 		if out.Warmup {
 			r.d.errorf(p.trials.key, "trials: warm-up phases are not measured; trials has no meaning there")
 		} else if p.trials.val != nil {
-			if v, ok := r.intIn(p.trials.val, "trials", 1, maxTrials); ok {
+			v, ok := r.intIn(p.trials.val, "trials", 1, maxTrials)
+			if ok {
 				out.Trials = int(v)
 			}
+			trialsOK = ok
 		}
 	}
+	if p.interleave.val != nil {
+		out.Interleave = r.interleave(p, out, ab, trialsOK)
+	}
 	return out
+}
+
+// interleave resolves `interleave:`, which only means something where
+// there are trials of two targets to alternate.
+func (r *resolver) interleave(p *rawPhase, ph Phase, ab, trialsOK bool) bool {
+	on, ok := r.bool(p.interleave.val, "interleave")
+	switch {
+	case !ok || !on:
+		return false
+	case ph.Warmup:
+		r.d.errorf(p.interleave.key, "interleave: warm-up phases are not measured; there are no trials to alternate")
+	case !ab:
+		r.d.errorf(p.interleave.key, "interleave alternates the trials of a target and its baseline_target; no target has one")
+	case trialsOK && ph.Trials < 2:
+		r.d.errorf(p.interleave.key, "interleave: needs trials of 2 or more; a single trial has nothing to alternate with")
+	default:
+		return trialsOK
+	}
+	return false
 }
 
 func (r *resolver) closedModel(p *rawPhase, out *Phase) {

@@ -20,6 +20,8 @@ type rawScenario struct {
 	targets                    []*rawTarget
 	phases                     []*rawPhase
 	thresholds                 []*rawThreshold
+	server                     *rawServer
+	monitor                    *rawMonitor
 }
 
 type rawAxis struct {
@@ -28,12 +30,15 @@ type rawAxis struct {
 }
 
 type rawTarget struct {
-	node   *yaml.Node
-	ok     bool // a mapping, so missing fields are worth reporting
-	name   *yaml.Node
-	protos []*yaml.Node // the protocol keys written (http, tcp), in file order
-	http   *rawHTTP
-	tcp    *rawTCP
+	node           *yaml.Node
+	ok             bool // a mapping, so missing fields are worth reporting
+	name           *yaml.Node
+	protos         []*yaml.Node // the protocol keys written (http, tcp), in file order
+	http           *rawHTTP
+	tcp            *rawTCP
+	server         *rawServer
+	monitor        *rawMonitor
+	baselineTarget *yaml.Node
 }
 
 type rawHTTP struct {
@@ -74,6 +79,7 @@ type rawPhase struct {
 	concurrency, rate                rawRamp
 	rampUp, thinkTime                pair
 	maxInFlight, trials              pair
+	interleave                       pair
 }
 
 // rawRamp is a value written either as one scalar or as a linear ramp
@@ -119,8 +125,8 @@ var scenarioFields = []field[rawScenario]{
 			s.thresholds = append(s.thresholds, d.threshold(n))
 		}
 	}},
-	{name: "server"},
-	{name: "monitor"},
+	{name: "server", set: func(d *decoder, s *rawScenario, k, v *yaml.Node) { s.server = d.server(k, v) }},
+	{name: "monitor", set: func(d *decoder, s *rawScenario, k, v *yaml.Node) { s.monitor = d.monitor(k, v) }},
 }
 
 var targetFields = []field[rawTarget]{
@@ -136,8 +142,9 @@ var targetFields = []field[rawTarget]{
 		t.protos = append(t.protos, k)
 		t.tcp = d.tcp(v)
 	}},
-	{name: "monitor"},
-	{name: "baseline_target"},
+	{name: "server", set: func(d *decoder, t *rawTarget, k, v *yaml.Node) { t.server = d.server(k, v) }},
+	{name: "monitor", set: func(d *decoder, t *rawTarget, k, v *yaml.Node) { t.monitor = d.monitor(k, v) }},
+	scalarField("baseline_target", aName, func(t *rawTarget) **yaml.Node { return &t.baselineTarget }),
 }
 
 var httpFields = []field[rawHTTP]{
@@ -208,7 +215,7 @@ var phaseFields = []field[rawPhase]{
 	rampField("rate", aRate, func(p *rawPhase) *rawRamp { return &p.rate }),
 	keyedField("max_in_flight", anInteger, func(p *rawPhase) *pair { return &p.maxInFlight }),
 	keyedField("trials", anInteger, func(p *rawPhase) *pair { return &p.trials }),
-	{name: "interleave"},
+	keyedField("interleave", aBool, func(p *rawPhase) *pair { return &p.interleave }),
 }
 
 // keyedField is a scalar phase field kept with its key.
@@ -258,6 +265,8 @@ var thresholdFields = []field[rawThreshold]{
 func (d *decoder) scenario(root *yaml.Node) *rawScenario {
 	s := &rawScenario{root: d.deref(root)}
 	s.ok = fields(d, root, "scenario", "scenario", scenarioFields, s)
+	d.oneProcess(s.server, s.monitor)
+	d.ownProcesses(s)
 	return s
 }
 
@@ -268,6 +277,7 @@ func (d *decoder) target(n *yaml.Node) *rawTarget {
 		d.errorf(t.protos[1], "target: set http or tcp, not both; a target speaks one protocol")
 		t.http, t.tcp = nil, nil
 	}
+	d.oneProcess(t.server, t.monitor)
 	return t
 }
 

@@ -60,6 +60,9 @@ func TestSchemaMatchesDecoder(t *testing.T) {
 		{"frameField", def("frameField"), frameFieldTypes},
 		{"tcpStep", def("tcpStep"), fieldNames(stepFields, true)},
 		{"tcpExpect", def("tcpExpect"), fieldNames(tcpExpectFields, true)},
+		{"server", def("server"), fieldNames(serverFields, true)},
+		{"ready", def("ready"), fieldNames(readyFields, true)},
+		{"monitor", def("monitor"), fieldNames(monitorFields, true)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.object, func(t *testing.T) {
@@ -99,7 +102,7 @@ func TestSchemaAcceptsCorpus(t *testing.T) {
 		})
 	}
 	for _, name := range []string{"unknown-field-top", "unknown-field-target", "unknown-field-phase", "unknown-field-expect", "unsupported", "no-stop", "version-2", "bad-duration", "bad-type",
-		"tcp-and-http", "tcp-framing-errors", "tcp-step-errors"} {
+		"tcp-and-http", "tcp-framing-errors", "tcp-step-errors", "server-and-monitor", "server-errors", "monitor-errors"} {
 		t.Run(name, func(t *testing.T) {
 			doc := loadYAML(t, filepath.Join(corpus, "err", name+".yaml"))
 			if problems := validate(root, root, doc, "$"); len(problems) == 0 {
@@ -124,7 +127,7 @@ func loadYAML(t *testing.T, file string) *yaml.Node {
 
 // validate checks node n against schema s, resolving "#/definitions/…"
 // references in root. It knows the keywords schema.json uses: $ref, anyOf,
-// oneOf, type, const, enum, pattern, required, properties,
+// oneOf, not, type, const, enum, pattern, required, properties,
 // additionalProperties and items.
 func validate(root, s jsonSchema, n *yaml.Node, path string) []string {
 	d := &decoder{src: newSource(nil)}
@@ -162,6 +165,9 @@ func validate(root, s jsonSchema, n *yaml.Node, path string) []string {
 		if matches != 1 {
 			problems = append(problems, fmt.Sprintf("%s: %d alternatives of oneOf match, want exactly 1", path, matches))
 		}
+	}
+	if not, ok := s["not"].(jsonSchema); ok && len(validate(root, not, n, path)) == 0 {
+		problems = append(problems, fmt.Sprintf("%s: matches %v, which it must not", path, not))
 	}
 	if types, ok := s["type"]; ok && !typeMatches(types, n) {
 		return append(problems, fmt.Sprintf("%s: %s is not of type %v", path, describe(n), types))

@@ -28,7 +28,7 @@ func (r *resolver) tcp(t *rawTCP) *TCPTarget {
 	if t.address == nil {
 		r.d.errorf(t.node, "tcp: missing required field %q", "address")
 	} else {
-		out.Address = r.address(t.address)
+		out.Address = r.address(t.address, "address")
 	}
 	if t.connection != nil {
 		if s, ok := r.text(t.connection); ok {
@@ -85,18 +85,18 @@ func (r *resolver) tcp(t *rawTCP) *TCPTarget {
 
 // address resolves host:port. The host must be given: an empty one would
 // dial the local machine by accident of the net package.
-func (r *resolver) address(n *yaml.Node) string {
+func (r *resolver) address(n *yaml.Node, label string) string {
 	s, ok := r.text(n)
 	if !ok {
 		return ""
 	}
 	host, port, err := net.SplitHostPort(s)
 	if err != nil || host == "" {
-		r.d.errorf(n, "address: expected host:port, got %q", s)
+		r.d.errorf(n, "%s: expected host:port, got %q", label, s)
 		return ""
 	}
 	if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
-		r.d.errorf(n, "address: port %q is not a number from 1 to 65535", port)
+		r.d.errorf(n, "%s: port %q is not a number from 1 to 65535", label, port)
 		return ""
 	}
 	return s
