@@ -27,6 +27,9 @@ type Baseline interface {
 type BaselineCase struct {
 	Stats  runner.Stats
 	Trials []runner.Trial
+	// Server is the case's server usage; nil when none was sampled, which
+	// skips the rules that read baseline.server or baseline.host.
+	Server *runner.Usage
 }
 
 // NewBaselineCase summarises measured phases for a Baseline to return.
@@ -157,7 +160,9 @@ type regressKey struct {
 // while each evaluation records the judgements it consulted.
 type regressState struct {
 	base, cand []runner.Trial
-	judged     map[regressKey]Regression // cache: a judgement never changes
+	// usage is the baseline case's server usage, nil when none was sampled.
+	usage  *runner.Usage
+	judged map[regressKey]Regression // cache: a judgement never changes
 	// consulted lists the judgements the current rule asked for, first use
 	// first, across every evaluation of that rule.
 	consulted []regressKey

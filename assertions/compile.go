@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr"
@@ -31,6 +32,9 @@ type rule struct {
 	shown []shown
 	// needsBaseline: the rule reads baseline or calls regressed().
 	needsBaseline bool
+	// usage says which sampled figures the rule reads, which a case (or
+	// a baseline case) without them cannot answer.
+	usage usageReads
 	// byName: the rule reads requests_by_name, which costs a histogram
 	// merge per request of the mix, so it is only built when asked for.
 	byName bool
@@ -43,6 +47,7 @@ type rule struct {
 type shown struct {
 	name    string
 	program *vm.Program
+	bytes   bool // a memory figure, shown as 12.3MiB rather than a byte count
 }
 
 // Len is the number of compiled thresholds.
@@ -148,6 +153,7 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 	}
 	r.program = prog
 	r.needsBaseline = in.baseline
+	r.usage = in.usage
 	r.byName = in.byName
 	r.requests = in.requests
 	for _, name := range in.shownNames() {
@@ -155,7 +161,8 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 		if err != nil {
 			continue // a part that cannot stand alone is simply not listed
 		}
-		r.shown = append(r.shown, shown{name: name, program: p})
+		own := ownFigure(name)
+		r.shown = append(r.shown, shown{name: name, program: p, bytes: own == "server.rss" || own == "server.rss_max"})
 	}
 	return r, nil
 }
@@ -190,18 +197,18 @@ var (
 func explain(msg string) string {
 	if name, ok := strings.CutPrefix(msg, "unknown name "); ok {
 		out := fmt.Sprintf("unknown name %q", name)
-		switch m := percentileName.FindStringSubmatch(name); {
-		case m != nil:
+		if m := percentileName.FindStringSubmatch(name); m != nil {
 			q := m[1]
 			if len(q) > 2 {
 				q = q[:2] + "." + q[2:]
 			}
 			return out + fmt.Sprintf("; write p(%s) for any percentile", q)
-		case name == "server" || name == "host":
-			return out + "; server and host metrics are not available to rules yet"
 		}
 		if dotted := dottedName(name); dotted != "" {
 			return out + fmt.Sprintf("; did you mean %s?", dotted)
+		}
+		if owners := fieldOwners(name); len(owners) > 0 {
+			return out + fmt.Sprintf("; did you mean %s?", orList(owners))
 		}
 		if c := closest(name, envNames); c != "" {
 			return out + fmt.Sprintf("; did you mean %s?", c)
@@ -231,6 +238,26 @@ func dottedName(name string) string {
 	return ""
 }
 
+// fieldOwners lists where a bare field name such as cpu or rss_max lives
+// (server.cpu, host.cpu, generator.cpu), in the environment's order.
+func fieldOwners(name string) []string {
+	var out []string
+	for _, s := range structOrder {
+		if slices.Contains(structNames[s], name) {
+			out = append(out, s+"."+name)
+		}
+	}
+	return out
+}
+
+// orList joins names as "a", "a or b", "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // offError is a problem found while walking a rule, at a rune offset of
 // the rewritten text.
 type offError struct {
@@ -247,9 +274,16 @@ type inspector struct {
 	cands    []ast.Node        // identifiers, member chains and p(q) calls
 	declared map[string]bool   // names bound by `let`
 	baseline bool
+	usage    usageReads
 	byName   bool
 	requests []string // literal keys of requests_by_name
 	errs     []offError
+}
+
+// usageReads records which sampled figures a rule reads.
+type usageReads struct {
+	server, host         bool // server.*, host.*
+	baseServer, baseHost bool // baseline.server.*, baseline.host.*
 }
 
 // Visit is called bottom-up: children before their parent.
@@ -265,12 +299,24 @@ func (in *inspector) Visit(n *ast.Node) {
 			in.baseline = true
 		case "requests_by_name":
 			in.byName = true
+		case "server":
+			in.usage.server = true
+		case "host":
+			in.usage.host = true
 		}
 		in.cands = append(in.cands, x)
 	case *ast.MemberNode:
 		in.inner[x.Node] = true
 		in.checkKey(x)
+		if root, ok := x.Node.(*ast.IdentifierNode); ok && root.Value == "baseline" {
+			if p, ok := x.Property.(*ast.StringNode); ok {
+				in.usage.baseServer = in.usage.baseServer || p.Value == "server"
+				in.usage.baseHost = in.usage.baseHost || p.Value == "host"
+			}
+		}
 		in.cands = append(in.cands, x)
+	case *ast.BinaryNode:
+		in.checkPercent(x)
 	case *ast.ChainNode:
 		in.inner[x.Node] = true
 		in.cands = append(in.cands, x)
@@ -350,6 +396,47 @@ func (in *inspector) checkRegressed(c *ast.CallNode) {
 		in.errs = append(in.errs, offError{Off: n.Location().From, Msg: fmt.Sprintf(
 			"regressed: a tolerance is a fraction, so %d means %d00%%; write %d%% for %d percent", n.Value, n.Value, n.Value, n.Value)})
 	}
+}
+
+// percentFigures are the figures measured in percent rather than as a
+// fraction, with what their unit means.
+var percentFigures = map[string]string{
+	"server.cpu":     "percent of one core (250 means two and a half cores busy)",
+	"server.cpu_max": "percent of one core (250 means two and a half cores busy)",
+	"host.cpu":       "percent (0 to 100)",
+}
+
+// checkPercent refuses `server.cpu < 80%`: the percentage is the fraction
+// 0.8, so the rule would demand less than one percent of a core and fail
+// (or, with `>`, pass) whatever the server did.
+func (in *inspector) checkPercent(b *ast.BinaryNode) {
+	switch b.Operator {
+	case "<", "<=", ">", ">=", "==", "!=":
+	default:
+		return
+	}
+	for _, side := range [][2]ast.Node{{b.Left, b.Right}, {b.Right, b.Left}} {
+		name, _, ok := chainText(side[0])
+		lit, isFloat := side[1].(*ast.FloatNode)
+		if !ok || !isFloat || !in.src.Percents[lit.Location().From] {
+			continue
+		}
+		unit, ok := percentFigures[ownFigure(name)]
+		if !ok {
+			continue
+		}
+		// Twelve digits, since 7% is 0.07 and 0.07*100 is 7.000000000000001.
+		n := strconv.FormatFloat(lit.Value*100, 'g', 12, 64)
+		in.errs = append(in.errs, offError{Off: lit.Location().From, Msg: fmt.Sprintf(
+			"%s is in %s, not a fraction, so %s%% would mean %s; write %s for %s percent",
+			name, unit, n, strconv.FormatFloat(lit.Value, 'f', -1, 64), n, n)})
+	}
+}
+
+// ownFigure names a figure the way the case's own would be named, so that
+// baseline.server.cpu is treated as server.cpu is.
+func ownFigure(name string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(name, "baseline."), "baseline?.")
 }
 
 // callChecker hands every call of a freshly parsed rule to checkRegressed.

@@ -104,15 +104,46 @@ func TestCompileErrors(t *testing.T) {
 			want: []string{`load.yaml:10:5: invalid rule: a threshold must be a condition (true or false), but this rule is a float64`},
 		},
 		{
-			// Server metrics exist in the spec but not yet in rules.
-			name: "server metrics",
-			th:   at(11, 14, "server.cpu < 80"),
-			want: []string{`load.yaml:11:14: invalid rule: unknown name "server"; server and host metrics are not available to rules yet`},
-		},
-		{
 			name: "misspelt generator field",
 			th:   at(11, 5, "!generator.saturate"),
-			want: []string{`load.yaml:11:16: invalid rule: type assertions.GeneratorMetrics has no field saturate`},
+			want: []string{`load.yaml:11:16: invalid rule: unknown field "saturate" (known: cpu, saturated, sched_lag)`},
+		},
+		{
+			name: "unknown server field",
+			th:   at(11, 5, "server.memory < 1GiB"),
+			want: []string{`load.yaml:11:12: invalid rule: unknown field "memory" (known: cpu, cpu_max, rss, rss_max)`},
+		},
+		{
+			name: "unknown host field",
+			th:   at(11, 5, "host.load < 4"),
+			want: []string{`load.yaml:11:10: invalid rule: unknown field "load" (known: load1, cpu)`},
+		},
+		{
+			// A field written without the value it belongs to.
+			name: "bare server field",
+			th:   at(11, 5, "rss_max < 512MiB"),
+			want: []string{`load.yaml:11:5: invalid rule: unknown name "rss_max"; did you mean server.rss_max?`},
+		},
+		{
+			name: "bare field of several values",
+			th:   at(11, 5, "cpu < 80"),
+			want: []string{`load.yaml:11:5: invalid rule: unknown name "cpu"; did you mean server.cpu, host.cpu or generator.cpu?`},
+		},
+		{
+			name: "server field in other tools' naming",
+			th:   at(11, 5, "server_cpu_max < 80"),
+			want: []string{`load.yaml:11:5: invalid rule: unknown name "server_cpu_max"; did you mean server.cpu_max?`},
+		},
+		{
+			// server.cpu is in percent of one core: 80% would be 0.8.
+			name: "server cpu against a percentage",
+			th:   at(11, 5, "server.cpu < 80%"),
+			want: []string{`load.yaml:11:18: invalid rule: server.cpu is in percent of one core (250 means two and a half cores busy), not a fraction, so 80% would mean 0.8; write 80 for 80 percent`},
+		},
+		{
+			name: "percentage on the left, baseline's host cpu",
+			th:   at(11, 5, "7% > baseline.host.cpu && host.cpu <= 90"),
+			want: []string{`load.yaml:11:5: invalid rule: baseline.host.cpu is in percent (0 to 100), not a fraction, so 7% would mean 0.07; write 7 for 7 percent`},
 		},
 		{
 			name: "misspelt dropped",
@@ -221,6 +252,7 @@ func TestCompileValid(t *testing.T) {
 		rule     string
 		shown    []string // what Actual will list, in order
 		baseline bool
+		usage    usageReads
 	}{
 		{rule: "p99 < 50ms", shown: []string{"p99"}},
 		{rule: "error_rate < 0.1%", shown: []string{"error_rate"}},
@@ -243,6 +275,15 @@ func TestCompileValid(t *testing.T) {
 		{rule: "baseline == nil || rps > baseline.rps", shown: []string{"rps", "baseline.rps"}, baseline: true},
 		{rule: "p99 < baseline.p99 * 1.2 && p99 / baseline.p99 < 120%", shown: []string{"p99", "baseline.p99"}, baseline: true},
 		{rule: `!regressed("latency.p99", 5%)`, baseline: true},
+		{rule: "server.cpu < 80 && server.rss_max < 512MiB", shown: []string{"server.cpu", "server.rss_max"},
+			usage: usageReads{server: true}},
+		{rule: "host.load1 < 4 && host.cpu < 90", shown: []string{"host.load1", "host.cpu"},
+			usage: usageReads{host: true}},
+		{rule: "server.rss < baseline.server.rss * 1.2", shown: []string{"server.rss", "baseline.server.rss"}, baseline: true,
+			usage: usageReads{server: true, baseServer: true}},
+		{rule: "baseline.host.load1 < 2 || rps > 10", shown: []string{"baseline.host.load1", "rps"}, baseline: true,
+			usage: usageReads{baseHost: true}},
+		{rule: "generator.cpu < 90%", shown: []string{"generator.cpu"}}, // a fraction: the percentage is right
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
@@ -260,6 +301,9 @@ func TestCompileValid(t *testing.T) {
 			}
 			if r.needsBaseline != tt.baseline {
 				t.Errorf("needsBaseline = %v, want %v", r.needsBaseline, tt.baseline)
+			}
+			if r.usage != tt.usage {
+				t.Errorf("usage = %+v, want %+v", r.usage, tt.usage)
 			}
 		})
 	}

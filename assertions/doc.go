@@ -19,7 +19,13 @@
 // the regression package (a tolerance and a Mann–Whitney U test), which
 // gives the verdict its third outcome, StatusInconclusive. The Baseline
 // interface is declared here, so this package never reads results files;
-// reporters implements it.
+// reporters implements it. A target with baseline_target (same-job A/B) is
+// compared instead with that target's case of the same matrix values in
+// the run being judged, which needs no results file at all.
+//
+// Rules also read the system under test's CPU and memory and the host's
+// load (server.*, host.*) from the runner's per-case usage samples. Like a
+// missing baseline, missing samples skip a rule rather than judge zeros.
 //
 // Rules are expr-lang expressions (github.com/expr-lang/expr) extended with
 // the literals of the scenario format: durations (50ms), sizes (64MiB) and

@@ -66,8 +66,37 @@ type CaseMetrics struct {
 	// RPSCV is the coefficient of variation (stddev / mean) of the trials'
 	// rps, a fraction; 0 without trials.
 	RPSCV float64 `expr:"rps_cv"`
+	// Server is the system under test's CPU and memory while the case's
+	// measured phases ran. Rules that read it are skipped on a case with no
+	// server started or monitored, so a zero never passes for a figure.
+	Server ServerMetrics `expr:"server"`
+	// Host is the machine's load over the same span; rules that read it are
+	// skipped when nothing was sampled.
+	Host HostMetrics `expr:"host"`
 	// Generator is loadgate's own health while it generated this load.
 	Generator GeneratorMetrics `expr:"generator"`
+}
+
+// ServerMetrics is what rules see of the system under test (SPEC §3, §8):
+// its whole process tree, sampled once a second. The figures cover the
+// case's measured phases together, even under a threshold's phase:.
+type ServerMetrics struct {
+	// CPU is the mean CPU use in percent of one core: 250 means two and a
+	// half cores were busy. It is not a fraction, so `server.cpu < 80`,
+	// not `80%`; Compile refuses the latter.
+	CPU float64 `expr:"cpu"`
+	// CPUMax is the busiest one-second sample, in percent of one core.
+	CPUMax float64 `expr:"cpu_max"`
+	RSS    int64   `expr:"rss"`     // mean resident memory, bytes
+	RSSMax int64   `expr:"rss_max"` // highest resident memory sampled, bytes
+}
+
+// HostMetrics is the load of the machine the samples were taken on.
+type HostMetrics struct {
+	// Load1 is the highest 1-minute load average seen.
+	Load1 float64 `expr:"load1"`
+	// CPU is the whole machine's mean busy share in percent, 0–100.
+	CPU float64 `expr:"cpu"`
 }
 
 // GeneratorMetrics is what rules see of the load generator (SPEC §6).
@@ -148,12 +177,17 @@ func metricsOf(s runner.Stats) Metrics {
 	}
 }
 
-// caseMetricsOf converts the figures of a case's measured phases.
-func caseMetricsOf(st runner.Stats) CaseMetrics {
+// caseMetricsOf converts the figures of a case's measured phases and, when
+// it was sampled, its server's usage.
+func caseMetricsOf(st runner.Stats, u *runner.Usage) CaseMetrics {
 	cm := CaseMetrics{Metrics: metricsOf(st), Dropped: st.Dropped, SendLag: st.SendLag, Trials: 1,
 		Generator: GeneratorMetrics{CPU: st.Generator.CPU, Saturated: st.Generator.Saturated, SchedLag: st.Generator.SchedLagP99}}
 	if st.Trials != nil {
 		cm.Trials, cm.RPSCV = st.Trials.N, st.Trials.RPSCV
+	}
+	if u != nil {
+		cm.Server = ServerMetrics{CPU: u.CPUMean, CPUMax: u.CPUMax, RSS: u.RSSMean, RSSMax: u.RSSMax}
+		cm.Host = HostMetrics{Load1: u.HostLoad1Max, CPU: u.HostCPUMean}
 	}
 	return cm
 }
@@ -166,13 +200,19 @@ var (
 	// structNames are the env's struct values (latency, send_lag, …) with
 	// their field names, to recognise send_lag_p99 as send_lag.p99.
 	structNames = structFields(reflect.TypeFor[Env]())
+	// structOrder lists structNames' keys in the environment's order, for
+	// hints that name several.
+	structOrder = structFieldOrder(reflect.TypeFor[Env]())
 	// fieldNames are the fields of each struct a rule can reach, keyed by
 	// the type name expr puts in its messages.
 	fieldNames = map[string][]string{
-		"assertions.Metrics":     tagNames(reflect.TypeFor[Metrics]()),
-		"assertions.CaseMetrics": tagNames(reflect.TypeFor[CaseMetrics]()),
-		"runner.Distribution":    tagNames(reflect.TypeFor[runner.Distribution]()),
-		"runner.ErrorCounts":     tagNames(reflect.TypeFor[runner.ErrorCounts]()),
+		"assertions.Metrics":          tagNames(reflect.TypeFor[Metrics]()),
+		"assertions.CaseMetrics":      tagNames(reflect.TypeFor[CaseMetrics]()),
+		"runner.Distribution":         tagNames(reflect.TypeFor[runner.Distribution]()),
+		"runner.ErrorCounts":          tagNames(reflect.TypeFor[runner.ErrorCounts]()),
+		"assertions.ServerMetrics":    tagNames(reflect.TypeFor[ServerMetrics]()),
+		"assertions.HostMetrics":      tagNames(reflect.TypeFor[HostMetrics]()),
+		"assertions.GeneratorMetrics": tagNames(reflect.TypeFor[GeneratorMetrics]()),
 	}
 )
 
@@ -196,6 +236,19 @@ func structFields(t reflect.Type) map[string][]string {
 			maps.Copy(out, structFields(f.Type))
 		case f.Type.Kind() == reflect.Struct:
 			out[f.Tag.Get("expr")] = tagNames(f.Type)
+		}
+	}
+	return out
+}
+
+func structFieldOrder(t reflect.Type) []string {
+	var out []string
+	for f := range t.Fields() {
+		switch {
+		case f.Anonymous:
+			out = append(out, structFieldOrder(f.Type)...)
+		case f.Type.Kind() == reflect.Struct:
+			out = append(out, f.Tag.Get("expr"))
 		}
 	}
 	return out

@@ -119,3 +119,26 @@ func formatFloat(f float64) string {
 	}
 	return strconv.FormatFloat(f, 'g', 3, 64)
 }
+
+// formatSize renders a byte count in binary units with three significant
+// digits (900B, 12.3MiB, 512MiB, 1.5GiB), the units rules write sizes in.
+func formatSize(n int64) string {
+	sign := ""
+	if n < 0 {
+		sign = "-"
+	}
+	x := math.Abs(float64(n))
+	if x < 1024 {
+		return sign + strconv.FormatFloat(x, 'f', 0, 64) + "B"
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	u := 0
+	// 1023.6KiB would print as 1024KiB; it is 1MiB.
+	for x /= 1024; x >= 1023.5 && u+1 < len(units); u++ {
+		x /= 1024
+	}
+	if x >= 100 {
+		return sign + strconv.FormatFloat(x, 'f', 0, 64) + units[u]
+	}
+	return sign + strconv.FormatFloat(x, 'g', 3, 64) + units[u]
+}

@@ -1,6 +1,7 @@
 package assertions
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -28,6 +29,28 @@ func TestFormatDuration(t *testing.T) {
 	for _, tt := range tests {
 		if got := formatDuration(tt.in); got != tt.want {
 			t.Errorf("formatDuration(%d) = %q, want %q", int64(tt.in), got, tt.want)
+		}
+	}
+}
+
+func TestFormatSize(t *testing.T) {
+	tests := []struct {
+		in   int64
+		want string
+	}{
+		{0, "0B"},
+		{900, "900B"},            // below a KiB: whole bytes
+		{1536, "1.5KiB"},         // binary units, as in rules
+		{12_900_000, "12.3MiB"},  // three significant digits
+		{512 << 20, "512MiB"},    // trailing zeros dropped
+		{1024<<20 - 100, "1GiB"}, // 1023.99MiB rounds into the next unit
+		{3 << 40, "3TiB"},        // terabytes
+		{-2048, "-2KiB"},         // a negative difference keeps its sign
+		{math.MinInt64, "-8EiB"}, // the smallest int64 does not overflow
+	}
+	for _, tt := range tests {
+		if got := formatSize(tt.in); got != tt.want {
+			t.Errorf("formatSize(%d) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -18,12 +18,18 @@ const (
 	ReasonNoBaseline     = "no baseline loaded"
 	ReasonNoBaselineCase = "no matching baseline case"
 	ReasonNoPhase        = "no measured phase"
+	// ReasonNoServer: the rule reads server.* or host.* and nothing was
+	// sampled for the case, or it reads server.* and only the host was.
+	ReasonNoServer = "no server was started or monitored"
+	// ReasonNoBaselineServer: the same, of baseline.server or baseline.host.
+	ReasonNoBaselineServer = "the baseline case has no server figures"
 )
 
 // JudgeOptions are what a judgement needs beyond the run itself.
 type JudgeOptions struct {
 	// Baseline is the earlier run that `baseline` and regressed() compare
-	// with; nil when none is loaded, which skips the rules that need one.
+	// with; nil when none is loaded, which skips the rules that need one
+	// except on the cases of a target with baseline_target.
 	Baseline Baseline
 	// FailOnInconclusive makes inconclusive verdicts fail the run.
 	FailOnInconclusive bool
@@ -35,8 +41,12 @@ type JudgeOptions struct {
 // rule. A case whose measured phases completed no request is still judged,
 // so `rps > 0` fails honestly instead of being skipped.
 //
-// A rule that reads baseline or calls regressed() is skipped when no
-// baseline is loaded or it has no matching case. regressed() is true when
+// A rule that reads baseline or calls regressed() compares with
+// opts.Baseline, or, on a case whose target names a baseline_target
+// (same-job A/B), with that target's case of the same matrix values in res
+// itself, whether or not a baseline is loaded. It is skipped when there is
+// nothing to compare with. A rule that reads server.* or host.* is skipped
+// on a case whose server usage was not sampled. regressed() is true when
 // the comparison is Regressed and false when it passes; when it is
 // inconclusive the rule is evaluated both ways, and the verdict is
 // StatusInconclusive if the outcome depends on it: `!regressed("rps", 5%)`
@@ -56,6 +66,9 @@ func (r *Rules) Judge(res *runner.ScenarioResult, opts JudgeOptions) []Verdict {
 		cj := &caseJudge{
 			c: c, m: &m, opts: opts, scenario: scenario,
 			envs: map[string]*Env{}, regress: map[string]*regressState{},
+		}
+		if cj.abTarget = baselineTargetOf(res.Scenario, c); cj.abTarget != "" {
+			cj.ref = referenceCase(res.Cases, c, cj.abTarget)
 		}
 		for _, ru := range r.rules {
 			if ru.th.Target != "" && ru.th.Target != c.Target {
@@ -77,6 +90,10 @@ type caseJudge struct {
 	envs     map[string]*Env          // by Threshold.Phase
 	regress  map[string]*regressState // by Threshold.Phase; nil entry: no baseline case
 	matrix   map[string]any
+	// abTarget is the case's baseline_target, "" for none; ref is that
+	// target's case with the same matrix values, nil when there is none.
+	abTarget string
+	ref      *runner.CaseResult
 }
 
 func (cj *caseJudge) judge(ru *rule) Verdict {
@@ -96,6 +113,9 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	if v.Severity == "" {
 		v.Severity = scenarios.SeverityFail
 	}
+	if ru.needsBaseline {
+		v.BaselineTarget = cj.abTarget
+	}
 
 	phases := cj.c.Measured(th.Phase)
 	switch {
@@ -108,7 +128,10 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	case len(phases) == 0:
 		v.Status, v.Reason = StatusSkip, ReasonNoPhase
 		return v
-	case ru.needsBaseline && cj.opts.Baseline == nil:
+	case missingUsage(ru.usage.server, ru.usage.host, cj.c.Server):
+		v.Status, v.Reason = StatusSkip, ReasonNoServer
+		return v
+	case ru.needsBaseline && cj.opts.Baseline == nil && cj.abTarget == "":
 		v.Status, v.Reason = StatusSkip, ReasonNoBaseline
 		return v
 	}
@@ -124,7 +147,11 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	var rs *regressState
 	if ru.needsBaseline {
 		if rs = cj.withBaseline(env, th.Phase, phases); rs == nil {
-			v.Status, v.Reason = StatusSkip, ReasonNoBaselineCase
+			v.Status, v.Reason = StatusSkip, cj.noBaselineReason(th.Phase)
+			return v
+		}
+		if missingUsage(ru.usage.baseServer, ru.usage.baseHost, rs.usage) {
+			v.Status, v.Reason = StatusSkip, ReasonNoBaselineServer
 			return v
 		}
 		rs.startRule()
@@ -222,7 +249,7 @@ func (cj *caseJudge) env(phase string, phases []*runner.PhaseResult, byName bool
 			}
 		}
 		e = &Env{
-			CaseMetrics: caseMetricsOf(runner.Summarize(phases)),
+			CaseMetrics: caseMetricsOf(runner.Summarize(phases), cj.c.Server),
 			Phase:       phase,
 			Target:      cj.c.Target,
 			Matrix:      cj.matrix,
@@ -248,20 +275,28 @@ func (cj *caseJudge) env(phase string, phases []*runner.PhaseResult, byName bool
 }
 
 // withBaseline gives env its baseline case, looked up once per phase
-// narrowing; nil when the baseline has no matching case.
+// narrowing; nil when there is no case to compare with.
 func (cj *caseJudge) withBaseline(env *Env, phase string, phases []*runner.PhaseResult) *regressState {
 	rs, done := cj.regress[phase]
 	if done {
 		return rs
 	}
-	if bc, ok := cj.opts.Baseline.Case(cj.scenario, cj.c.ID, phase); ok {
-		cm := caseMetricsOf(bc.Stats)
+	if bc, ok := cj.baselineCase(phase); ok {
+		cm := caseMetricsOf(bc.Stats, bc.Server)
 		env.Baseline = &cm
 		rs = newRegressState(bc.Trials, TrialsOf(phases))
+		rs.usage = bc.Server
 		env.Regressed = rs.regressed
 	}
 	cj.regress[phase] = rs
 	return rs
+}
+
+// missingUsage reports whether a rule reading server.* (server) or host.*
+// (host) lacks its figures in u. A Usage with PID 0 sampled only the host:
+// its server figures are zeros, which must not pass for measurements.
+func missingUsage(server, host bool, u *runner.Usage) bool {
+	return (server && (u == nil || u.PID == 0)) || (host && u == nil)
 }
 
 // actual lists the values the rule read, e.g. "p99 = 63.2ms, rps = 1234.5".
@@ -272,6 +307,10 @@ func (cj *caseJudge) actual(ru *rule, env *Env) string {
 	for _, s := range ru.shown {
 		got, err := cj.m.Run(s.program, env)
 		if err != nil {
+			continue
+		}
+		if n, ok := got.(int64); ok && s.bytes {
+			parts = append(parts, s.name+" = "+formatSize(n))
 			continue
 		}
 		if text, ok := formatValue(got); ok {

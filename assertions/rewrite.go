@@ -19,7 +19,11 @@ type rewritten struct {
 	// name `duration` is taken by the metric, so the compiler swaps these
 	// numbers for time.Duration constants after parsing.
 	Durations map[int]time.Duration
-	edits     []edit
+	// Percents holds the rune offset in Text of every number written as a
+	// percentage, so that a percentage compared with a figure that is
+	// itself in percent (server.cpu) can be refused.
+	Percents map[int]bool
+	edits    []edit
 }
 
 // edit is one literal replaced: orig runes at origOff became text runes at
@@ -79,7 +83,7 @@ const unitsHint = "durations: ns us µs ms s m h; sizes: B KB MB GB TB KiB MiB G
 // so `10%3`, `10 % 3` and `10%(3)` keep their meaning.
 func rewrite(src string) (rewritten, *literalError) {
 	rs := []rune(src)
-	out := rewritten{Durations: map[int]time.Duration{}}
+	out := rewritten{Durations: map[int]time.Duration{}, Percents: map[int]bool{}}
 	var b strings.Builder
 	b.Grow(len(src) + 16)
 	outLen := 0 // runes written to b
@@ -126,8 +130,12 @@ func rewrite(src string) (rewritten, *literalError) {
 			}
 			if lit.text != "" {
 				replace(i, lit.end, lit.text)
+				at := outLen - utf8.RuneCountInString(lit.text)
 				if lit.isDuration {
-					out.Durations[outLen-utf8.RuneCountInString(lit.text)] = lit.dur
+					out.Durations[at] = lit.dur
+				}
+				if lit.isPercent {
+					out.Percents[at] = true
 				}
 			}
 			i = lit.end
@@ -149,6 +157,7 @@ type literal struct {
 	text       string
 	isDuration bool
 	dur        time.Duration
+	isPercent  bool
 }
 
 // scanLiteral reads the number at rs[start] with its unit or percent sign.
@@ -201,7 +210,7 @@ func scanLiteral(rs []rune, start int) (literal, *literalError) {
 			if i+1 < len(rs) && isIdentRune(rs[i+1]) {
 				text += " " // `5%and x` must not become the number `0.05and`
 			}
-			return literal{end: i + 1, text: text}, nil
+			return literal{end: i + 1, text: text, isPercent: true}, nil
 		}
 		return literal{end: i}, nil
 	case sizeUnits[unit] != 0:

@@ -122,6 +122,23 @@ func TestRewrite(t *testing.T) {
 	}
 }
 
+func TestRewritePercents(t *testing.T) {
+	// Only numbers written with a percent sign are marked: 80 stays a
+	// plain number, 10%3 stays modulo.
+	got, err := rewrite("server.cpu < 80 && error_rate < 1.5% && requests%3 == 0 && x > 5%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantText = "server.cpu < 80 && error_rate < 0.015 && requests%3 == 0 && x > 0.05"
+	if got.Text != wantText {
+		t.Fatalf("text = %q, want %q", got.Text, wantText)
+	}
+	want := map[int]bool{32: true, 64: true}
+	if diff := cmp.Diff(want, got.Percents); diff != "" {
+		t.Errorf("percents (-want +got):\n%s", diff)
+	}
+}
+
 func TestRewriteOrig(t *testing.T) {
 	const src = "p99 < 50ms && error_rate < 1% && bogus"
 	rw, err := rewrite(src)
@@ -190,6 +207,11 @@ func FuzzRewrite(f *testing.F) {
 		for off := range rw.Durations {
 			if off < 0 || off >= m {
 				t.Fatalf("duration offset %d outside the text %q", off, rw.Text)
+			}
+		}
+		for off := range rw.Percents {
+			if off < 0 || off >= m {
+				t.Fatalf("percent offset %d outside the text %q", off, rw.Text)
 			}
 		}
 	})

@@ -39,6 +39,11 @@ type Verdict struct {
 	// beyond the 5.0% tolerance and significant (p = 0.008, 5 vs 5 trials)".
 	Reason string        `json:"reason,omitempty"`
 	Pos    scenarios.Pos `json:"pos"` // of the rule in the scenario file
+	// BaselineTarget is set on a verdict of a rule that reads baseline or
+	// calls regressed() on a case whose target names a baseline_target:
+	// the rule compared with that target's case of the same matrix values
+	// in the same run, not with --baseline.
+	BaselineTarget string `json:"baseline_target,omitempty"`
 	// FailOnInconclusive is set on an inconclusive verdict of a run that
 	// treats those as failures (--fail-on-inconclusive), so the verdict
 	// alone tells whether it failed the run.

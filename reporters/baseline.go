@@ -112,7 +112,11 @@ func (b *Baseline) Case(scenario, caseID, phase string) (assertions.BaselineCase
 	if len(phases) == 0 {
 		return assertions.BaselineCase{}, false
 	}
-	return assertions.NewBaselineCase(phases), true
+	bc := assertions.NewBaselineCase(phases)
+	// Usage covers the case's measured phases together, so a phase
+	// narrowing sees the whole case's, as the case being judged does.
+	bc.Server = c.Server
+	return bc, true
 }
 
 // find returns the newest baseline case of scenario with caseID and the

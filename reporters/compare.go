@@ -263,6 +263,7 @@ func compareCase(b *bytes.Buffer, cc CaseComparison) {
 	num("max", float64(bs.Latency.Max), float64(ns.Latency.Max), dur)
 	num("error rate", bs.ErrorRate, ns.ErrorRate, fmtPct)
 	num("dropped", float64(bs.Dropped), float64(ns.Dropped), count)
+	compareUsage(b, cc.Base.Server, cc.New.Server)
 	b.WriteString("\n| | judgement |\n|:-:|:--|\n")
 	for _, j := range cc.Judgements {
 		fmt.Fprintf(b, "| %s | %s |\n", judgementIcon(j.Status), mdCell(j.Reason))

@@ -21,7 +21,8 @@ var abPercentiles = []float64{50, 66, 75, 80, 90, 95, 98, 99, 99.9, 100}
 // Summary prints the result of one scenario the way ab prints a run, so
 // that people used to ab find every figure where they expect it: per case a
 // one-liner for each warm-up phase, then a block for the measured phases
-// taken together, then a table of the threshold verdicts.
+// taken together with, when a server was monitored, a line of its CPU and
+// memory, then a table of the threshold verdicts.
 func (c *Console) Summary(res *runner.ScenarioResult, verdicts []assertions.Verdict) {
 	var b bytes.Buffer
 	if res != nil {
@@ -94,6 +95,7 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 	}
 	b.WriteString("\n")
 	abBlock(b, measured, maxInFlight(sc, cr.ID, measured))
+	consoleUsage(b, cr)
 }
 
 // maxInFlight looks up the max_in_flight caps of a case's open-model

@@ -130,15 +130,16 @@ func sloResult() (*runner.ScenarioResult, []assertions.Verdict) {
 	sc := sloScenario()
 	start := t0.Add(2 * time.Minute)
 	res := &runner.ScenarioResult{Scenario: sc, Start: start, End: start.Add(55 * time.Second)}
+	// The server runs elsewhere: only this host's load was sampled.
 	res.Cases = []*runner.CaseResult{
 		{ID: "paced", Target: "paced", Phases: []*runner.PhaseResult{
 			openPhase("warmup", true, start, 2, 500, 0),
 			openPhase("measured", false, start.Add(3*time.Second), 15, sloRate, sloDropped),
-		}},
+		}, Server: &runner.Usage{Samples: 15, HostLoad1Max: 0.72, HostCPUMean: 31.5}},
 		{ID: "repeated", Target: "repeated", Phases: []*runner.PhaseResult{
 			fixturePhase(caseSpec{target: "repeated", concurrency: 50, base: 8 * time.Millisecond}, "warmup", true, start.Add(20*time.Second), 2, 2500),
 			trialsPhase(start.Add(23*time.Second), 10, sloTrialRPS),
-		}},
+		}, Server: &runner.Usage{Samples: 30, HostLoad1Max: 2.41, HostCPUMean: 64.25}},
 	}
 	rules, err := assertions.Compile(sc)
 	if err != nil {

@@ -127,6 +127,33 @@ func fixturePhase(spec caseSpec, name string, warmup bool, start time.Time, secs
 	return p
 }
 
+// fixtureServer is what the monitor saw of the server while p ran: CPU
+// that grows with throughput (a core per 10,000 rps), memory that settles
+// at spec.rssMiB, a host load that grows with the clients, one sample a
+// second.
+func fixtureServer(spec caseSpec, p *runner.PhaseResult) *runner.Usage {
+	u := &runner.Usage{PID: 4242, HostCPUMean: 20 + float64(spec.rps)/200}
+	secs := int64(p.Elapsed / time.Second)
+	var cpuSum float64
+	var rssSum int64
+	for s := range secs {
+		pt := runner.UsagePoint{
+			At:    p.Start.Add(time.Duration(s+1) * time.Second),
+			CPU:   float64(spec.rps)/100 + float64(s%5-2)*float64(spec.rps)/1000,
+			RSS:   int64(spec.rssMiB) << 20 * (secs + s + 1) / (2 * secs),
+			Load1: 0.5 + float64(spec.concurrency)/50 + float64(s)/100,
+			Procs: 1,
+		}
+		u.Series = append(u.Series, pt)
+		u.Samples++
+		cpuSum += pt.CPU
+		rssSum += pt.RSS
+		u.CPUMax, u.RSSMax, u.HostLoad1Max = max(u.CPUMax, pt.CPU), max(u.RSSMax, pt.RSS), max(u.HostLoad1Max, pt.Load1)
+	}
+	u.CPUMean, u.RSSMean = cpuSum/float64(u.Samples), rssSum/int64(u.Samples)
+	return u
+}
+
 func fixtureThresholds() []scenarios.Threshold {
 	pos := func(line int) scenarios.Pos { return scenarios.Pos{File: fixtureFile, Line: line, Col: 5} }
 	return []scenarios.Threshold{
@@ -166,6 +193,7 @@ func fixtureResult() (*runner.ScenarioResult, []assertions.Verdict) {
 				fixturePhase(spec, "measured", false, start.Add(3*time.Second), 15, spec.rps),
 			},
 		}
+		cr.Server, cr.ServerName = fixtureServer(spec, cr.Phases[1]), "server"
 		res.Cases = append(res.Cases, cr)
 		verdicts = append(verdicts, fixtureVerdicts(sc, cr, spec)...)
 	}

@@ -88,10 +88,12 @@ const junitTime = "2006-01-02T15:04:05"
 // and is listed in the suite's <system-out>. A scenario or case that could
 // not run is an <error>. Each suite's <properties> carry rps, p50, p99 and
 // error rate per case, plus dropped arrivals for open-model cases, the rps
-// coefficient of variation for cases run with trials, and the baseline's
-// figures and environment check when a baseline was loaded; a baseline
-// from a different environment is also noted in <system-out>, and is a
-// failing testcase under --strict-env.
+// coefficient of variation for cases run with trials, the server's mean CPU
+// (server_cpu_mean, percent of one core) and highest memory (server_rss_max,
+// bytes) and the host's highest load1 (host_load1_max) when they were
+// sampled, and the baseline's figures and environment check when a baseline
+// was loaded; a baseline from a different environment is also noted in
+// <system-out>, and is a failing testcase under --strict-env.
 func WriteJUnit(w io.Writer, run *Run) error {
 	doc := junitSuites{Suites: []junitSuite{}}
 	for i, sr := range run.Scenarios {
@@ -256,6 +258,9 @@ func junitDetail(v assertions.Verdict, actual string) string {
 	row("actual", actual)
 	row("case", v.Case)
 	row("phase", v.Phase)
+	if v.BaselineTarget != "" {
+		row("baseline", "target "+v.BaselineTarget+", same run")
+	}
 	row("severity", string(v.Severity))
 	row("at", where(v.Pos))
 	return xmlSafe(b.String())
@@ -314,6 +319,13 @@ func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
 		}
 		if st.Trials != nil {
 			add(id+".rps_cv", strconv.FormatFloat(st.Trials.RPSCV, 'f', 4, 64))
+		}
+		if u := c.Server; u != nil {
+			if serverSampled(u) {
+				add(id+".server_cpu_mean", strconv.FormatFloat(u.CPUMean, 'f', 2, 64))
+				add(id+".server_rss_max", strconv.FormatInt(u.RSSMax, 10))
+			}
+			add(id+".host_load1_max", fmtLoad(u.HostLoad1Max))
 		}
 		if cb := c.Baseline; cb != nil {
 			add(id+".baseline.rps", strconv.FormatFloat(cb.RPS, 'f', 2, 64))

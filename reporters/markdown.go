@@ -12,9 +12,11 @@ import (
 
 // WriteMarkdown writes run as GitHub-flavoured Markdown sized for a GitHub
 // Actions step summary: a headline verdict, then per scenario a table of
-// cases, the knee of a concurrency sweep, the threshold verdicts, a
-// side-by-side table when several targets were compared, and Mermaid charts
-// of throughput and p99 over time.
+// cases (with the server's CPU and memory and the host's load when they
+// were sampled), the knee of a concurrency sweep, the threshold verdicts, a
+// side-by-side table when several targets were compared, the A/B verdicts
+// of targets judged against a baseline_target, and Mermaid charts of
+// throughput, p99 and server CPU over time.
 func WriteMarkdown(w io.Writer, run *Run) error {
 	var b bytes.Buffer
 	mdHeadline(&b, run)
@@ -227,12 +229,14 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 	if len(sr.targets()) > 1 {
 		mdSideBySide(b, sr)
 	}
+	mdABVerdicts(b, sr)
 	mdCharts(b, sr)
 }
 
-// mdCaseTable lists the cases. Columns for the open model, for trials and
-// for the baseline appear only when some case needs them, so a plain
-// closed-model sweep keeps the narrow table that fits a step summary.
+// mdCaseTable lists the cases. Columns for the open model, for trials, for
+// server and host usage and for the baseline appear only when some case
+// needs them, so a plain closed-model sweep keeps the narrow table that
+// fits a step summary.
 func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bool) {
 	showKinds, open, trials := false, false, false
 	for _, c := range sr.Cases {
@@ -257,6 +261,13 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bo
 	head, sep = head+" p50 | p90 | p99 | max | errors |", sep+"--:|--:|--:|--:|--:|"
 	if open {
 		head, sep = head+" dropped |", sep+"--:|"
+	}
+	server, host := usageColumns(sr)
+	if server {
+		head, sep = head+" server CPU mean / max | server RSS max (MiB) |", sep+"--:|--:|"
+	}
+	if host {
+		head, sep = head+" host load1 max |", sep+"--:|"
 	}
 	if withBaseline {
 		head, sep = head+" Δ vs baseline |", sep+"--:|"
@@ -300,6 +311,13 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bo
 			}
 			fmt.Fprintf(b, " %s |", dropped)
 		}
+		cpu, rss, load := usageCells(c.Server)
+		if server {
+			fmt.Fprintf(b, " %s | %s |", cpu, rss)
+		}
+		if host {
+			fmt.Fprintf(b, " %s |", load)
+		}
 		if withBaseline {
 			fmt.Fprintf(b, " %s |", baselineDelta(c))
 		}
@@ -311,6 +329,9 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bo
 	b.WriteString("\n")
 	if trials {
 		b.WriteString("rps with trials: the median trial ± the coefficient of variation (stddev / mean) of the trials' rps; rules see the median.\n\n")
+	}
+	if server {
+		b.WriteString("Server CPU in percent of one core (200% = two cores busy), over the case's measured phases; RSS summed over the server's process tree.\n\n")
 	}
 	for _, c := range sr.Cases {
 		if c.Stats.Dropped > 0 {
@@ -375,8 +396,9 @@ func verdictIcon(v assertions.Verdict) string {
 }
 
 // mdSideBySide puts targets next to each other: one row per matrix
-// combination, rps and p99 per target, which is the comparison people run
-// several targets for.
+// combination, rps and p99 per target, and the server's CPU and memory when
+// a server was monitored, which is the comparison people run several
+// targets for.
 func mdSideBySide(b *bytes.Buffer, sr *ScenarioRun) {
 	targets := sr.targets()
 	var rows []string
@@ -389,11 +411,16 @@ func mdSideBySide(b *bytes.Buffer, sr *ScenarioRun) {
 		}
 		cells[row][c.Target] = c
 	}
+	server, _ := usageColumns(sr)
 	b.WriteString("#### Side by side\n\n| matrix |")
 	sep := "|:--|"
 	for _, t := range targets {
 		fmt.Fprintf(b, " %s rps | %s p99 |", mdCell(t), mdCell(t))
 		sep += "--:|--:|"
+		if server {
+			fmt.Fprintf(b, " %s CPU | %s RSS max |", mdCell(t), mdCell(t))
+			sep += "--:|--:|"
+		}
 	}
 	b.WriteString("\n" + sep + "\n")
 	for _, row := range rows {
@@ -406,9 +433,19 @@ func mdSideBySide(b *bytes.Buffer, sr *ScenarioRun) {
 			c := cells[row][t]
 			if c == nil {
 				b.WriteString(" — | — |")
+				if server {
+					b.WriteString(" — | — |")
+				}
 				continue
 			}
 			fmt.Fprintf(b, " %s | %s |", fmtRate(c.Stats.RPS), fmtDur(c.Stats.Latency.P99))
+			if server {
+				cpu, rss := "—", "—"
+				if u := c.Server; serverSampled(u) {
+					cpu, rss = fmtCPU(u.CPUMean), fmtMiB(u.RSSMax)+" MiB"
+				}
+				fmt.Fprintf(b, " %s | %s |", cpu, rss)
+			}
 		}
 		b.WriteString("\n")
 	}

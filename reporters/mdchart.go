@@ -134,8 +134,9 @@ const maxChartPoints = 60
 type chartPoint struct {
 	at        time.Duration // since the scenario started
 	completed int64         // requests completed in the covered seconds
-	seconds   int64         // seconds covered
+	seconds   int64         // seconds (or server usage samples) covered
 	p99       time.Duration
+	cpu       float64 // server CPU, percent of one core, summed over the samples covered
 }
 
 // downsample merges consecutive points of each segment so that at most
@@ -143,7 +144,8 @@ type chartPoint struct {
 // blend the last second of a case with the first of the next into a value
 // neither had. Counts add up; p99 takes the worst of the merged seconds,
 // because percentiles cannot be averaged and hiding a spike would defeat
-// the chart's purpose.
+// the chart's purpose. CPU adds up too, and its mean is cpu / seconds: a
+// sample is already a mean over its second.
 func downsample(segs [][]chartPoint, limit int) []chartPoint {
 	n := 0
 	for _, seg := range segs {
@@ -179,6 +181,7 @@ func downsample(segs [][]chartPoint, limit int) []chartPoint {
 				p.completed += q.completed
 				p.seconds += q.seconds
 				p.p99 = max(p.p99, q.p99)
+				p.cpu += q.cpu
 			}
 			out = append(out, p)
 		}
@@ -226,33 +229,50 @@ func timeline(sr *ScenarioRun) [][]chartPoint {
 	return segs
 }
 
-// mdCharts draws throughput and p99 over time. They are two charts because
-// xychart-beta has a single y axis and the two figures have different units.
+// mdCharts draws throughput and p99 over time, and the server's CPU when it
+// was monitored. They are separate charts because xychart-beta has a
+// single y axis and the figures have different units.
 func mdCharts(b *bytes.Buffer, sr *ScenarioRun) {
 	pts := downsample(timeline(sr), maxChartPoints)
-	if len(pts) == 0 {
+	cpu := downsample(usageTimeline(sr), maxChartPoints)
+	if len(pts) == 0 && len(cpu) == 0 {
 		return
 	}
+	title := strings.NewReplacer(`"`, "'", "\n", " ").Replace(sr.Name)
+	b.WriteString("#### Over time\n\n")
+	if len(pts) > 0 {
+		rps := make([]string, len(pts))
+		p99 := make([]string, len(pts))
+		for i, p := range pts {
+			r := 0.0
+			if p.seconds > 0 {
+				r = float64(p.completed) / float64(p.seconds)
+			}
+			rps[i] = strconv.FormatFloat(r, 'f', 1, 64)
+			p99[i] = strconv.FormatFloat(ms(p.p99), 'f', 2, 64)
+		}
+		mdChart(b, title+": throughput", pts, "requests/s", rps)
+		mdChart(b, title+": p99 latency", pts, "p99 (ms)", p99)
+	}
+	if len(cpu) > 0 {
+		vals := make([]string, len(cpu))
+		for i, p := range cpu {
+			mean := 0.0
+			if p.seconds > 0 {
+				mean = p.cpu / float64(p.seconds)
+			}
+			vals[i] = strconv.FormatFloat(mean, 'f', 1, 64)
+		}
+		mdChart(b, title+": server CPU", cpu, "CPU (% of one core)", vals)
+	}
+}
+
+// mdChart writes one xychart-beta line chart over seconds since the start.
+func mdChart(b *bytes.Buffer, title string, pts []chartPoint, unit string, values []string) {
 	labels := make([]string, len(pts))
-	rps := make([]string, len(pts))
-	p99 := make([]string, len(pts))
 	for i, p := range pts {
 		labels[i] = strconv.Quote(strconv.FormatInt(int64(p.at/time.Second), 10))
-		r := 0.0
-		if p.seconds > 0 {
-			r = float64(p.completed) / float64(p.seconds)
-		}
-		rps[i] = strconv.FormatFloat(r, 'f', 1, 64)
-		p99[i] = strconv.FormatFloat(ms(p.p99), 'f', 2, 64)
 	}
-	title := strings.NewReplacer(`"`, "'", "\n", " ").Replace(sr.Name)
-	xAxis := "    x-axis \"seconds since start\" [" + strings.Join(labels, ", ") + "]\n"
-	b.WriteString("#### Over time\n\n")
-	for _, ch := range []struct{ what, unit, values string }{
-		{"throughput", "requests/s", strings.Join(rps, ", ")},
-		{"p99 latency", "p99 (ms)", strings.Join(p99, ", ")},
-	} {
-		fmt.Fprintf(b, "```mermaid\nxychart-beta\n    title \"%s: %s\"\n%s    y-axis \"%s\"\n    line [%s]\n```\n\n",
-			title, ch.what, xAxis, ch.unit, ch.values)
-	}
+	fmt.Fprintf(b, "```mermaid\nxychart-beta\n    title \"%s\"\n    x-axis \"seconds since start\" [%s]\n    y-axis \"%s\"\n    line [%s]\n```\n\n",
+		title, strings.Join(labels, ", "), unit, strings.Join(values, ", "))
 }

@@ -1,0 +1,97 @@
+package assertions
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// Same-job A/B (SPEC §6): a target with baseline_target is judged against
+// the named target's case of the same matrix values in the same run. Both
+// ran on the same machine, their trials interleaved, so the comparison
+// cancels most of the noise that separates two CI runners; that is why it
+// takes precedence over --baseline for the target that asks for it.
+
+// baselineTargetOf is the baseline_target of c's target, "" for none. The
+// scenario's case is asked first, since a target is resolved per matrix
+// combination.
+func baselineTargetOf(sc *scenarios.Scenario, c *runner.CaseResult) string {
+	if sc == nil {
+		return ""
+	}
+	for i := range sc.Cases {
+		if sc.Cases[i].ID == c.ID {
+			return sc.Cases[i].Target.BaselineTarget
+		}
+	}
+	for _, t := range sc.Targets {
+		if t.Name == c.Target {
+			return t.BaselineTarget
+		}
+	}
+	return ""
+}
+
+// referenceCase finds the case of target with c's matrix values; nil when
+// the run has none. c itself never counts, so a target naming itself
+// compares with nothing rather than passing every comparison.
+func referenceCase(cases []*runner.CaseResult, c *runner.CaseResult, target string) *runner.CaseResult {
+	for _, o := range cases {
+		if o != c && o.Target == target && sameMatrix(o.Matrix, c.Matrix) {
+			return o
+		}
+	}
+	return nil
+}
+
+func sameMatrix(a, b []scenarios.MatrixValue) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		// DeepEqual: a matrix value is any, and == on interfaces panics
+		// on values that are not comparable.
+		if a[i].Key != b[i].Key || a[i].Text != b[i].Text || !reflect.DeepEqual(a[i].Value, b[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// baselineCase is what `baseline` and regressed() compare with for one
+// phase narrowing: the reference case of a same-job A/B, or else the
+// --baseline run's same case. A reference case that could not be carried
+// out is no baseline, as it is none in a results file.
+func (cj *caseJudge) baselineCase(phase string) (BaselineCase, bool) {
+	if cj.abTarget == "" {
+		return cj.opts.Baseline.Case(cj.scenario, cj.c.ID, phase)
+	}
+	if cj.ref == nil || cj.ref.Err != "" {
+		return BaselineCase{}, false
+	}
+	phases := cj.ref.Measured(phase)
+	if len(phases) == 0 {
+		return BaselineCase{}, false
+	}
+	bc := NewBaselineCase(phases)
+	bc.Server = cj.ref.Server
+	return bc, true
+}
+
+// noBaselineReason says why baselineCase found nothing.
+func (cj *caseJudge) noBaselineReason(phase string) string {
+	switch {
+	case cj.abTarget == "":
+		return ReasonNoBaselineCase
+	case cj.ref == nil:
+		return fmt.Sprintf("baseline target %q has no case with the same matrix values", cj.abTarget)
+	case cj.ref.Err != "":
+		return fmt.Sprintf("baseline target case %q was not carried out: %s", cj.ref.ID, cj.ref.Err)
+	case phase != "":
+		return fmt.Sprintf("baseline target case %q has no measured phase named %q", cj.ref.ID, phase)
+	default:
+		return fmt.Sprintf("baseline target case %q has no measured phase", cj.ref.ID)
+	}
+}

@@ -1,0 +1,122 @@
+package reporters
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/loadgate/loadgate/runner"
+)
+
+// The system under test's CPU and memory and the host's load (SPEC §3, §8)
+// in every report. A runner.Usage with PID 0 sampled only the host: its
+// server figures are zeros, not measurements, so they are never shown.
+
+// serverSampled reports whether u holds figures of a server process.
+func serverSampled(u *runner.Usage) bool { return u != nil && u.PID != 0 }
+
+// usageColumns says which usage columns a scenario's tables need: server
+// CPU and RSS when some case monitored a server, host load when some case
+// sampled anything.
+func usageColumns(sr *ScenarioRun) (server, host bool) {
+	for _, c := range sr.Cases {
+		server = server || serverSampled(c.Server)
+		host = host || c.Server != nil
+	}
+	return server, host
+}
+
+// fmtCPU renders a CPU figure in percent of one core: 250.0% is two and a
+// half cores busy.
+func fmtCPU(pct float64) string { return strconv.FormatFloat(pct, 'f', 1, 64) + "%" }
+
+// fmtMiB renders bytes in MiB with one decimal, without the unit.
+func fmtMiB(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) }
+
+// fmtLoad renders a load average as uptime(1) does.
+func fmtLoad(l float64) string { return strconv.FormatFloat(l, 'f', 2, 64) }
+
+// usageCells are the case table's usage cells: server CPU mean / max,
+// server RSS max in MiB, and host load1 max; "—" where nothing was sampled.
+func usageCells(u *runner.Usage) (cpu, rss, load string) {
+	cpu, rss, load = "—", "—", "—"
+	if serverSampled(u) {
+		cpu, rss = fmtCPU(u.CPUMean)+" / "+fmtCPU(u.CPUMax), fmtMiB(u.RSSMax)
+	}
+	if u != nil {
+		load = fmtLoad(u.HostLoad1Max)
+	}
+	return cpu, rss, load
+}
+
+// usageTimeline lays every monitored server's CPU samples on the
+// scenario's clock, one segment per case in time order, as timeline does
+// for requests.
+func usageTimeline(sr *ScenarioRun) [][]chartPoint {
+	origin := sr.Start
+	var segs [][]chartPoint
+	for _, c := range sr.Cases {
+		u := c.Server
+		if !serverSampled(u) || len(u.Series) == 0 {
+			continue
+		}
+		if origin.IsZero() {
+			origin = u.Series[0].At
+		}
+		seg := make([]chartPoint, 0, len(u.Series))
+		for _, s := range u.Series {
+			seg = append(seg, chartPoint{at: s.At.Sub(origin), seconds: 1, cpu: s.CPU})
+		}
+		segs = append(segs, seg)
+	}
+	sort.SliceStable(segs, func(i, j int) bool { return segs[i][0].at < segs[j][0].at })
+	return segs
+}
+
+// consoleUsage is the console's line after a case's ab-style block, e.g.
+// "Server: cpu mean 45.2% (max 98.0%), rss max 12.3 MiB, host load1 max 1.20".
+// A server started for one target carries that target's name.
+func consoleUsage(b *bytes.Buffer, cr *runner.CaseResult) {
+	u := cr.Server
+	switch {
+	case u == nil:
+		return
+	case u.PID == 0:
+		fmt.Fprintf(b, "Host: load1 max %s, cpu mean %s (no server process monitored)\n\n",
+			fmtLoad(u.HostLoad1Max), fmtCPU(u.HostCPUMean))
+		return
+	}
+	label := "Server"
+	if cr.ServerName != "" && cr.ServerName != "server" {
+		label += " " + cr.ServerName
+	}
+	fmt.Fprintf(b, "%s: cpu mean %s (max %s), rss max %s MiB, host load1 max %s\n\n",
+		label, fmtCPU(u.CPUMean), fmtCPU(u.CPUMax), fmtMiB(u.RSSMax), fmtLoad(u.HostLoad1Max))
+}
+
+// compareUsage adds the server rows to a case of `loadgate compare` when
+// either side monitored a server: a change of CPU or memory per request is
+// as much a regression as a change of latency.
+func compareUsage(b *bytes.Buffer, base, cand *runner.Usage) {
+	if !serverSampled(base) && !serverSampled(cand) {
+		return
+	}
+	row := func(label string, of func(*runner.Usage) float64, f func(float64) string) {
+		x, y, delta := "—", "—", " |"
+		if serverSampled(base) {
+			x = f(of(base))
+		}
+		if serverSampled(cand) {
+			y = f(of(cand))
+		}
+		if serverSampled(base) && serverSampled(cand) {
+			delta = " " + fmtDelta(of(base), of(cand)) + " |"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |%s\n", label, x, y, delta)
+	}
+	row("server CPU mean", func(u *runner.Usage) float64 { return u.CPUMean }, fmtCPU)
+	row("server CPU max", func(u *runner.Usage) float64 { return u.CPUMax }, fmtCPU)
+	row("server RSS max (MiB)", func(u *runner.Usage) float64 { return float64(u.RSSMax) },
+		func(f float64) string { return fmtMiB(int64(f)) })
+}
