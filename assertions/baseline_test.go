@@ -106,7 +106,7 @@ func TestRegressedVerdicts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := base
-			if tc.cand.Phases[0].Trials != nil && len(tc.cand.Phases[0].Trials) == 3 {
+			if len(tc.cand.Phases[0].Trials) == 3 {
 				b = base3
 			}
 			vs := judgeAgainst(t, b, tc.cand, JudgeOptions{}, tc.rule)
