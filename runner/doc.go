@@ -13,6 +13,14 @@
 // appends a point to the time series, so no per-request sample is kept and
 // no global lock is taken per request.
 //
+// Clients: HTTP/1.1 targets use a lean client on net.Conn (one write and
+// usually one read per request, nothing allocated per request), falling
+// back to net/http for what it does not do; TCP targets run scripted
+// send/expect steps over framed connections. Open-model phases schedule
+// arrivals from a pure pacing function and time each request from its
+// scheduled start. The package also starts, samples and stops the system
+// under test (server.go, monitor.go) and splits load into segments.
+//
 // A failed request is data (an ErrorKind counted in the result); a Go error
 // from Run means the run itself could not be carried out.
 package runner
