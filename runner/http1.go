@@ -34,19 +34,27 @@ type http1Client struct {
 	want    []byte // expect.body_contains
 	rd      respReader
 	resp    response
-	reused  bool         // conn has carried a complete exchange
-	raw     *rawExchange // nil on TLS connections
+	reused  bool        // conn has carried a complete exchange
+	raw     rawExchange // of the current connection, when rawOK
+	rawOK   bool        // conn is a plain socket the raw exchange can drive
+	sock    *socketAddr // non-nil: conn is opened by dialSocket
+	// connecting says conn came from dialSocket and no byte of a request
+	// has left on it yet: its handshake is not known to be over. dialStart
+	// is when the dial began.
+	connecting bool
+	dialStart  time.Time
 	// lastStart is when the previous request began; the time since bounds
 	// how long the connection has been idle.
 	lastStart time.Time
 
-	// mu guards conn and closed against interrupt and Close, which run on
-	// other goroutines. Do, the only writer of conn, reads it without mu.
-	mu        sync.Mutex
-	conn      net.Conn // nil when no connection is open
-	closed    bool
-	watched   <-chan struct{} // Done of the context interrupt is registered on
-	stopWatch func() bool
+	// mu guards conn, closed and watcher against interrupt and Close, which
+	// run on other goroutines. Do, the only writer of conn, reads it without
+	// mu.
+	mu      sync.Mutex
+	conn    net.Conn // nil when no connection is open
+	closed  bool
+	watched <-chan struct{} // Done of the context watcher watches, for Do
+	watcher *ctxWatch
 }
 
 // http1Request is one entry of the mix, ready for the wire.
@@ -129,6 +137,9 @@ func newHTTP1Client(t *scenarios.Target, _ int) (Client, error) {
 		conf.ServerName = u.Hostname()
 		conf.NextProtos = []string{"http/1.1"}
 		c.tlsConf = conf
+	}
+	if c.tlsConf == nil {
+		c.sock = newSocketAddr(u.Hostname(), port)
 	}
 	if h.Expect.BodyContains != "" {
 		c.want = []byte(h.Expect.BodyContains)
@@ -262,11 +273,11 @@ func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
 			out.Kind = KindOther
 			return
 		}
-		reused := c.reused
+		reused, connecting := c.reused, c.connecting
 		c.resp.wire = 0
 		var n int
 		var err error
-		if c.raw != nil && reused && idle < rawIdleLimit && c.rd.r == c.rd.w {
+		if c.rawOK && reused && idle < rawIdleLimit && c.rd.r == c.rd.w {
 			n, err = c.raw.exchange(p.wire)
 		}
 		if err == nil && n < len(p.wire) {
@@ -275,12 +286,35 @@ func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
 			n += m
 		}
 		out.BytesSent += int64(n)
+		if connecting {
+			// The first write waited for the handshake: it went out once
+			// the connection was up.
+			if n == 0 {
+				// The handshake failed, or the server closed the connection
+				// at once.
+				c.drop()
+				out.Kind = KindReset
+				if !closedByPeer(err) {
+					out.Kind = connectFailure(ctx, err, deadline)
+				}
+				return
+			}
+			out.Connect = time.Since(c.dialStart)
+			c.connecting = false
+		}
 		if err == nil {
 			err = c.rd.read(p.head, &c.resp)
 			out.BytesReceived += c.resp.wire
 		}
 		if err != nil {
+			self := connecting && c.rawOK && selfConnected(c.raw.conn, c.sock)
 			c.drop()
+			if self {
+				// The kernel picked the target's own port for this end of the
+				// connection, which then reached itself: nothing listens there.
+				out.Kind = KindConnect
+				return
+			}
 			// A server may close an idle kept-alive connection at any time;
 			// finding it closed before any answer is no failure of the
 			// server, so the request goes once more on a new connection.
@@ -339,13 +373,18 @@ func closedByPeer(err error) bool {
 }
 
 // dial opens the worker's connection (with its TLS handshake on https) and
-// records how long that took.
+// records how long that took; Do records it for dialSocket's connections.
 func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome) ErrorKind {
 	start := time.Now()
-	d := net.Dialer{Deadline: deadline}
+	if c.sock != nil {
+		return c.dialSocket(ctx, start, deadline)
+	}
+	// TCP keep-alive probes are for connections idle for long, which a load
+	// test's are not, and setting them up costs four system calls.
+	d := net.Dialer{Deadline: deadline, KeepAlive: -1}
 	conn, err := d.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
-		return classify(err)
+		return connectFailure(ctx, err, deadline)
 	}
 	if err := conn.SetDeadline(deadline); err != nil {
 		conn.Close()
@@ -355,26 +394,111 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome
 		tc := tls.Client(conn, c.tlsConf)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			conn.Close()
-			var ne net.Error
-			if (errors.As(err, &ne) && ne.Timeout()) || errors.Is(err, context.DeadlineExceeded) {
-				return KindTimeout
-			}
-			return KindConnect
+			return connectFailure(ctx, err, deadline)
 		}
 		conn = tc
 	}
 	out.Connect = time.Since(start)
+	if !c.setConn(conn) {
+		return KindOther
+	}
+	return KindNone
+}
+
+// dialSocket opens the worker's connection to an IP address without
+// net.Dialer, and without waiting for the handshake: the request's first
+// write waits for it and reports how it ended, and Do records how long it
+// took. With a connection per request, opening it is most of what a request
+// costs the client. net.Dialer spends three system calls after the
+// handshake (to check it and to learn the addresses of both ends) and a
+// wait for the poller, and this way one (os.NewFile reads the socket's
+// flags) and no wait when the handshake is over before connect returns, as
+// it is on loopback.
+func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time) ErrorKind {
+	c.dialStart = start
+	fd, err := openSocket(c.sock)
+	if err != nil {
+		return connectFailure(ctx, err, deadline)
+	}
+	conn := socketConn{os.NewFile(uintptr(fd), c.addr)}
+	if err := conn.SetDeadline(deadline); err != nil {
+		conn.Close()
+		return KindOther
+	}
+	if !c.setConn(conn) {
+		return KindOther
+	}
+	c.connecting = true
+	return KindNone
+}
+
+// socketConn is a TCP connection dialSocket opened, driven through the
+// runtime's poller as an *os.File. Nothing asks for its addresses.
+type socketConn struct{ *os.File }
+
+func (socketConn) LocalAddr() net.Addr  { return nil }
+func (socketConn) RemoteAddr() net.Addr { return nil }
+
+// setConn makes conn the worker's connection, unless Close came first.
+func (c *http1Client) setConn(conn net.Conn) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		conn.Close()
-		return KindOther
+		return false
 	}
 	c.conn = conn
 	c.reused = false
 	c.rd.reset(conn)
-	c.raw = newRawExchange(conn, &c.rd)
-	return KindNone
+	c.rawOK = c.raw.attach(conn, &c.rd)
+	return true
+}
+
+// connectFailure is the kind of a failed dial or TLS handshake: a timeout
+// only when a deadline has really passed, and otherwise a failure to
+// connect. Local failures count as connect too: a client short of ephemeral
+// ports gets EADDRNOTAVAIL, or EAGAIN on older kernels, which net.Error
+// even reports as a timeout.
+//
+// The deadline of ctx gets special care. The dialer fails at once, without
+// a system call, when it finds that deadline passed, but ctx.Err() stays nil
+// until the context's timer has run, which on a busy process can take
+// milliseconds. A caller that stops on ctx.Err() would count instant
+// failures in a tight loop meanwhile, so connectFailure waits for ctx to be
+// done: the caller then sees the request was cut short by the end of its
+// context, not failed by the server.
+func connectFailure(ctx context.Context, err error, deadline time.Time) ErrorKind {
+	now := time.Now()
+	if end, ok := ctx.Deadline(); ok && !now.Before(end) {
+		awaitDone(ctx)
+		return KindTimeout
+	}
+	if !deadline.IsZero() && !now.Before(deadline) && isTimeout(err) {
+		return KindTimeout
+	}
+	return KindConnect
+}
+
+// awaitDone waits until ctx, whose deadline has passed, is done: a moment,
+// the time it takes the runtime to run the context's timer. The bound only
+// guards against a context that never closes Done.
+func awaitDone(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// isTimeout reports whether err says a deadline passed.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) ||
+		(errors.As(err, &ne) && ne.Timeout())
 }
 
 // drop closes the connection; it is never reused after an error.
@@ -387,7 +511,9 @@ func (c *http1Client) drop() {
 		_ = conn.Close()
 	}
 	c.reused = false
-	c.raw = nil
+	c.connecting = false
+	c.rawOK = false
+	c.raw.conn = nil
 	c.rd.reset(nil)
 }
 
@@ -399,19 +525,35 @@ func (c *http1Client) watch(ctx context.Context) {
 	if done == c.watched {
 		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.stopWatch != nil {
-		c.stopWatch()
-		c.stopWatch = nil
-	}
 	c.watched = done
-	if done != nil {
-		c.stopWatch = context.AfterFunc(ctx, c.interrupt)
+	c.unwatch()
+	if done == nil {
+		return
+	}
+	w := watchContext(ctx, c)
+	c.mu.Lock()
+	closed := c.closed
+	if !closed {
+		c.watcher = w
+	}
+	c.mu.Unlock()
+	if closed {
+		w.remove(c)
 	}
 }
 
-// interrupt runs on its own goroutine once the watched context is done: a
+// unwatch ends the client's registration, if any.
+func (c *http1Client) unwatch() {
+	c.mu.Lock()
+	w := c.watcher
+	c.watcher = nil
+	c.mu.Unlock()
+	if w != nil {
+		w.remove(c)
+	}
+}
+
+// interrupt runs on another goroutine once the watched context is done: a
 // deadline in the past wakes whatever the connection is blocked on.
 func (c *http1Client) interrupt() {
 	c.mu.Lock()
@@ -425,14 +567,91 @@ func (c *http1Client) interrupt() {
 // engine is still blocked; that Do then fails and returns.
 func (c *http1Client) Close() error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.closed = true
-	if c.stopWatch != nil {
-		c.stopWatch()
-		c.stopWatch = nil
-	}
-	if c.conn != nil {
-		return c.conn.Close()
+	conn := c.conn
+	c.mu.Unlock()
+	c.unwatch()
+	if conn != nil {
+		return conn.Close()
 	}
 	return nil
+}
+
+// A ctxWatch interrupts the clients that watch one context, all from one
+// goroutine, once the context is done. With a context.AfterFunc per client,
+// the end of a phase would start a goroutine per client at once: ten
+// thousand new stacks, the peak of a run's memory.
+type ctxWatch struct {
+	done <-chan struct{}
+	stop func() bool // of the context.AfterFunc that runs fire
+
+	mu      sync.Mutex
+	fired   bool
+	clients map[*http1Client]struct{}
+}
+
+// ctxWatches holds the watch of every context that clients watch and that
+// is not done yet.
+var ctxWatches struct {
+	sync.Mutex
+	m map[<-chan struct{}]*ctxWatch
+}
+
+// watchContext registers c with the watch of ctx, which it makes if need
+// be, and returns that watch. A context already done interrupts c at once.
+func watchContext(ctx context.Context, c *http1Client) *ctxWatch {
+	done := ctx.Done()
+	ctxWatches.Lock()
+	w := ctxWatches.m[done]
+	if w == nil {
+		if ctxWatches.m == nil {
+			ctxWatches.m = make(map[<-chan struct{}]*ctxWatch)
+		}
+		w = &ctxWatch{done: done, clients: make(map[*http1Client]struct{})}
+		ctxWatches.m[done] = w
+		w.stop = context.AfterFunc(ctx, w.fire)
+	}
+	w.mu.Lock()
+	fired := w.fired
+	if !fired {
+		w.clients[c] = struct{}{}
+	}
+	w.mu.Unlock()
+	ctxWatches.Unlock()
+	if fired {
+		c.interrupt()
+	}
+	return w
+}
+
+// fire interrupts every client of the watch.
+func (w *ctxWatch) fire() {
+	ctxWatches.Lock()
+	if ctxWatches.m[w.done] == w {
+		delete(ctxWatches.m, w.done)
+	}
+	ctxWatches.Unlock()
+	w.mu.Lock()
+	w.fired = true
+	clients := w.clients
+	w.clients = nil
+	w.mu.Unlock()
+	for c := range clients {
+		c.interrupt()
+	}
+}
+
+// remove ends the registration of c; the last client to leave a context
+// that is not done yet takes its watch away.
+func (w *ctxWatch) remove(c *http1Client) {
+	ctxWatches.Lock()
+	defer ctxWatches.Unlock()
+	w.mu.Lock()
+	delete(w.clients, c)
+	empty := len(w.clients) == 0 && !w.fired
+	w.mu.Unlock()
+	if empty && ctxWatches.m[w.done] == w {
+		delete(ctxWatches.m, w.done)
+		w.stop()
+	}
 }

@@ -13,8 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -115,6 +117,27 @@ func newTestHTTP1(t *testing.T, tg *scenarios.Target) *http1Client {
 
 const okHello = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
 
+// dialPaths are the two ways the client opens a connection: dialSocket, for
+// an IP address on Linux, and net.Dialer. Tests of a behaviour both share
+// run once with each.
+var dialPaths = []struct {
+	name   string
+	dialer bool
+}{{"socket", false}, {"dialer", true}}
+
+// newTestHTTP1Via is newTestHTTP1 opening its connections with net.Dialer
+// when dialer is set.
+func newTestHTTP1Via(t *testing.T, tg *scenarios.Target, dialer bool) *http1Client {
+	t.Helper()
+	cl := newTestHTTP1(t, tg)
+	if dialer {
+		cl.sock = nil
+	} else if cl.sock == nil && runtime.GOOS == "linux" {
+		t.Fatal("an IP address is not dialled with a socket")
+	}
+	return cl
+}
+
 func TestHTTP1Connections(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -124,35 +147,37 @@ func TestHTTP1Connections(t *testing.T) {
 		{"keep-alive reuses one connection", true, 1},
 		{"no keep-alive opens one per request", false, 10},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
-				if !tc.keepalive && !r.Close {
-					t.Error("request without Connection: close")
+		for _, dp := range dialPaths {
+			t.Run(tc.name+"/"+dp.name, func(t *testing.T) {
+				srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+					if !tc.keepalive && !r.Close {
+						t.Error("request without Connection: close")
+					}
+					hello(w, r)
+				})
+				cl := newTestHTTP1Via(t, http1Target(srv.URL, func(h *scenarios.HTTPTarget) { h.Keepalive = tc.keepalive }), dp.dialer)
+				var connects int64
+				for i := range 10 {
+					var out Outcome
+					cl.Do(context.Background(), 0, &out)
+					if out.Kind != KindNone || out.Status != 200 {
+						t.Fatalf("request %d: kind %v status %d", i, out.Kind, out.Status)
+					}
+					if out.Connect > 0 {
+						connects++
+					}
 				}
-				hello(w, r)
+				if got := srv.accepts.Load(); got != tc.wantConns {
+					t.Errorf("server accepted %d connections, want %d", got, tc.wantConns)
+				}
+				if tc.keepalive && !cl.rawOK {
+					t.Error("a kept-alive TCP connection does not use the one-read exchange")
+				}
+				if connects != tc.wantConns {
+					t.Errorf("%d requests report a connect time, want %d", connects, tc.wantConns)
+				}
 			})
-			cl := newTestHTTP1(t, http1Target(srv.URL, func(h *scenarios.HTTPTarget) { h.Keepalive = tc.keepalive }))
-			var connects int64
-			for i := range 10 {
-				var out Outcome
-				cl.Do(context.Background(), 0, &out)
-				if out.Kind != KindNone || out.Status != 200 {
-					t.Fatalf("request %d: kind %v status %d", i, out.Kind, out.Status)
-				}
-				if out.Connect > 0 {
-					connects++
-				}
-			}
-			if got := srv.accepts.Load(); got != tc.wantConns {
-				t.Errorf("server accepted %d connections, want %d", got, tc.wantConns)
-			}
-			if tc.keepalive && cl.raw == nil {
-				t.Error("a kept-alive TCP connection does not use the one-read exchange")
-			}
-			if connects != tc.wantConns {
-				t.Errorf("%d requests report a connect time, want %d", connects, tc.wantConns)
-			}
-		})
+		}
 	}
 }
 
@@ -253,6 +278,7 @@ func TestHTTP1ErrorKinds(t *testing.T) {
 		{"garbage", answer("NOT HTTP AT ALL\r\n\r\n"), nil, KindProtocol},
 		{"reset before the response", reset, nil, KindReset},
 		{"closed before the response", func(c net.Conn) { readRequest(bufio.NewReader(c)) }, nil, KindReset},
+		{"closed on accept", func(net.Conn) {}, nil, KindReset},
 		{"body cut short", answerOnce("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello"), nil, KindReset},
 		{"stalled mid-body", answer("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello"),
 			func(h *scenarios.HTTPTarget) { h.Timeout = 100 * time.Millisecond }, KindTimeout},
@@ -270,24 +296,26 @@ func TestHTTP1ErrorKinds(t *testing.T) {
 				h.Expect = scenarios.Expect{Status: []int{200}, Length: 5, BodyContains: "ell", BodyRegex: regexp.MustCompile(`^hello$`)}
 			}, KindNone},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			url := refused
-			if tc.handle != nil {
-				url = newRawServer(t, tc.handle).url()
-			}
-			cl := newTestHTTP1(t, http1Target(url, tc.mod))
-			start := time.Now()
-			for i := range 3 { // a failed connection must not poison the next request
-				var out Outcome
-				cl.Do(context.Background(), 0, &out)
-				if out.Kind != tc.want {
-					t.Errorf("request %d: kind %v, want %v", i, out.Kind, tc.want)
+		for _, dp := range dialPaths {
+			t.Run(tc.name+"/"+dp.name, func(t *testing.T) {
+				url := refused
+				if tc.handle != nil {
+					url = newRawServer(t, tc.handle).url()
 				}
-			}
-			if took := time.Since(start); took > 2*time.Second {
-				t.Errorf("three requests took %v", took)
-			}
-		})
+				cl := newTestHTTP1Via(t, http1Target(url, tc.mod), dp.dialer)
+				start := time.Now()
+				for i := range 3 { // a failed connection must not poison the next request
+					var out Outcome
+					cl.Do(context.Background(), 0, &out)
+					if out.Kind != tc.want {
+						t.Errorf("request %d: kind %v, want %v", i, out.Kind, tc.want)
+					}
+				}
+				if took := time.Since(start); took > 2*time.Second {
+					t.Errorf("three requests took %v", took)
+				}
+			})
+		}
 	}
 }
 
@@ -305,45 +333,129 @@ func TestHTTP1InterruptsABlockedRequest(t *testing.T) {
 		{"cancel before the request", time.Minute, 0, KindNone},
 	} {
 		for _, reused := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/reused %v", tc.name, reused), func(t *testing.T) {
-				stall := func(c net.Conn) { _, _ = io.Copy(io.Discard, c) }
-				if reused {
-					stall = func(c net.Conn) { // after one answer
-						r := bufio.NewReader(c)
-						if readRequest(r) {
-							_, _ = io.WriteString(c, okHello)
+			for _, dp := range dialPaths {
+				t.Run(fmt.Sprintf("%s/reused %v/%s", tc.name, reused, dp.name), func(t *testing.T) {
+					stall := func(c net.Conn) { _, _ = io.Copy(io.Discard, c) }
+					if reused {
+						stall = func(c net.Conn) { // after one answer
+							r := bufio.NewReader(c)
+							if readRequest(r) {
+								_, _ = io.WriteString(c, okHello)
+							}
+							_, _ = io.Copy(io.Discard, r)
 						}
-						_, _ = io.Copy(io.Discard, r)
 					}
-				}
-				srv := newRawServer(t, stall)
-				cl := newTestHTTP1(t, http1Target(srv.url(), func(h *scenarios.HTTPTarget) { h.Timeout = tc.timeout }))
-				var out Outcome
-				if reused {
-					if cl.Do(context.Background(), 0, &out); out.Kind != KindNone {
-						t.Fatalf("first request: %v", out.Kind)
+					srv := newRawServer(t, stall)
+					cl := newTestHTTP1Via(t, http1Target(srv.url(), func(h *scenarios.HTTPTarget) { h.Timeout = tc.timeout }), dp.dialer)
+					var out Outcome
+					if reused {
+						if cl.Do(context.Background(), 0, &out); out.Kind != KindNone {
+							t.Fatalf("first request: %v", out.Kind)
+						}
 					}
-				}
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				if tc.cancel >= 0 {
-					time.AfterFunc(tc.cancel, cancel)
-					if tc.cancel == 0 {
-						time.Sleep(10 * time.Millisecond)
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					if tc.cancel >= 0 {
+						time.AfterFunc(tc.cancel, cancel)
+						if tc.cancel == 0 {
+							time.Sleep(10 * time.Millisecond)
+						}
 					}
-				}
-				start := time.Now()
-				cl.Do(ctx, 0, &out)
-				if took := time.Since(start); took > time.Second {
-					t.Errorf("Do returned after %v", took)
-				}
-				switch {
-				case ctx.Err() != nil && out.Kind == KindNone:
-					t.Error("an interrupted request reported success")
-				case ctx.Err() == nil && out.Kind != tc.want:
-					t.Errorf("kind %v, want %v", out.Kind, tc.want)
-				}
-			})
+					start := time.Now()
+					cl.Do(ctx, 0, &out)
+					if took := time.Since(start); took > time.Second {
+						t.Errorf("Do returned after %v", took)
+					}
+					switch {
+					case ctx.Err() != nil && out.Kind == KindNone:
+						t.Error("an interrupted request reported success")
+					case ctx.Err() == nil && out.Kind != tc.want:
+						t.Errorf("kind %v, want %v", out.Kind, tc.want)
+					}
+				})
+			}
+		}
+	}
+}
+
+// watching reports whether clients watch the context whose Done is done,
+// and how many.
+func watching(done <-chan struct{}) (bool, int) {
+	ctxWatches.Lock()
+	defer ctxWatches.Unlock()
+	w := ctxWatches.m[done]
+	if w == nil {
+		return false, 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return true, len(w.clients)
+}
+
+// The clients of one context are interrupted together when it ends, from
+// one goroutine, and its watch goes away with the context or with its last
+// client.
+func TestHTTP1ContextWatch(t *testing.T) {
+	srv := newRawServer(t, func(c net.Conn) { _, _ = io.Copy(io.Discard, c) }) // never answers
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const n = 20
+	kinds := make(chan ErrorKind, n)
+	for range n {
+		cl := newTestHTTP1(t, http1Target(srv.url(), func(h *scenarios.HTTPTarget) { h.Timeout = time.Minute }))
+		go func() {
+			var out Outcome
+			cl.Do(ctx, 0, &out)
+			kinds <- out.Kind
+		}()
+	}
+	for start := time.Now(); ; time.Sleep(time.Millisecond) {
+		if _, k := watching(ctx.Done()); k == n {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("the clients did not all watch their context")
+		}
+	}
+	goroutines := runtime.NumGoroutine()
+	cancel()
+	for range n {
+		select {
+		case k := <-kinds:
+			if k == KindNone {
+				t.Error("an interrupted request reported success")
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a request was not interrupted")
+		}
+	}
+	if g := runtime.NumGoroutine(); g > goroutines+1 {
+		t.Errorf("%d goroutines after the end of the context, %d before", g, goroutines)
+	}
+	if ok, _ := watching(ctx.Done()); ok {
+		t.Error("the watch of a context that ended is still there")
+	}
+
+	// A context that goes on: its watch leaves with its last client.
+	live, stop := context.WithCancel(context.Background())
+	defer stop()
+	ok := newRawServer(t, answer(okHello))
+	var clients []*http1Client
+	for range 2 {
+		cl := newTestHTTP1(t, http1Target(ok.url(), nil))
+		var out Outcome
+		if cl.Do(live, 0, &out); out.Kind != KindNone {
+			t.Fatalf("request: %v", out.Kind)
+		}
+		clients = append(clients, cl)
+	}
+	if _, k := watching(live.Done()); k != 2 {
+		t.Fatalf("%d clients watch the context, want 2", k)
+	}
+	for i, cl := range clients {
+		_ = cl.Close()
+		if ok, k := watching(live.Done()); ok != (i == 0) || k != 1-i {
+			t.Errorf("after %d closed: watched %v by %d clients", i+1, ok, k)
 		}
 	}
 }
@@ -358,6 +470,74 @@ func TestHTTP1CloseInterruptsDo(t *testing.T) {
 	cl.Do(context.Background(), 0, &out)
 	if took := time.Since(start); took > time.Second || out.Kind == KindNone {
 		t.Errorf("Do returned %v after %v", out.Kind, took)
+	}
+}
+
+// lateContext is a context whose deadline has passed but whose timer has
+// not run yet: Err is nil and Done open until end is closed.
+type lateContext struct {
+	context.Context
+	end chan struct{}
+}
+
+func (c *lateContext) Deadline() (time.Time, bool) { return time.Now().Add(-time.Millisecond), true }
+func (c *lateContext) Done() <-chan struct{}       { return c.end }
+func (c *lateContext) Err() error {
+	select {
+	case <-c.end:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// A dial the context's deadline cut short returns once the context is done,
+// so that the caller sees why, rather than a server's failure it would
+// count again and again until the context's timer runs.
+func TestHTTP1DialWaitsForTheEndOfItsContext(t *testing.T) {
+	srv := newRawServer(t, answer(okHello))
+	cl := newTestHTTP1(t, http1Target(srv.url(), func(h *scenarios.HTTPTarget) { h.Keepalive = false }))
+	cl.sock = nil // net.Dialer's path: dialSocket does not go by the context's deadline
+	ctx := &lateContext{Context: context.Background(), end: make(chan struct{})}
+	const late = 50 * time.Millisecond
+	time.AfterFunc(late, func() { close(ctx.end) })
+	start := time.Now()
+	var out Outcome
+	cl.Do(ctx, 0, &out)
+	if ctx.Err() == nil || out.Kind == KindNone {
+		t.Errorf("Do returned %v after %v, before its context was done", out.Kind, time.Since(start))
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("Do returned after %v", took)
+	}
+}
+
+// A failed dial is a timeout only when a deadline has passed; local errors
+// such as a lack of ephemeral ports are failures to connect.
+func TestHTTP1ConnectFailureKinds(t *testing.T) {
+	dialErr := func(errno syscall.Errno) error {
+		return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", errno)}
+	}
+	timeout := &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	later, past := time.Now().Add(time.Hour), time.Now().Add(-time.Millisecond)
+	for _, tc := range []struct {
+		name     string
+		err      error
+		deadline time.Time
+		want     ErrorKind
+	}{
+		{"no local address", dialErr(syscall.EADDRNOTAVAIL), later, KindConnect},
+		{"no local port, older kernels", dialErr(syscall.EAGAIN), later, KindConnect},
+		{"no local address, no deadline", dialErr(syscall.EADDRNOTAVAIL), time.Time{}, KindConnect},
+		{"refused", dialErr(syscall.ECONNREFUSED), later, KindConnect},
+		{"SYN retries exhausted", dialErr(syscall.ETIMEDOUT), later, KindConnect},
+		{"refused at the deadline", dialErr(syscall.ECONNREFUSED), past, KindConnect},
+		{"deadline passed", timeout, past, KindTimeout},
+		{"deadline passed, context error", &net.OpError{Op: "dial", Net: "tcp", Err: context.DeadlineExceeded}, past, KindTimeout},
+	} {
+		if got := connectFailure(context.Background(), tc.err, tc.deadline); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 

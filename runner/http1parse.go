@@ -6,11 +6,15 @@ import (
 	"strings"
 )
 
-// Sizes of a worker's response buffer, in bytes. It starts small so a
-// thousand idle workers stay cheap, and grows only while a header block does
-// not fit, up to http1MaxHeader; bodies stream through it whatever their size.
+// Sizes of a worker's response buffer, in bytes. It starts small, so that
+// ten thousand connections stay cheap: most responses fit whole in it. It
+// grows only when a response needs it: while a header block or a trailer
+// line does not fit, up to http1MaxHeader, and to http1BodyBuf for a body
+// longer than the buffer, so that large bodies take few reads. Bodies stream
+// through it whatever their size, and it never shrinks.
 const (
-	http1BufSize   = 16 << 10
+	http1BufSize   = 4 << 10
+	http1BodyBuf   = 16 << 10
 	http1MaxHeader = 64 << 10
 	// http1MaxLine bounds a chunk-size line (extensions included), as
 	// net/http does, so a server cannot make the client buffer without end.
@@ -86,6 +90,28 @@ func (p *respReader) free() []byte {
 func (p *respReader) filled(n int) {
 	p.w += n
 	p.in += int64(n)
+}
+
+// grow replaces the buffer with one of size bytes holding the unparsed
+// bytes at its front. A worker's buffer grows a few times at most, from
+// http1BufSize by doubling, so a kept-alive exchange allocates nothing.
+func (p *respReader) grow(size int) {
+	b := make([]byte, size)
+	p.w = copy(b, p.buf[p.r:p.w])
+	p.r = 0
+	p.buf = b
+}
+
+// growFor grows the buffer, by doubling up to http1BodyBuf, towards n bytes
+// of body still to read.
+func (p *respReader) growFor(n int64) {
+	size := len(p.buf)
+	for int64(size) < n && size < http1BodyBuf {
+		size *= 2
+	}
+	if size > len(p.buf) {
+		p.grow(min(size, http1BodyBuf))
+	}
 }
 
 // fill reads once from src into the free end of the buffer, moving unparsed
@@ -191,11 +217,8 @@ func (p *respReader) readHeader(h *header) error {
 			if len(p.buf) >= http1MaxHeader {
 				return errHeadersTooLarge
 			}
-			// The only growth: header blocks this large are rare, and the
-			// bigger buffer is kept for the worker's next responses.
-			b := make([]byte, min(2*len(p.buf), http1MaxHeader))
-			p.w = copy(b, p.buf[:p.w])
-			p.buf = b
+			// The bigger buffer is kept for the worker's next responses.
+			p.grow(min(2*len(p.buf), http1MaxHeader))
 		}
 		if err := p.fill(); err != nil {
 			return err
@@ -336,6 +359,9 @@ func (p *respReader) readFixed(n int64, resp *response) error {
 func (p *respReader) stream(n int64, resp *response) error {
 	for n > 0 {
 		if p.r == p.w {
+			if n > int64(len(p.buf)) {
+				p.growFor(n)
+			}
 			if err := p.fill(); err != nil {
 				if err == io.EOF {
 					return io.ErrUnexpectedEOF
@@ -362,11 +388,15 @@ func (p *respReader) take(k int, resp *response) {
 // readUntilClose consumes a body that ends when the server closes.
 func (p *respReader) readUntilClose(resp *response) error {
 	for {
+		full := p.w == len(p.buf) // the last read filled the buffer: more may be waiting
 		if k := p.w - p.r; k > 0 {
 			if resp.bodyLen+int64(k) > p.maxBody {
 				return errBodyTooLarge
 			}
 			p.take(k, resp)
+		}
+		if full {
+			p.growFor(2 * int64(len(p.buf)))
 		}
 		if err := p.fill(); err != nil {
 			if err == io.EOF {
@@ -415,7 +445,7 @@ func (p *respReader) readChunked(resp *response) error {
 	}
 	trailers := 0
 	for {
-		line, err := p.line(len(p.buf))
+		line, err := p.line(http1MaxHeader)
 		if err != nil {
 			return err
 		}
@@ -431,8 +461,8 @@ func (p *respReader) readChunked(resp *response) error {
 	}
 }
 
-// line consumes one LF-terminated line of at most limit bytes (limit ≤ the
-// buffer's size) and returns it without its CRLF or LF. The result is valid
+// line consumes one LF-terminated line of at most limit bytes (limit ≤
+// http1MaxHeader) and returns it without its CRLF or LF. The result is valid
 // until the next read.
 func (p *respReader) line(limit int) ([]byte, error) {
 	from := p.r
@@ -442,13 +472,16 @@ func (p *respReader) line(limit int) ([]byte, error) {
 			p.r = from + i + 1
 			return line, nil
 		}
-		if p.w-p.r >= limit {
+		off := p.w - p.r
+		if off >= limit {
 			if limit == http1MaxLine {
 				return nil, errLineTooLong
 			}
 			return nil, errHeadersTooLarge
 		}
-		off := p.w - p.r
+		if off == len(p.buf) {
+			p.grow(min(2*len(p.buf), http1MaxHeader))
+		}
 		if err := p.fill(); err != nil {
 			if err == io.EOF {
 				return nil, io.ErrUnexpectedEOF

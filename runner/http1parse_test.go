@@ -66,6 +66,12 @@ func TestHTTP1Parse(t *testing.T) {
 	bigHeader := "HTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("a", 40<<10) + "\r\nContent-Length: 0\r\n\r\n"
 	hugeHeader := "HTTP/1.1 200 OK\r\nX-Big: " + strings.Repeat("a", 70<<10) + "\r\n\r\n"
 	chunked := "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=val\r\nhello\r\n6\r\n world\r\n0\r\nX-Sum: 1\r\n\r\n"
+	// Larger than the initial buffer, each in its own way.
+	bigBody := strings.Repeat("b", 3*http1BufSize+5)
+	bigFixed := "HTTP/1.1 200 OK\r\nContent-Length: " + fmt.Sprint(len(bigBody)) + "\r\n\r\n" + bigBody
+	bigChunks := "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + fmt.Sprintf("%x", len(bigBody)) + "\r\n" + bigBody +
+		"\r\n0\r\nX-Long: " + strings.Repeat("t", 2*http1BufSize) + "\r\n\r\n"
+	bigUntilClose := "HTTP/1.0 200 OK\r\n\r\n" + bigBody
 	const all = -1 // the whole input
 	for _, tc := range []struct {
 		name    string
@@ -129,6 +135,12 @@ func TestHTTP1Parse(t *testing.T) {
 		{"headers up to the cap", bigHeader,
 			false, 0, []parsed{{status: 200, wire: n(bigHeader)}, eof}},
 		{"body of exactly max_body", ok5, false, 5, []parsed{{status: 200, bodyLen: 5, body: "hello", wire: n(ok5)}, eof}},
+		{"body larger than the buffer", bigFixed + ok5,
+			false, 0, []parsed{{status: 200, bodyLen: n(bigBody), body: bigBody, wire: n(bigFixed)}, {status: 200, bodyLen: 5, body: "hello", wire: n(ok5)}, eof}},
+		{"chunk and trailer larger than the buffer", bigChunks,
+			false, 0, []parsed{{status: 200, bodyLen: n(bigBody), body: bigBody, wire: all}, eof}},
+		{"body until close larger than the buffer", bigUntilClose,
+			false, 0, []parsed{{status: 200, bodyLen: n(bigBody), body: bigBody, wire: all, close: true}}},
 
 		// Truncated responses: a peer that closes mid-response reset the exchange.
 		{"nothing at all", "", false, 0, []parsed{eof}},
@@ -181,9 +193,10 @@ func TestHTTP1Parse(t *testing.T) {
 						want[i].wire = n(tc.input)
 					}
 				}
-				if piece < len(tc.input) {
-					// Read piece by piece, an error stops at its own byte,
-					// so the bytes counted for it may be fewer.
+				if piece < len(tc.input) || len(tc.input) > http1BufSize {
+					// Read piece by piece, or in reads of a buffer smaller
+					// than the input, an error stops at its own byte, so the
+					// bytes counted for it may be fewer.
 					want = withWire(want, got)
 				}
 				if !sameParse(got, want) {
@@ -219,6 +232,43 @@ func sameParse(got, want []parsed) bool {
 		}
 	}
 	return true
+}
+
+// The buffer starts small and grows only as far as a response needs: for
+// a header block up to http1MaxHeader, for a long body to http1BodyBuf.
+func TestHTTP1ParseBufferGrowth(t *testing.T) {
+	small := "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+	body := func(n int) string {
+		return "HTTP/1.1 200 OK\r\nContent-Length: " + fmt.Sprint(n) + "\r\n\r\n" + strings.Repeat("x", n)
+	}
+	header := func(n int) string {
+		return "HTTP/1.1 200 OK\r\nX-Pad: " + strings.Repeat("h", n) + "\r\nContent-Length: 0\r\n\r\n"
+	}
+	for _, tc := range []struct {
+		name  string
+		input string
+		want  int
+	}{
+		{"small responses", strings.Repeat(small, 100), http1BufSize},
+		{"a body over twice the buffer", body(2*http1BufSize + 100), 2 * http1BufSize},
+		{"a long body", body(1 << 20), http1BodyBuf},
+		{"a large header block", header(20 << 10), 32 << 10},
+	} {
+		rd := newRespReader(2<<20, false)
+		rd.reset(&loopReader{resp: []byte(tc.input)})
+		if len(rd.buf) != http1BufSize {
+			t.Fatalf("buffer starts at %d bytes, want %d", len(rd.buf), http1BufSize)
+		}
+		var resp response
+		for range 3 {
+			if err := rd.read(false, &resp); err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+		}
+		if len(rd.buf) != tc.want {
+			t.Errorf("%s: buffer of %d bytes, want %d", tc.name, len(rd.buf), tc.want)
+		}
+	}
 }
 
 // The body is kept only when an expect check needs it.

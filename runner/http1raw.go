@@ -38,18 +38,25 @@ type rawExchange struct {
 // above the gap between back-to-back requests.
 const rawIdleLimit = 100 * time.Millisecond
 
-func newRawExchange(conn net.Conn, rd *respReader) *rawExchange {
-	tc, ok := conn.(*net.TCPConn)
+// attach readies the exchange for conn and reports whether conn is a plain
+// socket it can drive; a TLS connection is not. The exchange lives as long
+// as its client, across connections, so that a new one costs no more than
+// its syscall.RawConn.
+func (x *rawExchange) attach(conn net.Conn, rd *respReader) bool {
+	x.conn = nil
+	sc, ok := conn.(syscall.Conn)
 	if !ok {
-		return nil
+		return false
 	}
-	rc, err := tc.SyscallConn()
+	rc, err := sc.SyscallConn()
 	if err != nil {
-		return nil
+		return false
 	}
-	x := &rawExchange{conn: rc, rd: rd}
-	x.step = x.rawStep
-	return x
+	x.conn, x.rd = rc, rd
+	if x.step == nil {
+		x.step = x.rawStep
+	}
+	return true
 }
 
 // exchange writes wire and reads the first bytes of the answer into the
