@@ -78,7 +78,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "close-after not a number", args: []string{"--close-after", "3.5"}, wantErr: "invalid value"},
 		{name: "all interfaces refused", args: []string{"--http", "0.0.0.0:8080"}, wantErr: "not a loopback"},
 		{name: "IPv6 any refused", args: []string{"--http", "[::]:8080"}, wantErr: "not a loopback"},
-		{name: "LAN address refused", args: []string{"--http", "192.168.1.10:8080"}, wantErr: "not a loopback"},
+		{name: "LAN address refused", args: []string{"--http", "192.168.1.10:8080"}, wantErr: "not a loopback"}, // not dialled: the flag is refused before anything listens
 		{name: "hostname refused", args: []string{"--http", "example.com:80"}, wantErr: "not a loopback"},
 		{name: "missing port", args: []string{"--http", "127.0.0.1"}, wantErr: "HOST:PORT"},
 		{name: "port out of range", args: []string{"--http", "127.0.0.1:70000"}, wantErr: "port"},
