@@ -222,6 +222,16 @@ func WriteCompare(w io.Writer, c *Comparison) error {
 
 // runIdentity is one line saying where a document's figures come from.
 func runIdentity(r *Run) string {
+	parts := runMeta(r)
+	if r.Interrupted {
+		parts = append(parts, "⏹ interrupted")
+	}
+	return orDash(strings.Join(parts, " · "))
+}
+
+// runMeta names a run: loadgate version, commit, machine and start time,
+// whichever are known.
+func runMeta(r *Run) []string {
 	var parts []string
 	if r.LoadgateVersion != "" {
 		parts = append(parts, "loadgate "+r.LoadgateVersion)
@@ -239,10 +249,7 @@ func runIdentity(r *Run) string {
 	if !r.Start.IsZero() {
 		parts = append(parts, "started "+r.Start.UTC().Format("2006-01-02 15:04:05 UTC"))
 	}
-	if r.Interrupted {
-		parts = append(parts, "⏹ interrupted")
-	}
-	return orDash(strings.Join(parts, " · "))
+	return parts
 }
 
 func compareCase(b *bytes.Buffer, cc CaseComparison) {

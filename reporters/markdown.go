@@ -75,25 +75,9 @@ func mdHeadline(b *bytes.Buffer, run *Run) {
 	}
 	mdBaseline(b, run.Baseline)
 
-	var meta []string
-	if run.LoadgateVersion != "" {
-		meta = append(meta, "loadgate "+run.LoadgateVersion)
-	}
-	if run.Commit != "" {
-		c := run.Commit
-		if len(c) > 12 {
-			c = c[:12]
-		}
-		meta = append(meta, "commit `"+c+"`")
-	}
-	if h := mdHost(run.Host); h != "" {
-		meta = append(meta, h)
-	}
-	if !run.Start.IsZero() {
-		meta = append(meta, "started "+run.Start.UTC().Format("2006-01-02 15:04:05 UTC"))
-		if run.End.After(run.Start) {
-			meta = append(meta, "took "+run.End.Sub(run.Start).Round(time.Second).String())
-		}
+	meta := runMeta(run)
+	if !run.Start.IsZero() && run.End.After(run.Start) {
+		meta = append(meta, "took "+run.End.Sub(run.Start).Round(time.Second).String())
 	}
 	if len(meta) > 0 {
 		b.WriteString(strings.Join(meta, " · ") + "\n\n")
