@@ -261,6 +261,7 @@ type phaseRun struct {
 	target    *scenarios.Target
 	newClient NewClientFunc
 	start     time.Time
+	end       time.Time // the phase's hard deadline
 	shards    []*shard
 	weights   []int // cumulative weights of the request mix
 	claimed   atomic.Int64
@@ -323,6 +324,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	}
 	phaseCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	pr.end, _ = phaseCtx.Deadline()
 
 	phaseName := ph.Name
 	if label != "" {
@@ -389,11 +391,7 @@ loop:
 			pt := col.closeSecond(second, pr.inFlight.Load())
 			second++
 			if cfg.Observer != nil {
-				snap.Elapsed = now.Sub(res.Start)
-				snap.Completed, snap.Failed = res.Requests, res.Failed
-				snap.RPS = float64(pt.Completed) / now.Sub(last).Seconds()
-				snap.P99 = res.Latency.Quantile(99)
-				snap.InFlight = pt.InFlight
+				snap.update(res, now.Sub(res.Start), pt.Completed, now.Sub(last), pt.InFlight)
 				cfg.Observer.Progress(snap)
 			}
 			last = now
@@ -433,14 +431,7 @@ loop:
 		return nil, err
 	}
 	if cfg.Observer != nil {
-		snap.Elapsed = res.Elapsed
-		snap.Completed, snap.Failed = res.Requests, res.Failed
-		snap.RPS = 0
-		if s := res.Elapsed.Seconds(); s > 0 {
-			snap.RPS = float64(res.Requests) / s
-		}
-		snap.P99 = res.Latency.Quantile(99)
-		snap.InFlight = 0
+		snap.update(res, res.Elapsed, res.Requests, res.Elapsed, 0)
 		cfg.Observer.PhaseDone(snap, res)
 	}
 	cfg.Logger.Debug().Str("case", c.ID).Str("phase", phaseName).Int64("requests", res.Requests).
@@ -517,11 +508,10 @@ func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shar
 		// so latency runs from here, not from when the bytes left.
 		start := time.Now()
 		cl.Do(ctx, req, &out)
-		latency := time.Since(start)
+		done := time.Now()
+		latency := done.Sub(start)
 		pr.inFlight.Add(-1)
-		if ctx.Err() != nil && out.Kind != KindNone {
-			// Cut short by the phase's end, not by the server: not a
-			// completed request, so it is neither counted nor timed.
+		if out.Kind != KindNone && pr.cutShort(ctx, done) {
 			return
 		}
 		sh.record(req, latency, 0, &out)
@@ -642,14 +632,25 @@ func (pr *phaseRun) openWorker(ctx context.Context, w int, cl Client, sh *shard,
 		// Latency runs from the scheduled time, not from when the request
 		// finally left: a request that waited behind a stall was slow for
 		// the user who sent it, even if the server answered it quickly.
-		latency := time.Since(pr.start) - due
+		done := time.Now()
+		latency := done.Sub(pr.start) - due
 		pr.inFlight.Add(-1)
-		if ctx.Err() != nil && out.Kind != KindNone {
+		if out.Kind != KindNone && pr.cutShort(ctx, done) {
 			return
 		}
 		sh.record(req, latency, max(lag, 0), &out)
 		due, ok = <-work
 	}
+}
+
+// cutShort reports whether a request that failed at done was cut short by
+// the phase's end rather than failed by the server: such a request is not
+// completed, so it is neither counted nor timed. The phase's deadline is
+// checked as well as ctx: a client that fails instantly once the deadline
+// has passed (a dialer does, without a system call) would otherwise count
+// failures in a tight loop until the context's timer has run.
+func (pr *phaseRun) cutShort(ctx context.Context, done time.Time) bool {
+	return ctx.Err() != nil || (!pr.end.IsZero() && !done.Before(pr.end))
 }
 
 func (pr *phaseRun) pick(rng *rand.Rand) int {

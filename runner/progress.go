@@ -25,3 +25,16 @@ type Observer interface {
 	Progress(s Snapshot)
 	PhaseDone(s Snapshot, r *PhaseResult)
 }
+
+// update refreshes s from the phase so far: completed requests over span
+// give the rate, the phase's histogram the p99.
+func (s *Snapshot) update(r *PhaseResult, elapsed time.Duration, completed int64, span time.Duration, inFlight int64) {
+	s.Elapsed = elapsed
+	s.Completed, s.Failed = r.Requests, r.Failed
+	s.RPS = 0
+	if secs := span.Seconds(); secs > 0 {
+		s.RPS = float64(completed) / secs
+	}
+	s.P99 = r.Latency.Quantile(99)
+	s.InFlight = inFlight
+}

@@ -166,20 +166,8 @@ func (t Template) Static() bool {
 func (t Template) MaxLen() int {
 	n := 0
 	for _, p := range t.Parts {
-		switch p.Kind {
-		case PartLiteral:
-			n += len(p.Literal)
-		case PartNowMS:
-			n += maxNowMSLen
-		case PartSeq:
-			n += maxSeqLen
-		case PartWorker:
-			n += maxWorkerLen
-		case PartUUID:
-			n += uuidLen
-		case PartRandInt:
-			n += max(len(strconv.FormatInt(p.Min, 10)), len(strconv.FormatInt(p.Max, 10)))
-		}
+		_, hi := p.lenRange()
+		n += hi
 	}
 	return n
 }
@@ -188,16 +176,27 @@ func (t Template) MaxLen() int {
 func (t Template) MinLen() int {
 	n := 0
 	for _, p := range t.Parts {
-		switch p.Kind {
-		case PartLiteral:
-			n += len(p.Literal)
-		case PartNowMS:
-			n += minNowMSLen
-		case PartUUID:
-			n += uuidLen
-		default:
-			n++
-		}
+		lo, _ := p.lenRange()
+		n += lo
 	}
 	return n
+}
+
+// lenRange is the fewest and the most bytes p renders to.
+func (p TemplatePart) lenRange() (lo, hi int) {
+	switch p.Kind {
+	case PartLiteral:
+		return len(p.Literal), len(p.Literal)
+	case PartNowMS:
+		return minNowMSLen, maxNowMSLen
+	case PartSeq:
+		return 1, maxSeqLen
+	case PartWorker:
+		return 1, maxWorkerLen
+	case PartUUID:
+		return uuidLen, uuidLen
+	case PartRandInt:
+		return 1, max(len(strconv.FormatInt(p.Min, 10)), len(strconv.FormatInt(p.Max, 10)))
+	}
+	return 1, 0
 }

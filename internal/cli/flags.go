@@ -57,17 +57,28 @@ func envBool(env Env, name string) bool {
 
 func (o *runOptions) register(fs *flag.FlagSet, env Env) {
 	o.vars = varFlag{}
+	o.registerOutputs(fs, env)
+	fs.Var(o.vars, "var", "set scenario variable `K=V` (repeatable; overrides LOADGATE_VAR_K and the file)")
+	fs.StringVar(&o.logLevel, "log-level", envDefault(env, "log-level", "warn"), "log `level` on stderr: trace, debug, info, warn, error")
+	fs.StringVar(&o.logFormat, "log-format", envDefault(env, "log-format", "console"), "log `format`: console or json")
+	fs.BoolVar(&o.noProgress, "no-progress", envBool(env, "no-progress"), "no live progress lines")
+	o.registerJudging(fs, env)
+}
+
+// registerOutputs adds the flags saying where reports go, shared by every
+// command that writes them (run, demo, merge).
+func (o *runOptions) registerOutputs(fs *flag.FlagSet, env Env) {
 	out := envDefault(env, "out", "loadgate-results")
 	fs.StringVar(&o.out, "out", out, "write results.json, junit.xml and summary.md into `DIR` (\"\" = none)")
 	fs.StringVar(&o.out, "o", out, "shorthand for --out")
 	fs.StringVar(&o.junit, "junit", envDefault(env, "junit", ""), "also write JUnit XML to `FILE` (- = stdout)")
 	fs.StringVar(&o.markdown, "markdown", envDefault(env, "markdown", ""), "also write Markdown to `FILE` (- = stdout)")
 	fs.StringVar(&o.json, "json", envDefault(env, "json", ""), "also write results JSON to `FILE` (- = stdout)")
-	fs.Var(o.vars, "var", "set scenario variable `K=V` (repeatable; overrides LOADGATE_VAR_K and the file)")
-	fs.StringVar(&o.logLevel, "log-level", envDefault(env, "log-level", "warn"), "log `level` on stderr: trace, debug, info, warn, error")
-	fs.StringVar(&o.logFormat, "log-format", envDefault(env, "log-format", "console"), "log `format`: console or json")
 	fs.BoolVar(&o.quiet, "quiet", envBool(env, "quiet"), "print only the verdict and failures")
-	fs.BoolVar(&o.noProgress, "no-progress", envBool(env, "no-progress"), "no live progress lines")
+}
+
+// registerJudging adds the flags about baselines, shared by run and merge.
+func (o *runOptions) registerJudging(fs *flag.FlagSet, env Env) {
 	fs.StringVar(&o.baseline, "baseline", envDefault(env, "baseline", ""),
 		"judge `baseline` and regressed() against this results.json, or a directory of them (the newest run with each case wins)")
 	fs.BoolVar(&o.strictEnv, "strict-env", envBool(env, "strict-env"),

@@ -19,19 +19,8 @@ import (
 func mergeCommand(ctx context.Context, args []string, env Env) error {
 	var opts runOptions
 	fs := newFlagSet("merge", env.Stderr, "merge [flags] PART.json...")
-	out := envDefault(env, "out", "loadgate-results")
-	fs.StringVar(&opts.out, "out", out, "write the merged results.json, junit.xml and summary.md into `DIR` (\"\" = none)")
-	fs.StringVar(&opts.out, "o", out, "shorthand for --out")
-	fs.StringVar(&opts.junit, "junit", envDefault(env, "junit", ""), "also write JUnit XML to `FILE` (- = stdout)")
-	fs.StringVar(&opts.markdown, "markdown", envDefault(env, "markdown", ""), "also write Markdown to `FILE` (- = stdout)")
-	fs.StringVar(&opts.json, "json", envDefault(env, "json", ""), "also write the merged results JSON to `FILE` (- = stdout)")
-	fs.BoolVar(&opts.quiet, "quiet", envBool(env, "quiet"), "print only the verdict and failures")
-	fs.StringVar(&opts.baseline, "baseline", envDefault(env, "baseline", ""),
-		"judge `baseline` and regressed() against this results.json, or a directory of them")
-	fs.BoolVar(&opts.strictEnv, "strict-env", envBool(env, "strict-env"),
-		"fail when the baseline was measured in a different environment than segment 1")
-	fs.BoolVar(&opts.failOnInconclusive, "fail-on-inconclusive", envBool(env, "fail-on-inconclusive"),
-		"fail when a regressed() verdict is inconclusive")
+	opts.registerOutputs(fs, env)
+	opts.registerJudging(fs, env)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return silentUsage(err)
