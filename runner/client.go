@@ -16,6 +16,12 @@ type Outcome struct {
 	Connect       time.Duration // handshake time when this request opened a connection, else 0
 	BytesSent     int64
 	BytesReceived int64
+	// Err says why the request failed, for the first-message-per-kind sample
+	// in reports ("dial tcp 127.0.0.1:18099: connect: connection refused").
+	// Set it only on failure, and only to an error that already exists (one
+	// the network returned, or one the client made once when it was built):
+	// a failing request must allocate no more than a succeeding one.
+	Err error
 }
 
 // Client issues one worker's requests, one at a time, so it may own a
