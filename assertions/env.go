@@ -21,7 +21,8 @@ type Metrics struct {
 	Succeeded     int64         `expr:"succeeded"`      // passed every expect check
 	Failed        int64         `expr:"failed"`         // completed with an error of any kind
 	ErrorRate     float64       `expr:"error_rate"`     // failed / requests, 0 when nothing completed
-	RPS           float64       `expr:"rps"`            // completed per second of measured wall time; the median trial's with trials
+	RPS           float64       `expr:"rps"`            // succeeded per second of measured wall time; the median trial's with trials
+	AttemptedRPS  float64       `expr:"attempted_rps"`  // completed (succeeded + failed) per second of measured wall time
 	Duration      time.Duration `expr:"duration"`       // measured wall time
 	BytesReceived int64         `expr:"bytes_received"` // bytes
 	BytesSent     int64         `expr:"bytes_sent"`     // bytes
@@ -38,9 +39,12 @@ type Metrics struct {
 	P99    time.Duration `expr:"p99"`
 	P999   time.Duration `expr:"p999"`
 
-	Latency runner.Distribution `expr:"latency"` // request latency
-	Connect runner.Distribution `expr:"connect"` // TCP (+ TLS) handshake time of new connections
-	Errors  runner.ErrorCounts  `expr:"errors"`  // failed requests by kind
+	Latency runner.Distribution `expr:"latency"` // latency of succeeded requests (the shortcuts above too)
+	// FailedLatency is the latency of failed requests, kept apart so that
+	// fast failures never flatter the percentiles.
+	FailedLatency runner.Distribution `expr:"failed_latency"`
+	Connect       runner.Distribution `expr:"connect"` // TCP (+ TLS) handshake time of new connections
+	Errors        runner.ErrorCounts  `expr:"errors"`  // failed requests by kind
 
 	// P is p(q): the latency at percentile q, 0 < q ≤ 100. Any other q is
 	// an error when the rule runs, since expr cannot check ranges up front.
@@ -148,6 +152,7 @@ func metricsOf(s runner.Stats) Metrics {
 		Failed:        s.Failed,
 		ErrorRate:     s.ErrorRate,
 		RPS:           s.RPS,
+		AttemptedRPS:  s.AttemptedRPS,
 		Duration:      s.Elapsed,
 		BytesReceived: s.BytesReceived,
 		BytesSent:     s.BytesSent,
@@ -162,6 +167,7 @@ func metricsOf(s runner.Stats) Metrics {
 		P99:           s.Latency.P99,
 		P999:          s.Latency.P999,
 		Latency:       s.Latency,
+		FailedLatency: s.FailedLatency,
 		Connect:       s.Connect,
 		Errors:        s.Errors,
 		P: func(q float64) (time.Duration, error) {

@@ -157,7 +157,7 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 		row("Concurrency Level", "%s", strings.Join(lv, ", "))
 	}
 	if open {
-		row("Rate", "%s requested, %.1f/s achieved", strings.Join(requestedRates(phases, plainNum), ", "), st.RPS)
+		row("Rate", "%s requested, %.1f/s sent, %.1f/s succeeded", strings.Join(requestedRates(phases, plainNum), ", "), st.AttemptedRPS, st.RPS)
 		if len(caps) > 0 {
 			row("Max in flight", "%s", strings.Join(caps, ", "))
 		}
@@ -175,6 +175,7 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 			kinds = append(kinds, fmt.Sprintf("%s: %d", strings.ToUpper(kind[:1])+kind[1:], n))
 		})
 		fmt.Fprintf(b, "   (%s)\n", strings.Join(kinds, ", "))
+		consoleErrorSamples(b, st)
 	}
 	if open {
 		dropped := strconv.FormatInt(st.Dropped, 10)
@@ -187,14 +188,17 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 	row("Total transferred", "%d bytes", st.BytesReceived)
 	row("Total sent", "%d bytes", st.BytesSent)
 	if st.Trials != nil {
-		row("Requests per second", "%.2f [#/sec] (median of %d trials)", st.RPS, st.Trials.N)
+		row("Requests per second", "%.2f [#/sec] (succeeded; median of %d trials)", st.RPS, st.Trials.N)
 	} else {
-		row("Requests per second", "%.2f [#/sec] (mean)", st.RPS)
+		row("Requests per second", "%.2f [#/sec] (succeeded, mean)", st.RPS)
 	}
-	row("Time per request", "%.3f [ms] (mean)", ms(st.Latency.Mean))
+	if st.Failed > 0 {
+		row("Attempted per second", "%.2f [#/sec] (succeeded + failed)", st.AttemptedRPS)
+	}
+	row("Time per request", "%.3f [ms] (mean, succeeded)", ms(st.Latency.Mean))
 	across := 0.0
-	if st.Requests > 0 {
-		across = ms(st.Elapsed) / float64(st.Requests)
+	if st.Succeeded > 0 {
+		across = ms(st.Elapsed) / float64(st.Succeeded)
 	}
 	row("Time per request", "%.3f [ms] (mean, across all concurrent requests)", across)
 	row("Transfer rate", "%.2f [Kbytes/sec] received", st.TransferRate/1024)
@@ -215,7 +219,10 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 	}
 	dist("Connect:", st.Connect, " ("+plural(int(conn.Count()), "new connection")+")")
 	dist("Total:", st.Latency, "")
-	b.WriteString("\nPercentage of the requests served within a certain time (ms)\n")
+	if st.Failed > 0 {
+		dist("Failed:", st.FailedLatency, " (failed requests, not in the figures above or below)")
+	}
+	b.WriteString("\nPercentage of the succeeded requests served within a certain time (ms)\n")
 	for _, q := range abPercentiles {
 		label := strconv.FormatFloat(q, 'f', -1, 64) + "%"
 		v := st.Latency.Max
@@ -328,4 +335,15 @@ func (c *Console) BaselineNote(bi *BaselineInfo) {
 	defer c.mu.Unlock()
 	c.clearLive()
 	c.write(b.String())
+}
+
+// consoleErrorSamples prints the first message of each error kind, so that
+// the summary says what went wrong ("connection refused"), not only how
+// often.
+func consoleErrorSamples(b *bytes.Buffer, st runner.Stats) {
+	st.Errors.Each(func(kind string, n int64) {
+		if msg := st.ErrorSamples[kind]; n > 0 && msg != "" {
+			fmt.Fprintf(b, "   first %s error: %s\n", kind, oneLine(msg))
+		}
+	})
 }

@@ -36,19 +36,24 @@ func TestConsoleSummaryGolden(t *testing.T) {
 		"Concurrency Level:      100",
 		"   (Connect: 12, Timeout: 3, Reset: 30, Status: 0, Length: 0, Check: 0, Protocol: 0, Other: 0)",
 		"Connection Times (ms)",
-		"Percentage of the requests served within a certain time (ms)",
+		"Percentage of the succeeded requests served within a certain time (ms)",
+		// What failed, in the words of the first failure of each kind.
+		"   first connect error: dial tcp 127.0.0.1:8081: connect: connection refused",
+		"   first status error: unexpected status 503",
+		"Attempted per second:",
+		"Failed:      ",
 		"(longest request)",
 		"✗ FAIL",
 		"! WARN",
 		"- skip",
 		// The open model: requested against achieved, drops, send lag.
 		"warmup (warm-up): 1,000 requests in 2.00s, 500.0 rps of 500/s requested, 0 failed, 0 dropped",
-		"Rate:                   2000/s requested, 1992.6/s achieved",
+		"Rate:                   2000/s requested, 1992.6/s sent, 1992.6/s succeeded",
 		"Max in flight:          200",
 		"Dropped:                111 (due but never sent",
 		"Send lag (ms):          p50 0.05, p99 12.01, max 20.02",
 		// Trials: the median, each trial, the spread.
-		"Requests per second:    4920.00 [#/sec] (median of 3 trials)",
+		"Requests per second:    4920.00 [#/sec] (succeeded; median of 3 trials)",
 		"rps median 4920.0 (min 4850.0, max 5100.0, CV 2.6%)",
 	} {
 		if !strings.Contains(out, want) {

@@ -68,6 +68,14 @@ var fixtureCases = []caseSpec{
 	{"close", 100, 9000, 12 * time.Millisecond, runner.ErrorCounts{Connect: 12, Timeout: 3, Reset: 30}, 600},
 }
 
+// fixtureErrorSamples are first messages as the clients word them.
+var fixtureErrorSamples = map[string]string{
+	"connect": "dial tcp 127.0.0.1:8081: connect: connection refused",
+	"timeout": "read tcp 127.0.0.1:40112->127.0.0.1:8081: i/o timeout",
+	"reset":   "read tcp 127.0.0.1:40114->127.0.0.1:8081: read: connection reset by peer",
+	"status":  "unexpected status 503",
+}
+
 // fixtureHist records n latencies deterministically: a spread around base
 // and one slow request in a hundred.
 func fixtureHist(n int64, base time.Duration) *runner.Histogram {
@@ -104,6 +112,15 @@ func fixturePhase(spec caseSpec, name string, warmup bool, start time.Time, secs
 	}
 	p.Failed = p.Errors.Total()
 	p.Succeeded = requests - p.Failed
+	if p.Failed > 0 {
+		p.FailedLatency = fixtureHist(p.Failed, 3*spec.base)
+		p.ErrorSamples = map[string]string{}
+		p.Errors.Each(func(kind string, n int64) {
+			if n > 0 {
+				p.ErrorSamples[kind] = fixtureErrorSamples[kind]
+			}
+		})
+	}
 	p.BytesReceived = requests * 150
 	p.BytesSent = requests * 80
 	conns := spec.concurrency

@@ -206,6 +206,7 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 		if len(failed) > 0 {
 			b.WriteString(strings.Join(failed, "") + "\n")
 		}
+		mdErrorSamples(b, sr)
 	}
 	if vs := sr.allVerdicts(); len(vs) > 0 {
 		mdThresholds(b, vs)
@@ -445,4 +446,21 @@ func mdText(s string) string {
 // every unescaped pipe, even inside code spans.
 func mdCell(s string) string {
 	return strings.ReplaceAll(oneLine(s), "|", "\\|")
+}
+
+// mdErrorSamples lists the first message of each error kind per case, so
+// that a reader learns what failed ("connection refused") from the summary
+// alone.
+func mdErrorSamples(b *bytes.Buffer, sr *ScenarioRun) {
+	var lines []string
+	for _, c := range sr.Cases {
+		c.Stats.Errors.Each(func(kind string, n int64) {
+			if msg := c.Stats.ErrorSamples[kind]; n > 0 && msg != "" {
+				lines = append(lines, fmt.Sprintf("- `%s` %s × %s, first: %s\n", oneLine(c.ID), kind, group(n), mdText(msg)))
+			}
+		})
+	}
+	if len(lines) > 0 {
+		b.WriteString("**Errors** (first message of each kind)\n\n" + strings.Join(lines, "") + "\n")
+	}
 }

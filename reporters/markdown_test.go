@@ -115,12 +115,12 @@ func TestDownsample(t *testing.T) {
 		out := make([]chartPoint, n)
 		for i := range out {
 			at := time.Duration(from+i) * time.Second
-			out[i] = chartPoint{at: at, completed: 10, seconds: 1, p99: at / 1000}
+			out[i] = chartPoint{at: at, succeeded: 10, seconds: 1, p99: at / 1000}
 		}
 		return out
 	}
 	pt := func(from, secs int, p99 time.Duration) chartPoint {
-		return chartPoint{at: time.Duration(from) * time.Second, completed: int64(10 * secs), seconds: int64(secs), p99: p99}
+		return chartPoint{at: time.Duration(from) * time.Second, succeeded: int64(10 * secs), seconds: int64(secs), p99: p99}
 	}
 	tests := []struct {
 		name  string

@@ -133,7 +133,7 @@ const maxChartPoints = 60
 // chartPoint is one point of a scenario's timeline.
 type chartPoint struct {
 	at        time.Duration // since the scenario started
-	completed int64         // requests completed in the covered seconds
+	succeeded int64         // requests that succeeded in the covered seconds
 	seconds   int64         // seconds (or server usage samples) covered
 	p99       time.Duration
 	cpu       float64 // server CPU, percent of one core, summed over the samples covered
@@ -178,7 +178,7 @@ func downsample(segs [][]chartPoint, limit int) []chartPoint {
 		for i := 0; i < len(seg); i += size {
 			p := chartPoint{at: seg[i].at}
 			for _, q := range seg[i:min(i+size, len(seg))] {
-				p.completed += q.completed
+				p.succeeded += q.succeeded
 				p.seconds += q.seconds
 				p.p99 = max(p.p99, q.p99)
 				p.cpu += q.cpu
@@ -217,7 +217,7 @@ func timeline(sr *ScenarioRun) [][]chartPoint {
 			for _, s := range p.Series {
 				seg = append(seg, chartPoint{
 					at:        offset + time.Duration(s.At)*time.Second,
-					completed: s.Completed,
+					succeeded: s.Completed - s.Errors, // throughput counts successes only
 					seconds:   1,
 					p99:       s.P99,
 				})
@@ -246,7 +246,7 @@ func mdCharts(b *bytes.Buffer, sr *ScenarioRun) {
 		for i, p := range pts {
 			r := 0.0
 			if p.seconds > 0 {
-				r = float64(p.completed) / float64(p.seconds)
+				r = float64(p.succeeded) / float64(p.seconds)
 			}
 			rps[i] = strconv.FormatFloat(r, 'f', 1, 64)
 			p99[i] = strconv.FormatFloat(ms(p.p99), 'f', 2, 64)

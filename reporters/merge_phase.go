@@ -19,7 +19,7 @@ import (
 func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResult {
 	m := &runner.PhaseResult{
 		Name: ps[0].Name, Start: ps[0].Start, End: ps[0].End,
-		Latency: runner.NewHistogram(), Connect: runner.NewHistogram(),
+		Latency: runner.NewHistogram(), FailedLatency: runner.NewHistogram(), Connect: runner.NewHistogram(),
 	}
 	var rate scenarios.Rate
 	spans := make([]span, 0, len(ps))
@@ -35,6 +35,8 @@ func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResu
 		m.Counters.Merge(p.Counters)
 		m.Dropped += p.Dropped
 		m.Latency.Merge(p.Latency)
+		m.FailedLatency.Merge(p.FailedLatency)
+		m.ErrorSamples = runner.MergeErrorSamples(m.ErrorSamples, p.ErrorSamples)
 		m.Connect.Merge(p.Connect)
 		if p.SendLag != nil {
 			if m.SendLag == nil {
@@ -176,7 +178,7 @@ func mergeTrials(ps []*runner.PhaseResult) (trials []runner.Trial, elapsed time.
 		}
 		t.Elapsed = unionElapsed(spans)
 		if s := t.Elapsed.Seconds(); s > 0 {
-			t.RPS = float64(t.Requests) / s
+			t.RPS = float64(t.Requests-t.Failed) / s // successes only, as each segment counted
 		}
 		elapsed += t.Elapsed
 	}

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -54,9 +53,6 @@ func (c *Config) defaults() {
 	}
 }
 
-// ErrNoRequests marks a case in which no measured request completed.
-var ErrNoRequests = errors.New("no request completed in the measured phases")
-
 // Run drives every case of sc, phase by phase. Cancelling ctx stops the load
 // at once (SIGINT): the running phase keeps what it measured, later phases
 // are skipped and the result is marked interrupted. Failed requests are data
@@ -105,14 +101,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 			res.Cases = collect(results)
 			return res, err
 		}
-		for _, i := range group {
-			cr := results[i]
-			var n int64
-			for _, p := range cr.Measured("") {
-				n += p.Requests
-			}
-			if n == 0 && runCtx.Err() == nil {
-				cr.Err = ErrNoRequests.Error()
+		if runCtx.Err() == nil {
+			for _, i := range group {
+				results[i].Err = CarriedOut(results[i].Measured(""))
 			}
 		}
 	}
@@ -284,7 +275,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	open := ph.Rate.Open()
 	res := &PhaseResult{
 		Name: ph.Name, Warmup: ph.Warmup, Concurrency: ph.Concurrency,
-		Latency: NewHistogram(), Connect: NewHistogram(),
+		Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(),
 	}
 	if open {
 		rate := ph.Rate
@@ -391,7 +382,7 @@ loop:
 			pt := col.closeSecond(second, pr.inFlight.Load())
 			second++
 			if cfg.Observer != nil {
-				snap.update(res, now.Sub(res.Start), pt.Completed, now.Sub(last), pt.InFlight)
+				snap.update(res, now.Sub(res.Start), pt.Completed-pt.Errors, now.Sub(last), pt.InFlight)
 				cfg.Observer.Progress(snap)
 			}
 			last = now
@@ -431,7 +422,7 @@ loop:
 		return nil, err
 	}
 	if cfg.Observer != nil {
-		snap.update(res, res.Elapsed, res.Requests, res.Elapsed, 0)
+		snap.update(res, res.Elapsed, res.Succeeded, res.Elapsed, 0)
 		cfg.Observer.PhaseDone(snap, res)
 	}
 	cfg.Logger.Debug().Str("case", c.ID).Str("phase", phaseName).Int64("requests", res.Requests).

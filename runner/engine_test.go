@@ -339,7 +339,7 @@ func TestNoCompletedRequestIsACaseError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(res.Cases[0].Err, "no request completed") {
+	if !strings.Contains(res.Cases[0].Err, "no measured phase ran") {
 		t.Errorf("case error = %q", res.Cases[0].Err)
 	}
 }

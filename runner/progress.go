@@ -13,7 +13,7 @@ type Snapshot struct {
 	Completed int64
 	Target    int64 // the phase's request limit; 0 = none
 	Failed    int64
-	RPS       float64       // over the last second
+	RPS       float64       // succeeded per second, over the last second
 	P99       time.Duration // over the phase so far
 	InFlight  int64
 }
@@ -26,14 +26,15 @@ type Observer interface {
 	PhaseDone(s Snapshot, r *PhaseResult)
 }
 
-// update refreshes s from the phase so far: completed requests over span
-// give the rate, the phase's histogram the p99.
-func (s *Snapshot) update(r *PhaseResult, elapsed time.Duration, completed int64, span time.Duration, inFlight int64) {
+// update refreshes s from the phase so far: the requests that succeeded
+// over span give the rate (failures are not throughput), the phase's
+// histogram of successes the p99.
+func (s *Snapshot) update(r *PhaseResult, elapsed time.Duration, succeeded int64, span time.Duration, inFlight int64) {
 	s.Elapsed = elapsed
 	s.Completed, s.Failed = r.Requests, r.Failed
 	s.RPS = 0
 	if secs := span.Seconds(); secs > 0 {
-		s.RPS = float64(completed) / secs
+		s.RPS = float64(succeeded) / secs
 	}
 	s.P99 = r.Latency.Quantile(99)
 	s.InFlight = inFlight

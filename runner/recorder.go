@@ -13,10 +13,16 @@ import (
 type shard struct {
 	mu       sync.Mutex
 	counters Counters
-	latency  *Histogram
+	latency  *Histogram // succeeded requests only: a refused connection is not a fast response
+	failed   *Histogram // failed requests, kept apart so they cannot flatter the percentiles
 	connect  *Histogram
 	sendLag  *Histogram   // open model only
 	byName   []namedShard // parallel to the request mix; nil for a single request
+	// samples holds the first message of each error kind this shard saw
+	// that the collector has not taken yet; sampled marks the kinds already
+	// described, so that each is formatted once per phase, not per failure.
+	samples [numKinds]string
+	sampled [numKinds]bool
 }
 
 type namedShard struct {
@@ -25,7 +31,7 @@ type namedShard struct {
 }
 
 func newShard(names int, open bool) *shard {
-	s := &shard{latency: NewHistogram(), connect: NewHistogram()}
+	s := &shard{latency: NewHistogram(), failed: NewHistogram(), connect: NewHistogram()}
 	if open {
 		s.sendLag = NewHistogram()
 	}
@@ -39,11 +45,19 @@ func newShard(names int, open bool) *shard {
 }
 
 // record adds one completed request; lag is its send lag in the open model.
-// It allocates nothing.
+// It allocates nothing, except once per error kind per phase to describe it.
 func (s *shard) record(req int, latency, lag time.Duration, o *Outcome) {
 	s.mu.Lock()
 	addOutcome(&s.counters, o)
-	s.latency.Record(latency)
+	if o.Kind == KindNone {
+		s.latency.Record(latency)
+	} else {
+		s.failed.Record(latency)
+		if k := min(o.Kind, numKinds-1); !s.sampled[k] {
+			s.sampled[k] = true
+			s.samples[k] = describeFailure(o)
+		}
+	}
 	if s.sendLag != nil {
 		s.sendLag.Record(lag)
 	}
@@ -53,7 +67,9 @@ func (s *shard) record(req int, latency, lag time.Duration, o *Outcome) {
 	if s.byName != nil {
 		n := &s.byName[req]
 		addOutcome(&n.counters, o)
-		n.latency.Record(latency)
+		if o.Kind == KindNone {
+			n.latency.Record(latency)
+		}
 	}
 	s.mu.Unlock()
 }
@@ -91,6 +107,13 @@ func (c *collector) drain() {
 		c.pending.Merge(s.counters)
 		c.total.Latency.Merge(s.latency)
 		c.second.Merge(s.latency)
+		c.total.FailedLatency.Merge(s.failed)
+		for k, msg := range s.samples {
+			if msg != "" {
+				c.total.noteError(ErrorKind(k), msg)
+				s.samples[k] = ""
+			}
+		}
 		c.total.Connect.Merge(s.connect)
 		if s.sendLag != nil {
 			c.total.SendLag.Merge(s.sendLag)
@@ -105,6 +128,7 @@ func (c *collector) drain() {
 		}
 		s.counters = Counters{}
 		s.latency.Reset()
+		s.failed.Reset()
 		s.connect.Reset()
 		s.mu.Unlock()
 	}

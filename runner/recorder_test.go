@@ -1,17 +1,18 @@
 package runner
 
 import (
+	"maps"
 	"encoding/json"
 	"testing"
 	"time"
 )
 
 func TestCollectorSeriesAndTotals(t *testing.T) {
-	p := &PhaseResult{Latency: NewHistogram(), Connect: NewHistogram()}
+	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram()}
 	shards := []*shard{newShard(0, false), newShard(0, false)}
 	col := newCollector(p, shards)
 	ok := Outcome{BytesSent: 10, BytesReceived: 100}
-	bad := Outcome{Kind: KindStatus, BytesSent: 10, BytesReceived: 50, Connect: time.Millisecond}
+	bad := Outcome{Kind: KindStatus, Status: 503, BytesSent: 10, BytesReceived: 50, Connect: time.Millisecond}
 	for i := 0; i < 9; i++ {
 		shards[i%2].record(0, 10*time.Millisecond, 0, &ok)
 	}
@@ -26,8 +27,8 @@ func TestCollectorSeriesAndTotals(t *testing.T) {
 	if first.P50 < 10*time.Millisecond || first.P50 > 10100*time.Microsecond {
 		t.Errorf("first second p50 = %v, want ≈10ms", first.P50)
 	}
-	if first.P99 < 500*time.Millisecond {
-		t.Errorf("first second p99 = %v, want ≈500ms", first.P99)
+	if first.P99 > 10100*time.Microsecond {
+		t.Errorf("first second p99 = %v, want ≈10ms: the failed request's 500ms leaked into the successes", first.P99)
 	}
 	if second.Completed != 1 || second.P99 < 20*time.Millisecond || second.P99 > 21*time.Millisecond {
 		t.Errorf("second second = %+v: the first second leaked into it", second)
@@ -37,8 +38,15 @@ func TestCollectorSeriesAndTotals(t *testing.T) {
 	if p.Counters != want {
 		t.Errorf("totals = %+v, want %+v", p.Counters, want)
 	}
-	if p.Latency.Count() != 11 || p.Connect.Count() != 1 {
-		t.Errorf("histograms hold %d latencies / %d connects, want 11 / 1", p.Latency.Count(), p.Connect.Count())
+	if p.Latency.Count() != 10 || p.FailedLatency.Count() != 1 || p.Connect.Count() != 1 {
+		t.Errorf("histograms hold %d succeeded / %d failed latencies / %d connects, want 10 / 1 / 1",
+			p.Latency.Count(), p.FailedLatency.Count(), p.Connect.Count())
+	}
+	if got := p.FailedLatency.Quantile(50); got < 500*time.Millisecond {
+		t.Errorf("failed latency p50 = %v, want ≈500ms", got)
+	}
+	if got, want := p.ErrorSamples, map[string]string{"status": "unexpected status 503"}; !maps.Equal(got, want) {
+		t.Errorf("error samples = %q, want %q", got, want)
 	}
 }
 

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/loadgate/loadgate/scenarios"
@@ -98,12 +99,47 @@ func (c ErrorCounts) Each(fn func(kind string, n int64)) {
 	fn("other", c.Other)
 }
 
+// noteError keeps msg as kind's sample unless one is already kept.
+func (p *PhaseResult) noteError(kind ErrorKind, msg string) {
+	if p.ErrorSamples == nil {
+		p.ErrorSamples = map[string]string{}
+	}
+	if _, ok := p.ErrorSamples[kind.String()]; !ok {
+		p.ErrorSamples[kind.String()] = msg
+	}
+}
+
+// MergeErrorSamples keeps, for each kind, the first sample of dst, else src's.
+func MergeErrorSamples(dst map[string]string, src map[string]string) map[string]string {
+	for k, v := range src {
+		if dst == nil {
+			dst = map[string]string{}
+		}
+		if _, ok := dst[k]; !ok {
+			dst[k] = v
+		}
+	}
+	return dst
+}
+
+// describeFailure is the sample message of a failed request.
+func describeFailure(o *Outcome) string {
+	switch {
+	case o.Err != nil:
+		return o.Err.Error()
+	case o.Kind == KindStatus && o.Status != 0:
+		return fmt.Sprintf("unexpected status %d", o.Status)
+	default:
+		return o.Kind.String() + " error"
+	}
+}
+
 // Second is one point of a phase's per-second time series.
 type Second struct {
-	At        int           `json:"t"` // seconds since the phase started; the point covers [At, At+1)
-	Completed int64         `json:"completed"`
-	Errors    int64         `json:"errors"`
-	P50       time.Duration `json:"p50_ns"`
+	At        int           `json:"t"`         // seconds since the phase started; the point covers [At, At+1)
+	Completed int64         `json:"completed"` // attempted: succeeded + failed
+	Errors    int64         `json:"errors"`    // failed
+	P50       time.Duration `json:"p50_ns"`    // of the second's succeeded requests
 	P99       time.Duration `json:"p99_ns"`
 	InFlight  int64         `json:"in_flight"` // requests outstanding at the end of the second
 }
@@ -146,9 +182,17 @@ type PhaseResult struct {
 	Elapsed     time.Duration `json:"elapsed_ns"` // measured wall time: End − Start
 	Interrupted bool          `json:"interrupted,omitempty"`
 	Counters
-	// Latency is from when the request was due (the worker became ready) to
-	// its last response byte, in microseconds.
+	// Latency is from when a succeeded request was due (the worker became
+	// ready, or its scheduled arrival) to its last response byte. Failed
+	// requests are not in it: a refused connection is fast, and counting it
+	// would make a dead server look quick.
 	Latency *Histogram `json:"latency"`
+	// FailedLatency is the same measure for the failed requests.
+	FailedLatency *Histogram `json:"failed_latency,omitempty"`
+	// ErrorSamples holds the first message seen of each error kind, keyed by
+	// kind ("connect": "dial tcp 127.0.0.1:18099: connect: connection refused"),
+	// so that a report can say what went wrong, not only how often.
+	ErrorSamples map[string]string `json:"error_samples,omitempty"`
 	// Connect is the TCP handshake (+ TLS) time of every new connection.
 	Connect *Histogram     `json:"connect"`
 	Series  []Second       `json:"series"`
@@ -173,13 +217,14 @@ type PhaseResult struct {
 
 // Trial is one repetition of a measured phase.
 type Trial struct {
-	Requests int64         `json:"requests"`
-	Failed   int64         `json:"failed"`
-	Dropped  int64         `json:"dropped,omitempty"`
-	Elapsed  time.Duration `json:"elapsed_ns"`
-	RPS      float64       `json:"rps"`
-	P50      time.Duration `json:"p50_ns"`
-	P99      time.Duration `json:"p99_ns"`
+	Requests int64 `json:"requests"`
+	Failed   int64 `json:"failed"`
+	// RPS counts the trial's succeeded requests per second.
+	Dropped int64         `json:"dropped,omitempty"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	RPS     float64       `json:"rps"`
+	P50     time.Duration `json:"p50_ns"`
+	P99     time.Duration `json:"p99_ns"`
 }
 
 // CaseResult is one target × matrix combination: its phases in order.

@@ -1,6 +1,9 @@
 package runner
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Distribution is the summary of one histogram, in the units rules use.
 type Distribution struct {
@@ -32,11 +35,16 @@ type Stats struct {
 	Counters
 	Elapsed      time.Duration `json:"elapsed_ns"`    // summed measured wall time
 	ErrorRate    float64       `json:"error_rate"`    // Failed / Requests; 0 when nothing completed
-	RPS          float64       `json:"rps"`           // Requests per second of Elapsed
+	RPS          float64       `json:"rps"`           // Succeeded per second of Elapsed: throughput counts successes only
+	AttemptedRPS float64       `json:"attempted_rps"` // Requests (succeeded + failed) per second of Elapsed
 	TransferRate float64       `json:"transfer_rate"` // BytesReceived per second of Elapsed
-	Latency      Distribution  `json:"latency"`
-	Connect      Distribution  `json:"connect"`
-	Dropped      int64         `json:"dropped,omitempty"` // open model: arrivals never sent (max_in_flight)
+	Latency      Distribution  `json:"latency"`       // of succeeded requests
+	// FailedLatency describes the failed requests, kept apart from Latency.
+	FailedLatency Distribution `json:"failed_latency,omitzero"`
+	// ErrorSamples is the first message of each error kind.
+	ErrorSamples map[string]string `json:"error_samples,omitempty"`
+	Connect      Distribution      `json:"connect"`
+	Dropped      int64             `json:"dropped,omitempty"` // open model: arrivals never sent (max_in_flight)
 	// SendLag is the open model's scheduling error; zero in the closed model.
 	SendLag Distribution `json:"send_lag,omitzero"`
 	// Generator is loadgate's own health across the phases (worst of them).
@@ -51,7 +59,7 @@ type Stats struct {
 // and derives rates and distributions once.
 func Summarize(phases []*PhaseResult) Stats {
 	var s Stats
-	lat, conn, lag := NewHistogram(), NewHistogram(), NewHistogram()
+	lat, conn, lag, failed := NewHistogram(), NewHistogram(), NewHistogram(), NewHistogram()
 	var trials []Trial
 	for _, p := range phases {
 		s.Counters.Merge(p.Counters)
@@ -59,12 +67,15 @@ func Summarize(phases []*PhaseResult) Stats {
 		s.Dropped += p.Dropped
 		s.Generator.worst(p.Generator)
 		lat.Merge(p.Latency)
+		failed.Merge(p.FailedLatency)
+		s.ErrorSamples = MergeErrorSamples(s.ErrorSamples, p.ErrorSamples)
 		conn.Merge(p.Connect)
 		lag.Merge(p.SendLag)
 		trials = append(trials, p.Trials...)
 	}
 	s = derive(s, lat, conn)
 	s.SendLag = Distribute(lag)
+	s.FailedLatency = Distribute(failed)
 	if s.Trials = spread(trials); s.Trials != nil {
 		// Rules and reports quote the median trial: one noisy repetition
 		// must not decide a verdict (SPEC §2, trials).
@@ -96,11 +107,50 @@ func derive(s Stats, lat, conn *Histogram) Stats {
 		s.ErrorRate = float64(s.Failed) / float64(s.Requests)
 	}
 	if secs := s.Elapsed.Seconds(); secs > 0 {
-		s.RPS = float64(s.Requests) / secs
+		s.RPS = float64(s.Succeeded) / secs
+		s.AttemptedRPS = float64(s.Requests) / secs
 		s.TransferRate = float64(s.BytesReceived) / secs
 	}
 	s.Latency = Distribute(lat)
 	s.Connect = Distribute(conn)
 	s.LatencyHist = lat
 	return s
+}
+
+// CarriedOut says why measured phases could not do their job, or "" when
+// they could: a phase in which no request succeeded measured nothing about
+// the server, whatever its thresholds would make of the zeros. The reason
+// names the phase, the dominant error kind and its first message, in the
+// words a user needs to fix it ("connect: dial tcp 127.0.0.1:18099:
+// connect: connection refused").
+func CarriedOut(measured []*PhaseResult) string {
+	if len(measured) == 0 {
+		return "no measured phase ran"
+	}
+	for _, p := range measured {
+		if p.Succeeded > 0 {
+			continue
+		}
+		if p.Requests == 0 {
+			return fmt.Sprintf("phase %q: no request completed", p.Name)
+		}
+		kind, n := dominantError(p.Errors)
+		msg := fmt.Sprintf("phase %q: no request succeeded (%d failed, %d by %s", p.Name, p.Failed, n, kind)
+		if sample := p.ErrorSamples[kind]; sample != "" {
+			msg += ": " + sample
+		}
+		return msg + ")"
+	}
+	return ""
+}
+
+// dominantError is the kind that failed most often; the earlier kind in
+// report order wins a tie.
+func dominantError(c ErrorCounts) (kind string, n int64) {
+	c.Each(func(k string, v int64) {
+		if v > n {
+			kind, n = k, v
+		}
+	})
+	return kind, n
 }

@@ -13,7 +13,7 @@ func mergeTrials(runs []*PhaseResult) *PhaseResult {
 	first := runs[0]
 	m := &PhaseResult{
 		Name: first.Name, Concurrency: first.Concurrency, Start: first.Start,
-		Latency: NewHistogram(), Connect: NewHistogram(), Rate: first.Rate,
+		Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(), Rate: first.Rate,
 	}
 	if first.SendLag != nil {
 		m.SendLag = NewHistogram()
@@ -30,6 +30,8 @@ func mergeTrials(runs []*PhaseResult) *PhaseResult {
 		m.Dropped += r.Dropped
 		m.Generator.worst(r.Generator)
 		m.Latency.Merge(r.Latency)
+		m.FailedLatency.Merge(r.FailedLatency)
+		m.ErrorSamples = MergeErrorSamples(m.ErrorSamples, r.ErrorSamples)
 		m.Connect.Merge(r.Connect)
 		if m.SendLag != nil {
 			m.SendLag.Merge(r.SendLag)
@@ -46,7 +48,7 @@ func mergeTrials(runs []*PhaseResult) *PhaseResult {
 		t := Trial{Requests: r.Requests, Failed: r.Failed, Dropped: r.Dropped, Elapsed: r.Elapsed,
 			P50: r.Latency.Quantile(50), P99: r.Latency.Quantile(99)}
 		if s := r.Elapsed.Seconds(); s > 0 {
-			t.RPS = float64(r.Requests) / s
+			t.RPS = float64(r.Succeeded) / s
 		}
 		m.Trials = append(m.Trials, t)
 	}
