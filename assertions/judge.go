@@ -119,8 +119,11 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 
 	phases := cj.c.Measured(th.Phase)
 	switch {
-	case len(phases) == 0 && cj.c.Err != "":
-		v.Status, v.Reason = StatusSkip, "case was not carried out: "+cj.c.Err
+	case cj.c.Err != "":
+		// Figures of a case that could not do its job (no request
+		// succeeded, its server did not start) describe no server: a zero
+		// p99 must not pass, and a skip would read as harmless.
+		v.Status, v.Reason = StatusError, "case was not carried out: "+cj.c.Err
 		return v
 	case len(phases) == 0 && th.Phase != "":
 		v.Status, v.Reason = StatusSkip, fmt.Sprintf("%s named %q", ReasonNoPhase, th.Phase)

@@ -262,7 +262,7 @@ func TestJudgeNothingMeasured(t *testing.T) {
 	want := []brief{
 		{Case: "web concurrency=1", Rule: "rps > 0 && p99 < 1s", Status: StatusFail, Actual: "rps = 0, p99 = 0s"},
 		{Case: "web concurrency=2", Rule: "rps > 0 && p99 < 1s", Status: StatusSkip, Reason: ReasonNoPhase},
-		{Case: "web concurrency=3", Rule: "rps > 0 && p99 < 1s", Status: StatusSkip, Reason: "case was not carried out: server did not start"},
+		{Case: "web concurrency=3", Rule: "rps > 0 && p99 < 1s", Status: StatusError, Reason: "case was not carried out: server did not start"},
 	}
 	if diff := cmp.Diff(want, briefs(rules.Judge(res, JudgeOptions{}))); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/reporters"
 )
 
 // invocation is one in-process run of loadgate.
@@ -218,12 +219,29 @@ func TestUnreachableTargetFailsWithConnectErrors(t *testing.T) {
 	out := t.TempDir()
 	path := writeScenario(t, strings.Replace(basicScenario, "RULE", "p99 < 5s", 1))
 	r := invoke(t, context.Background(), nil, "run", "--no-progress", "-o", out, "--var", "host="+addr, path)
-	if r.code != ExitFailed {
-		t.Fatalf("exit %d, want 1 (the error_rate rule fails); stderr:\n%s", r.code, r.stderr)
+	if r.code != ExitRun {
+		t.Fatalf("exit %d, want 3 (no request succeeded: the run could not be carried out); stderr:\n%s", r.code, r.stderr)
 	}
-	c := readResults(t, out).Scenarios[0].Cases[0]
-	if c.Stats.Errors.Connect != 40 {
-		t.Errorf("connect errors = %d, want 40", c.Stats.Errors.Connect)
+	var res reporters.Run
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "results.json"))), &res); err != nil {
+		t.Fatal(err)
+	}
+	c := res.Scenarios[0].Cases[0]
+	if c.Stats.Errors.Connect != 40 || c.Stats.RPS != 0 || c.Stats.Latency.P99 != 0 {
+		t.Errorf("connect errors = %d, rps = %v, p99 = %v; want 40, 0, 0", c.Stats.Errors.Connect, c.Stats.RPS, c.Stats.Latency.P99)
+	}
+	if res.Passed {
+		t.Error("results.json says passed for a run in which nothing succeeded")
+	}
+	for _, v := range c.Verdicts {
+		if v.Status == "pass" {
+			t.Errorf("verdict %q passed on a dead target", v.Rule)
+		}
+	}
+	for what, text := range map[string]string{"stderr": r.stderr, "case error": c.Error, "summary.md": readFile(t, filepath.Join(out, "summary.md"))} {
+		if !strings.Contains(text, "no request succeeded") || !strings.Contains(text, "connect") {
+			t.Errorf("%s does not say that every request failed to connect:\n%s", what, text)
+		}
 	}
 }
 
@@ -381,4 +399,14 @@ func TestWorkflowCommandEscaping(t *testing.T) {
 			t.Errorf("escapeProperty(%q) = %q, want %q", tc.in, got, tc.prop)
 		}
 	}
+}
+
+// readFile is a file's content; a missing file fails the test.
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
