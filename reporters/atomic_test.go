@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -122,5 +123,50 @@ func TestRenderersReportWriteErrors(t *testing.T) {
 		if err := render(failingWriter{}, run); !errors.Is(err, os.ErrClosed) {
 			t.Errorf("%s: err = %v, want the write error", name, err)
 		}
+	}
+}
+
+func TestFileSetFailureKeepsEveryOldFile(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"results.json", "junit.xml", "summary.md"}
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("old"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }
+	var set FileSet
+	set.Add(filepath.Join(dir, names[0]), write)
+	set.Add(filepath.Join(dir, names[1]), func(io.Writer) error { return errors.New("disk full") })
+	set.Add(filepath.Join(dir, names[2]), write)
+	if err := set.Commit(); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("Commit = %v, want the write failure", err)
+	}
+	for _, n := range names {
+		if got, _ := os.ReadFile(filepath.Join(dir, n)); string(got) != "old" {
+			t.Errorf("%s = %q: a failed set replaced some of the files", n, got)
+		}
+	}
+	if got := entries(t, dir); len(got) != len(names) {
+		t.Errorf("directory holds %v: temporary files were left behind", got)
+	}
+}
+
+func TestFileSetCommitsEveryFile(t *testing.T) {
+	dir := t.TempDir()
+	var set FileSet
+	for _, n := range []string{"a", "b"} {
+		set.Add(filepath.Join(dir, n), func(w io.Writer) error { _, err := io.WriteString(w, n); return err })
+	}
+	if err := set.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a", "b"} {
+		if got, _ := os.ReadFile(filepath.Join(dir, n)); string(got) != n {
+			t.Errorf("%s = %q", n, got)
+		}
+	}
+	if got := entries(t, dir); len(got) != 2 {
+		t.Errorf("directory holds %v", got)
 	}
 }

@@ -1,8 +1,8 @@
 package runner
 
 import (
-	"maps"
 	"encoding/json"
+	"maps"
 	"testing"
 	"time"
 )

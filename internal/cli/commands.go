@@ -78,12 +78,16 @@ func demoCommand(ctx context.Context, args []string, env Env) error {
 	} else if len(rest) > 0 {
 		return withCode(ExitUsage, fmt.Errorf("demo takes no scenario, got %q", rest))
 	}
+	human, err := opts.humanOutput(env)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
 	srv, err := demoserver.Start(ctx, demoserver.Config{HTTPAddr: "127.0.0.1:0"})
 	if err != nil {
 		return withCode(ExitRun, fmt.Errorf("demo server: %w", err))
 	}
 	defer srv.Close()
-	fmt.Fprintf(env.Stdout, "loadgate demo: built-in server on http://%s/\n", srv.HTTPAddr())
+	fmt.Fprintf(human, "loadgate demo: built-in server on http://%s/\n", srv.HTTPAddr())
 	host, port, _ := net.SplitHostPort(srv.HTTPAddr())
 	vars := map[string]string{"host": net.JoinHostPort(host, port)}
 	for k, v := range opts.vars {

@@ -36,6 +36,10 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 	if err := refuseOverwrite(files, opts); err != nil {
 		return withCode(ExitUsage, err)
 	}
+	human, err := opts.humanOutput(env)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
 	m, err := reporters.MergeParts(parts)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("merge: %w", err))
@@ -54,10 +58,13 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 		}
 		meta.Baseline, judgeOpts.Baseline = bl, bl
 	}
-	console := reporters.NewConsole(env.Stdout, reporters.ConsoleOptions{Quiet: opts.quiet, NoProgress: true, Now: time.Now})
-	console.BaselineNote(reporters.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv))
-	fmt.Fprintln(env.Stdout, mergeHeadline(m))
 	gh := githubFrom(env)
+	if err := opts.checkOutputs(gh); err != nil {
+		return withCode(ExitRun, err)
+	}
+	console := reporters.NewConsole(human, reporters.ConsoleOptions{Quiet: opts.quiet, NoProgress: true, Now: time.Now})
+	console.BaselineNote(reporters.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv))
+	fmt.Fprintln(human, mergeHeadline(m))
 	var inputs []reporters.ScenarioInput
 	runFailed := false
 	for _, ms := range m.Scenarios {
@@ -67,7 +74,7 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 		}
 		in := reporters.ScenarioInput{Result: ms.Result, Err: ms.Err, Scenario: ms.Scenario}
 		in.Verdicts = rules.Judge(ms.Result, judgeOpts)
-		endGroup := gh.group(env.Stdout, "loadgate: "+ms.Scenario.Name)
+		endGroup := gh.group(human, "loadgate: "+ms.Scenario.Name)
 		console.Summary(ms.Result, in.Verdicts)
 		endGroup()
 		for _, c := range ms.Result.Cases {
@@ -90,7 +97,7 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 	if err := writeOutputs(run, opts, env.Stdout); err != nil {
 		return withCode(ExitRun, err)
 	}
-	gh.annotate(env.Stdout, run)
+	gh.annotate(human, run)
 	if err := gh.writeSummary(run); err != nil {
 		return withCode(ExitRun, err)
 	}

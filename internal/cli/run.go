@@ -140,6 +140,11 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
+	human, err := opts.humanOutput(env)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	gh := githubFrom(env)
 	sched := opts.segment.schedule()
 	empty := make([]bool, len(plans))
 	for i := range plans {
@@ -148,16 +153,15 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 			return withCode(ExitUsage, err)
 		}
 		for _, n := range notes {
-			fmt.Fprintln(env.Stdout, "loadgate: "+n)
+			fmt.Fprintln(human, "loadgate: "+n)
 		}
 	}
-	console := reporters.NewConsole(env.Stdout, reporters.ConsoleOptions{
-		TTY:        isTTY(env.Stdout) && !opts.noProgress,
+	console := reporters.NewConsole(human, reporters.ConsoleOptions{
+		TTY:        isTTY(human) && !opts.noProgress,
 		Quiet:      opts.quiet,
 		NoProgress: opts.noProgress,
 		Now:        time.Now,
 	})
-	gh := githubFrom(env)
 	meta := reporters.Meta{Version: Version, Commit: gitCommit(env), Host: reporters.HostInfo(), StrictEnv: opts.strictEnv}
 	judgeOpts := assertions.JudgeOptions{FailOnInconclusive: opts.failOnInconclusive}
 	if opts.baseline != "" {
@@ -168,11 +172,14 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		}
 		meta.Baseline, judgeOpts.Baseline = bl, bl
 	}
+	if err := opts.checkOutputs(gh); err != nil {
+		return withCode(ExitRun, fmt.Errorf("%w (nothing was sent)", err))
+	}
 	baselineInfo := reporters.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv)
 	console.BaselineNote(baselineInfo)
 	var skew time.Duration
 	if slices.Contains(empty, false) {
-		skew = sched.await(ctx, env.Stdout)
+		skew = sched.await(ctx, human)
 	}
 	meta.Start = time.Now()
 	var inputs []reporters.ScenarioInput
@@ -191,13 +198,13 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		in := reporters.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 		if res != nil {
 			verdicts := p.rules.Judge(res, judgeOpts)
-			endGroup := gh.group(env.Stdout, "loadgate: "+p.scenario.Name)
+			endGroup := gh.group(human, "loadgate: "+p.scenario.Name)
 			console.Summary(res, verdicts)
 			endGroup()
 			if sched.split() {
 				// A share of the load cannot pass or fail the whole
 				// test's thresholds: the part keeps no verdicts.
-				fmt.Fprintf(env.Stdout, "segment %s: thresholds are judged by loadgate merge; the verdicts above cover this segment's share only\n\n", sched.seg)
+				fmt.Fprintf(human, "segment %s: thresholds are judged by loadgate merge; the verdicts above cover this segment's share only\n\n", sched.seg)
 			} else {
 				in.Verdicts = verdicts
 			}
@@ -227,7 +234,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	if err := writeOutputs(run, opts, env.Stdout); err != nil {
 		return withCode(ExitRun, err)
 	}
-	gh.annotate(env.Stdout, run)
+	gh.annotate(human, run)
 	if err := gh.writeSummary(run); err != nil {
 		return withCode(ExitRun, err)
 	}
@@ -251,35 +258,6 @@ func judged(run *reporters.Run) error {
 			run.Baseline.File, strings.Join(run.Baseline.Differences, "; ")))
 	case !run.Passed:
 		return silent(ExitFailed)
-	}
-	return nil
-}
-
-func writeOutputs(run *reporters.Run, opts runOptions, stdout io.Writer) error {
-	if opts.out != "" {
-		if err := reporters.WriteAll(opts.out, run); err != nil {
-			return err
-		}
-	}
-	for _, o := range []struct {
-		path  string
-		write func(io.Writer, *reporters.Run) error
-	}{
-		{opts.junit, reporters.WriteJUnit},
-		{opts.markdown, reporters.WriteMarkdown},
-		{opts.json, reporters.WriteJSON},
-	} {
-		switch o.path {
-		case "":
-		case "-":
-			if err := o.write(stdout, run); err != nil {
-				return err
-			}
-		default:
-			if err := reporters.WriteFileAtomic(o.path, func(w io.Writer) error { return o.write(w, run) }); err != nil {
-				return err
-			}
-		}
 	}
 	return nil
 }

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/loadgate/loadgate/reporters"
+)
+
+// fileOutput is one report written to a file of its own, or to stdout ("-").
+type fileOutput struct {
+	flag  string
+	path  string
+	write func(io.Writer, *reporters.Run) error
+}
+
+func (o runOptions) fileOutputs() []fileOutput {
+	return []fileOutput{
+		{"--junit", o.junit, reporters.WriteJUnit},
+		{"--markdown", o.markdown, reporters.WriteMarkdown},
+		{"--json", o.json, reporters.WriteJSON},
+	}
+}
+
+// humanOutput is where text for people goes: stdout, unless a report is
+// written there, in which case stdout carries that report alone
+// (`--json - | jq .` must parse) and people read stderr.
+func (o runOptions) humanOutput(env Env) (io.Writer, error) {
+	var toStdout []string
+	for _, f := range o.fileOutputs() {
+		if f.path == "-" {
+			toStdout = append(toStdout, f.flag)
+		}
+	}
+	switch len(toStdout) {
+	case 0:
+		return env.Stdout, nil
+	case 1:
+		return env.Stderr, nil
+	default:
+		return nil, fmt.Errorf("%s and %s both write to stdout (-): only one report can go there", toStdout[0], toStdout[1])
+	}
+}
+
+// checkOutputs creates every output location and proves it writable
+// before any load is sent: a run whose results cannot be kept is not worth
+// sending, and finding out afterwards loses the measurements.
+func (o runOptions) checkOutputs(gh github) error {
+	if o.out != "" {
+		if err := os.MkdirAll(o.out, 0o755); err != nil {
+			return fmt.Errorf("--out %s: %w", o.out, unwrapPath(err))
+		}
+		if err := probeDir(o.out); err != nil {
+			return fmt.Errorf("--out %s: %w", o.out, err)
+		}
+	}
+	for _, f := range o.fileOutputs() {
+		if f.path == "" || f.path == "-" {
+			continue
+		}
+		if err := probeFile(f.path); err != nil {
+			return fmt.Errorf("%s %s: %w", f.flag, f.path, err)
+		}
+	}
+	if gh.enabled && gh.summary != "" {
+		// Appended to, never replaced: opening it for append is the probe.
+		sf, err := os.OpenFile(gh.summary, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+		}
+		if err := sf.Close(); err != nil {
+			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+		}
+	}
+	return nil
+}
+
+// probeFile checks that path can be replaced by a new file: it is not a
+// directory, and its directory exists (it is created) and takes files.
+func probeFile(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return errors.New("is a directory")
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return unwrapPath(err)
+	}
+	return probeDir(dir)
+}
+
+// probeDir creates and removes a file in dir: permission bits, read-only
+// mounts and ACLs all answer the only question that matters.
+func probeDir(dir string) error {
+	f, err := os.CreateTemp(dir, ".loadgate-probe-*")
+	if err != nil {
+		return unwrapPath(err)
+	}
+	name := f.Name()
+	cerr := f.Close()
+	if err := os.Remove(name); err != nil {
+		return err
+	}
+	return cerr
+}
+
+// unwrapPath drops the *PathError wrapping when the caller names the path.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Op, pe.Err)
+	}
+	return err
+}
+
+// writeOutputs writes every report as one set: the files of --out and the
+// individual --junit/--markdown/--json files are all put in place, or, when
+// one cannot be written, none is, so no directory mixes two runs. A report
+// bound for stdout is written last, once the files are safe.
+func writeOutputs(run *reporters.Run, opts runOptions, stdout io.Writer) error {
+	var set reporters.FileSet
+	if opts.out != "" {
+		set.AddAll(opts.out, run)
+	}
+	for _, f := range opts.fileOutputs() {
+		if f.path != "" && f.path != "-" {
+			set.Add(f.path, func(w io.Writer) error { return f.write(w, run) })
+		}
+	}
+	if err := set.Commit(); err != nil {
+		return err
+	}
+	for _, f := range opts.fileOutputs() {
+		if f.path == "-" {
+			if err := f.write(stdout, run); err != nil {
+				return fmt.Errorf("%s -: %w", f.flag, err)
+			}
+		}
+	}
+	return nil
+}
