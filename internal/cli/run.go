@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/reporters"
 	"github.com/loadgate/loadgate/runner"
@@ -182,6 +184,8 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		skew = sched.await(ctx, human)
 	}
 	meta.Start = time.Now()
+	pr := planRunner{log: log, console: console, gh: gh, human: human, stderr: env.Stderr,
+		judge: judgeOpts, sched: sched, logDir: logDir(opts.out)}
 	var inputs []reporters.ScenarioInput
 	runFailed := false
 	for i, p := range plans {
@@ -194,31 +198,8 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 			inputs = append(inputs, reporters.ScenarioInput{Result: res, Scenario: p.scenario})
 			continue
 		}
-		res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: log, Observer: console, LogDir: logDir(opts.out)})
-		in := reporters.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
-		if res != nil {
-			verdicts := p.rules.Judge(res, judgeOpts)
-			endGroup := gh.group(human, "loadgate: "+p.scenario.Name)
-			console.Summary(res, verdicts)
-			endGroup()
-			if sched.split() {
-				// A share of the load cannot pass or fail the whole
-				// test's thresholds: the part keeps no verdicts.
-				fmt.Fprintf(human, "segment %s: thresholds are judged by loadgate merge; the verdicts above cover this segment's share only\n\n", sched.seg)
-			} else {
-				in.Verdicts = verdicts
-			}
-			for _, c := range res.Cases {
-				if c.Err != "" {
-					runFailed = true
-					fmt.Fprintf(env.Stderr, "loadgate: %s: case %q: %s\n", p.scenario.Name, c.ID, c.Err)
-				}
-			}
-		}
-		if err != nil {
-			runFailed = true
-			fmt.Fprintf(env.Stderr, "loadgate: %s: %v\n", p.scenario.Name, err)
-		}
+		in, failed := pr.run(ctx, p)
+		runFailed = runFailed || failed
 		inputs = append(inputs, in)
 	}
 	if baselineInfo != nil && !baselineInfo.FingerprintMatch {
@@ -247,6 +228,48 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		return nil
 	}
 	return judged(run)
+}
+
+// planRunner runs one scenario of a run and shows its summary.
+type planRunner struct {
+	log           zerolog.Logger
+	console       *reporters.Console
+	gh            github
+	human, stderr io.Writer
+	judge         assertions.JudgeOptions
+	sched         schedule
+	logDir        string
+}
+
+// run runs p, judges it (a segment part keeps no verdicts) and prints its
+// summary; failed is true when the run could not be carried out.
+func (r planRunner) run(ctx context.Context, p plan) (in reporters.ScenarioInput, failed bool) {
+	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: r.console, LogDir: r.logDir})
+	in = reporters.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
+	if res != nil {
+		verdicts := p.rules.Judge(res, r.judge)
+		endGroup := r.gh.group(r.human, "loadgate: "+p.scenario.Name)
+		r.console.Summary(res, verdicts)
+		endGroup()
+		if r.sched.split() {
+			// A share of the load cannot pass or fail the whole
+			// test's thresholds: the part keeps no verdicts.
+			fmt.Fprintf(r.human, "segment %s: thresholds are judged by loadgate merge; the verdicts above cover this segment's share only\n\n", r.sched.seg)
+		} else {
+			in.Verdicts = verdicts
+		}
+		for _, c := range res.Cases {
+			if c.Err != "" {
+				failed = true
+				fmt.Fprintf(r.stderr, "loadgate: %s: case %q: %s\n", p.scenario.Name, c.ID, c.Err)
+			}
+		}
+	}
+	if err != nil {
+		failed = true
+		fmt.Fprintf(r.stderr, "loadgate: %s: %v\n", p.scenario.Name, err)
+	}
+	return in, failed
 }
 
 // judged is the exit of a run that was carried out: 1 when its verdicts
