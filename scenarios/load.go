@@ -29,8 +29,13 @@ type LoadOptions struct {
 	// Vars are the --var K=V values. They win over the environment and
 	// over the file's `vars:`.
 	Vars map[string]string
-	// LookupEnv is asked for LOADGATE_VAR_<name> when a variable is not in
-	// Vars; it wins over the file's `vars:`. Normally os.LookupEnv. Nil
+	// SecretVars are the --secret-var K=V values: like Vars (and winning
+	// over them), and marked secret, so their values are redacted from
+	// everything loadgate prints or stores.
+	SecretVars map[string]string
+	// LookupEnv is asked for LOADGATE_SECRET_VAR_<name>, then for
+	// LOADGATE_VAR_<name>, when a variable is not in Vars; it wins over the
+	// file's `vars:`. A value found under the first is secret. Normally os.LookupEnv. Nil
 	// means the environment is not consulted.
 	LookupEnv func(key string) (string, bool)
 }
@@ -66,7 +71,7 @@ func ioError(path string, err error) error {
 // ErrorList of *Error values carrying file:line:col. Parse is safe for
 // concurrent use.
 func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
-	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}}
+	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}, secrets: secretSet{}}
 	if len(data) > MaxFileSize {
 		return nil, ErrorList{Errorf(Pos{File: file, Line: 1, Col: 1}, "the file is larger than %d MiB", MaxFileSize>>20)}
 	}
@@ -82,7 +87,10 @@ func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
 	if err := d.finish(); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
+	// The hash is of the file as a segment part stores it, secrets
+	// redacted, so that merge can check a part's source against it; a
+	// rotated token does not make another scenario either.
+	sum := sha256.Sum256([]byte(s.Redact(string(data))))
 	s.Hash = hex.EncodeToString(sum[:])
 	return s, nil
 }
@@ -96,6 +104,12 @@ func (d *decoder) finish() error {
 	d.errs = slices.CompactFunc(d.errs, func(a, b *Error) bool { return *a == *b })
 	if len(d.errs) == 0 {
 		return nil
+	}
+	// A diagnostic may quote a value that turned out to be a credential
+	// (a secret variable used where a number was expected, say).
+	red := d.secrets.redactor()
+	for _, e := range d.errs {
+		e.Msg = red.Redact(e.Msg)
 	}
 	return d.errs
 }
