@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"syscall"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -40,20 +41,64 @@ type LoadOptions struct {
 	LookupEnv func(key string) (string, bool)
 }
 
-// Load reads the scenario file at path and parses it with Parse. An error
-// reading the file is returned wrapped with the path; problems in the file
-// are returned as an ErrorList.
+// Load reads the scenario file at path with ReadFile and parses it with
+// Parse. An error reading the file is returned wrapped with the path;
+// problems in the file are returned as an ErrorList.
 func Load(path string, opts LoadOptions) (*Scenario, error) {
-	f, err := os.Open(path)
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data, opts)
+}
+
+// ReadFile reads a scenario file: at most MaxFileSize+1 bytes, so that
+// Parse can report a larger file as too large. Only a regular file is
+// read: a FIFO would block until something writes to it, and a device
+// such as /dev/zero never ends. The file is opened without blocking and
+// checked again once open, so it cannot be swapped for a FIFO between the
+// check and the read. Errors name path.
+func ReadFile(path string) ([]byte, error) {
+	if info, err := os.Stat(path); err != nil {
+		return nil, ioError(path, err)
+	} else if err := regular(info); err != nil {
+		return nil, ioError(path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, ioError(path, err)
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, ioError(path, err)
+	}
+	if err := regular(info); err != nil {
+		return nil, ioError(path, err)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, ioError(path, err)
 	}
-	return Parse(path, data, opts)
+	return data, nil
+}
+
+// regular refuses what is not a regular file, naming what it is.
+func regular(info fs.FileInfo) error {
+	mode := info.Mode()
+	switch {
+	case mode.IsRegular():
+		return nil
+	case mode.IsDir():
+		return errors.New("is a directory, not a scenario file")
+	case mode&fs.ModeNamedPipe != 0:
+		return errors.New("is a named pipe (FIFO), not a regular file: a scenario is read from a file")
+	case mode&fs.ModeSocket != 0:
+		return errors.New("is a socket, not a regular file: a scenario is read from a file")
+	case mode&fs.ModeDevice != 0:
+		return errors.New("is a device, not a regular file: a scenario is read from a file")
+	}
+	return errors.New("is not a regular file: a scenario is read from a file")
 }
 
 // ioError wraps err with path once, whether or not err already names it.
