@@ -55,6 +55,8 @@ func (d *decoder) build(raw *rawScenario, opts LoadOptions) *Scenario {
 		}
 	}
 	s.Vars = vt.effective()
+	d.secrets.add(vt.secretValues()...)
+	s.Secrets = d.secrets.redactor()
 	return s
 }
 
@@ -81,6 +83,12 @@ func (d *decoder) varTable(raw *rawScenario, opts LoadOptions) *varTable {
 				vt.file[name] = ""
 			}
 			vt.fileOrder = append(vt.fileOrder, name)
+			if kv.secret != nil {
+				// Resolved without variables: whether a value is secret
+				// must not depend on another value.
+				secret, ok := (&resolver{d: d, vars: newVarTable(LoadOptions{})}).bool(kv.secret, "vars."+name+".secret")
+				vt.secret[name] = ok && secret
+			}
 		}
 	}
 	return vt

@@ -41,6 +41,9 @@ type decoder struct {
 	nodes  int
 	files  map[string]fileResult // body_file contents, read once per path
 	tooBig bool
+	// secrets are the values found in credentials and secret variables;
+	// diagnostics are redacted with them before they are returned.
+	secrets secretSet
 }
 
 type fileResult struct {

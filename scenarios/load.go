@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"syscall"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -29,26 +30,75 @@ type LoadOptions struct {
 	// Vars are the --var K=V values. They win over the environment and
 	// over the file's `vars:`.
 	Vars map[string]string
-	// LookupEnv is asked for LOADGATE_VAR_<name> when a variable is not in
-	// Vars; it wins over the file's `vars:`. Normally os.LookupEnv. Nil
+	// SecretVars are the --secret-var K=V values: like Vars (and winning
+	// over them), and marked secret, so their values are redacted from
+	// everything loadgate prints or stores.
+	SecretVars map[string]string
+	// LookupEnv is asked for LOADGATE_SECRET_VAR_<name>, then for
+	// LOADGATE_VAR_<name>, when a variable is not in Vars; it wins over the
+	// file's `vars:`. A value found under the first is secret. Normally os.LookupEnv. Nil
 	// means the environment is not consulted.
 	LookupEnv func(key string) (string, bool)
 }
 
-// Load reads the scenario file at path and parses it with Parse. An error
-// reading the file is returned wrapped with the path; problems in the file
-// are returned as an ErrorList.
+// Load reads the scenario file at path with ReadFile and parses it with
+// Parse. An error reading the file is returned wrapped with the path;
+// problems in the file are returned as an ErrorList.
 func Load(path string, opts LoadOptions) (*Scenario, error) {
-	f, err := os.Open(path)
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data, opts)
+}
+
+// ReadFile reads a scenario file: at most MaxFileSize+1 bytes, so that
+// Parse can report a larger file as too large. Only a regular file is
+// read: a FIFO would block until something writes to it, and a device
+// such as /dev/zero never ends. The file is opened without blocking and
+// checked again once open, so it cannot be swapped for a FIFO between the
+// check and the read. Errors name path.
+func ReadFile(path string) ([]byte, error) {
+	if info, err := os.Stat(path); err != nil {
+		return nil, ioError(path, err)
+	} else if err := regular(info); err != nil {
+		return nil, ioError(path, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, ioError(path, err)
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, ioError(path, err)
+	}
+	if err := regular(info); err != nil {
+		return nil, ioError(path, err)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, ioError(path, err)
 	}
-	return Parse(path, data, opts)
+	return data, nil
+}
+
+// regular refuses what is not a regular file, naming what it is.
+func regular(info fs.FileInfo) error {
+	mode := info.Mode()
+	switch {
+	case mode.IsRegular():
+		return nil
+	case mode.IsDir():
+		return errors.New("is a directory, not a scenario file")
+	case mode&fs.ModeNamedPipe != 0:
+		return errors.New("is a named pipe (FIFO), not a regular file: a scenario is read from a file")
+	case mode&fs.ModeSocket != 0:
+		return errors.New("is a socket, not a regular file: a scenario is read from a file")
+	case mode&fs.ModeDevice != 0:
+		return errors.New("is a device, not a regular file: a scenario is read from a file")
+	}
+	return errors.New("is not a regular file: a scenario is read from a file")
 }
 
 // ioError wraps err with path once, whether or not err already names it.
@@ -66,7 +116,7 @@ func ioError(path string, err error) error {
 // ErrorList of *Error values carrying file:line:col. Parse is safe for
 // concurrent use.
 func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
-	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}}
+	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}, secrets: secretSet{}}
 	if len(data) > MaxFileSize {
 		return nil, ErrorList{Errorf(Pos{File: file, Line: 1, Col: 1}, "the file is larger than %d MiB", MaxFileSize>>20)}
 	}
@@ -82,7 +132,10 @@ func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
 	if err := d.finish(); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
+	// The hash is of the file as a segment part stores it, secrets
+	// redacted, so that merge can check a part's source against it; a
+	// rotated token does not make another scenario either.
+	sum := sha256.Sum256([]byte(s.Redact(string(data))))
 	s.Hash = hex.EncodeToString(sum[:])
 	return s, nil
 }
@@ -96,6 +149,12 @@ func (d *decoder) finish() error {
 	d.errs = slices.CompactFunc(d.errs, func(a, b *Error) bool { return *a == *b })
 	if len(d.errs) == 0 {
 		return nil
+	}
+	// A diagnostic may quote a value that turned out to be a credential
+	// (a secret variable used where a number was expected, say).
+	red := d.secrets.redactor()
+	for _, e := range d.errs {
+		e.Msg = red.Redact(e.Msg)
 	}
 	return d.errs
 }

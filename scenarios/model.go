@@ -94,6 +94,12 @@ type Scenario struct {
 	// Monitor names a process started elsewhere whose CPU and memory are
 	// sampled during the run; nil for none. Ignored when Server is set.
 	Monitor *Monitor
+	// Secrets are the scenario's secret values, longest first: those of
+	// credential headers (Authorization, Cookie, X-Api-Key…), URL
+	// passwords and secret-looking query parameters, of the variables
+	// substituted into them, and of the variables marked secret. Redact
+	// replaces them; values shorter than MinSecretLen are left out.
+	Secrets Redactor
 }
 
 // Server is how to start, await and stop a system under test (SPEC §8).

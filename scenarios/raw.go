@@ -13,7 +13,7 @@ type rawScenario struct {
 	root                       *yaml.Node
 	ok                         bool
 	version, name, description *yaml.Node
-	vars                       []pair
+	vars                       []rawVar
 	matrixKey                  *yaml.Node
 	matrix                     []rawAxis
 	targetsKey, phasesKey      *yaml.Node
@@ -22,6 +22,13 @@ type rawScenario struct {
 	thresholds                 []*rawThreshold
 	server                     *rawServer
 	monitor                    *rawMonitor
+}
+
+// rawVar is one entry of `vars:`, written `name: value` or
+// `name: {value: ..., secret: true}`.
+type rawVar struct {
+	key, val *yaml.Node
+	secret   *yaml.Node // nil unless the long form says
 }
 
 type rawAxis struct {
@@ -101,7 +108,7 @@ var scenarioFields = []field[rawScenario]{
 	scalarField("version", anInteger, func(s *rawScenario) **yaml.Node { return &s.version }),
 	scalarField("name", aName, func(s *rawScenario) **yaml.Node { return &s.name }),
 	scalarField("description", aString, func(s *rawScenario) **yaml.Node { return &s.description }),
-	{name: "vars", set: func(d *decoder, s *rawScenario, _, v *yaml.Node) { s.vars = d.scalarMap(v, "vars") }},
+	{name: "vars", set: func(d *decoder, s *rawScenario, _, v *yaml.Node) { s.vars = d.vars(v) }},
 	{name: "targets", set: func(d *decoder, s *rawScenario, k, v *yaml.Node) {
 		s.targetsKey = k
 		for _, n := range d.seq(v, "targets") {
@@ -259,6 +266,44 @@ var thresholdFields = []field[rawThreshold]{
 	scalarField("target", aName, func(t *rawThreshold) **yaml.Node { return &t.target }),
 	{name: "abort"},
 	{name: "window"},
+}
+
+var varFields = []field[rawVar]{
+	scalarField("value", aValue, func(v *rawVar) **yaml.Node { return &v.val }),
+	scalarField("secret", aBool, func(v *rawVar) **yaml.Node { return &v.secret }),
+}
+
+// vars reads `vars:`: each entry a scalar, or a mapping with a value and
+// whether it is secret.
+func (d *decoder) vars(n *yaml.Node) []rawVar {
+	n = d.deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "vars: expected a mapping, got %s", describe(n))
+		return nil
+	}
+	var out []rawVar
+	for _, kv := range d.pairs(n, 0) {
+		if d.exhausted() {
+			break
+		}
+		v := d.deref(kv.val)
+		switch v.Kind {
+		case yaml.ScalarNode:
+			out = append(out, rawVar{key: kv.key, val: v})
+		case yaml.MappingNode:
+			rv := rawVar{key: kv.key}
+			if fields(d, v, "vars."+kv.key.Value, "variable", varFields, &rv) {
+				if rv.val == nil {
+					d.errorf(v, "vars.%s: missing required field %q", kv.key.Value, "value")
+					continue
+				}
+				out = append(out, rv)
+			}
+		default:
+			d.errorf(v, "vars.%s: expected %s or {value: ..., secret: true}, got %s", kv.key.Value, aValue, describe(v))
+		}
+	}
+	return out
 }
 
 // scenario runs the first pass over the document's root node.

@@ -21,16 +21,21 @@ type resolver struct {
 	vars   *varTable
 	matrix map[string]string
 	where  string // names the scenario-wide fields, for matrix-key errors
+	// used collects the values substituted since it was last cleared, so
+	// that a variable used in a credential becomes a secret itself.
+	used []string
 }
 
 func (r *resolver) lookup(name string) (string, error) {
 	if v, ok := r.matrix[name]; ok {
+		r.used = append(r.used, v)
 		return v, nil
 	}
 	if r.matrix == nil && r.vars.matrixKeys[name] {
 		return "", fmt.Errorf("matrix variable %q cannot be used in %s", name, strings.ReplaceAll(r.where, "NAME", name))
 	}
 	if v, ok := r.vars.lookup(name); ok {
+		r.used = append(r.used, v)
 		return v, nil
 	}
 	return "", fmt.Errorf("undefined variable %q (define it under vars:, pass --var %s=..., or set %s%s)", name, name, EnvPrefix, name)

@@ -63,6 +63,7 @@ func TestSchemaMatchesDecoder(t *testing.T) {
 		{"server", def("server"), fieldNames(serverFields, true)},
 		{"ready", def("ready"), fieldNames(readyFields, true)},
 		{"monitor", def("monitor"), fieldNames(monitorFields, true)},
+		{"var", def("var"), fieldNames(varFields, true)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.object, func(t *testing.T) {
@@ -102,7 +103,7 @@ func TestSchemaAcceptsCorpus(t *testing.T) {
 		})
 	}
 	for _, name := range []string{"unknown-field-top", "unknown-field-target", "unknown-field-phase", "unknown-field-expect", "unsupported", "no-stop", "version-2", "bad-duration", "bad-type",
-		"tcp-and-http", "tcp-framing-errors", "tcp-step-errors", "server-and-monitor", "server-errors", "monitor-errors"} {
+		"tcp-and-http", "tcp-framing-errors", "tcp-step-errors", "server-and-monitor", "server-errors", "monitor-errors", "url-secrets"} {
 		t.Run(name, func(t *testing.T) {
 			doc := loadYAML(t, filepath.Join(corpus, "err", name+".yaml"))
 			if problems := validate(root, root, doc, "$"); len(problems) == 0 {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -195,14 +196,32 @@ func mergeHeaders(base, over []Header) []Header {
 // url resolves an absolute http(s) URL; it returns the text as written
 // (after substitution) and its parsed form, nil when invalid.
 func (r *resolver) url(n *yaml.Node, label string) (string, *url.URL) {
+	r.used = r.used[:0]
 	s, ok := r.text(n)
 	if !ok {
 		return "", nil
 	}
 	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		r.d.errorf(n, "%s: expected an absolute http:// or https:// URL, got %q", label, s)
+	if err == nil {
+		pieces := urlSecrets(u)
+		r.d.secrets.add(pieces...)
+		r.d.secrets.addUsed(r.used, pieces)
+	}
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		r.d.errorf(n, "%s: expected an absolute http:// or https:// URL, got %q", label, MaskURL(s))
 		return "", nil
+	}
+	if u.Hostname() == "" {
+		r.d.errorf(n, "%s: %q has no host", label, MaskURL(s))
+		return "", nil
+	}
+	// The same rule as a TCP address: a port the dialer would refuse, or
+	// one that makes every request fail at once, is a mistake to report now.
+	if port := u.Port(); port != "" || strings.HasSuffix(u.Host, ":") {
+		if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
+			r.d.errorf(n, "%s: port %q is not a number from 1 to 65535", label, port)
+			return "", nil
+		}
 	}
 	return s, u
 }
@@ -241,7 +260,13 @@ func (r *resolver) headers(kvs []pair) []Header {
 			r.d.errorf(kv.key, "headers: %q is not a valid header name", name)
 			continue
 		}
+		r.used = r.used[:0]
 		v, ok := r.text(kv.val)
+		if secretHeader(name) {
+			pieces := headerSecrets(name, v)
+			r.d.secrets.add(pieces...)
+			r.d.secrets.addUsed(r.used, pieces)
+		}
 		if !ok {
 			continue
 		}

@@ -80,50 +80,85 @@ func substitute(s string, lookup func(name string) (string, error)) (string, []v
 	return b.String(), errs
 }
 
-// varTable resolves scenario variables by precedence: --var values, then
-// the environment, then the file's `vars:`.
+// varTable resolves scenario variables by precedence: --secret-var and
+// --var values, then the environment (LOADGATE_SECRET_VAR_ before
+// LOADGATE_VAR_), then the file's `vars:`.
 type varTable struct {
 	cli        map[string]string
+	secretCLI  map[string]string
 	env        func(string) (string, bool)
 	file       map[string]string
 	fileOrder  []string
 	matrixKeys map[string]bool
-	envCache   map[string]*string // nil entry: not in the environment
+	envCache   map[string]*envValue // nil entry: not in the environment
+	// secret names the variables marked secret: `secret: true` in the
+	// file, --secret-var, LOADGATE_SECRET_VAR_. Their values are redacted
+	// wherever the variable's value came from.
+	secret map[string]bool
+}
+
+// envValue is a variable found in the environment.
+type envValue struct {
+	value  string
+	secret bool // found under SecretEnvPrefix
 }
 
 func newVarTable(opts LoadOptions) *varTable {
-	return &varTable{
+	t := &varTable{
 		cli:        opts.Vars,
+		secretCLI:  opts.SecretVars,
 		env:        opts.LookupEnv,
 		file:       map[string]string{},
 		matrixKeys: map[string]bool{},
-		envCache:   map[string]*string{},
+		envCache:   map[string]*envValue{},
+		secret:     map[string]bool{},
 	}
+	for name := range opts.SecretVars {
+		t.secret[name] = true
+	}
+	return t
 }
 
 func (t *varTable) lookup(name string) (string, bool) {
+	if v, ok := t.secretCLI[name]; ok {
+		return v, true
+	}
 	if v, ok := t.cli[name]; ok {
 		return v, true
 	}
 	if v := t.fromEnv(name); v != nil {
-		return *v, true
+		return v.value, true
 	}
 	v, ok := t.file[name]
 	return v, ok
 }
 
-func (t *varTable) fromEnv(name string) *string {
+func (t *varTable) fromEnv(name string) *envValue {
 	if t.env == nil {
 		return nil
 	}
 	v, seen := t.envCache[name]
 	if !seen {
-		if s, ok := t.env(EnvPrefix + name); ok {
-			v = &s
+		if s, ok := t.env(SecretEnvPrefix + name); ok {
+			v = &envValue{value: s, secret: true}
+			t.secret[name] = true
+		} else if s, ok := t.env(EnvPrefix + name); ok {
+			v = &envValue{value: s}
 		}
 		t.envCache[name] = v
 	}
 	return v
+}
+
+// secretValues returns the values of the variables marked secret.
+func (t *varTable) secretValues() []string {
+	var out []string
+	for name := range t.secret {
+		if v, ok := t.lookup(name); ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // effective returns every variable with a value: those of the file and of
@@ -139,6 +174,9 @@ func (t *varTable) effective() map[string]string {
 		add(name)
 	}
 	for name := range t.cli {
+		add(name)
+	}
+	for name := range t.secretCLI {
 		add(name)
 	}
 	for name, v := range t.envCache {

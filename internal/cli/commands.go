@@ -13,9 +13,9 @@ import (
 )
 
 func validateCommand(args []string, env Env) error {
-	vars := varFlag{}
-	fs := newFlagSet("validate", env.Stderr, "validate [--var K=V] SCENARIO...")
-	fs.Var(vars, "var", "set scenario variable `K=V` (repeatable)")
+	vars, secretVars := varFlag{}, varFlag{}
+	fs := newFlagSet("validate", env.Stderr, "validate [--var K=V] [--secret-var K=V] SCENARIO...")
+	registerVars(fs, vars, secretVars)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return silentUsage(err)
@@ -24,7 +24,7 @@ func validateCommand(args []string, env Env) error {
 		fs.Usage()
 		return withCode(ExitUsage, errors.New("validate: no scenario given"))
 	}
-	plans, err := loadPlans(files, vars, env)
+	plans, err := loadPlans(files, vars, secretVars, env)
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func demoCommand(ctx context.Context, args []string, env Env) error {
 	for k, v := range opts.vars {
 		vars[k] = v
 	}
-	sc, err := scenarios.Parse("demo.yaml", demoScenario, scenarios.LoadOptions{Vars: vars, LookupEnv: env.LookupEnv})
+	sc, err := scenarios.Parse("demo.yaml", demoScenario, scenarios.LoadOptions{Vars: vars, SecretVars: opts.secretVars, LookupEnv: env.LookupEnv})
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}

@@ -15,6 +15,7 @@ type runOptions struct {
 	markdown   string
 	json       string
 	vars       varFlag
+	secretVars varFlag
 	logLevel   string
 	logFormat  string
 	quiet      bool
@@ -41,6 +42,12 @@ func (v varFlag) Set(s string) error {
 	return nil
 }
 
+// registerVars adds --var and --secret-var, shared by run, demo and validate.
+func registerVars(fs *flag.FlagSet, vars, secretVars varFlag) {
+	fs.Var(vars, "var", "set scenario variable `K=V` (repeatable; overrides LOADGATE_VAR_K and the file)")
+	fs.Var(secretVars, "secret-var", "set scenario variable `K=V` and mark it secret: its value is redacted from every report, part, log and error (repeatable; overrides --var, LOADGATE_SECRET_VAR_K and the file)")
+}
+
 // envDefault returns the LOADGATE_* value of a flag, so that flags given on
 // the command line still win over the environment.
 func envDefault(env Env, name, def string) string {
@@ -56,9 +63,9 @@ func envBool(env Env, name string) bool {
 }
 
 func (o *runOptions) register(fs *flag.FlagSet, env Env) {
-	o.vars = varFlag{}
+	o.vars, o.secretVars = varFlag{}, varFlag{}
 	o.registerOutputs(fs, env)
-	fs.Var(o.vars, "var", "set scenario variable `K=V` (repeatable; overrides LOADGATE_VAR_K and the file)")
+	registerVars(fs, o.vars, o.secretVars)
 	fs.StringVar(&o.logLevel, "log-level", envDefault(env, "log-level", "warn"), "log `level` on stderr: trace, debug, info, warn, error")
 	fs.StringVar(&o.logFormat, "log-format", envDefault(env, "log-format", "console"), "log `format`: console or json")
 	fs.BoolVar(&o.noProgress, "no-progress", envBool(env, "no-progress"), "no live progress lines")

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"slices"
@@ -37,7 +36,7 @@ func runCommand(ctx context.Context, args []string, env Env) error {
 		fs.Usage()
 		return withCode(ExitUsage, errors.New("run: no scenario given"))
 	}
-	plans, err := loadPlans(files, opts.vars, env)
+	plans, err := loadPlans(files, opts.vars, opts.secretVars, env)
 	if err != nil {
 		return err
 	}
@@ -62,7 +61,7 @@ type plan struct {
 
 // loadPlans parses every scenario and compiles every rule before any
 // traffic is sent, so a typo in the last file cannot waste a long run.
-func loadPlans(args []string, vars map[string]string, env Env) ([]plan, error) {
+func loadPlans(args []string, vars, secretVars map[string]string, env Env) ([]plan, error) {
 	files, err := scenarios.Expand(args)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -76,14 +75,14 @@ func loadPlans(args []string, vars map[string]string, env Env) ([]plan, error) {
 			problems = append(problems, err.Error())
 			continue
 		}
-		sc, err := scenarios.Parse(f, src, scenarios.LoadOptions{Vars: vars, LookupEnv: env.LookupEnv})
+		sc, err := scenarios.Parse(f, src, scenarios.LoadOptions{Vars: vars, SecretVars: secretVars, LookupEnv: env.LookupEnv})
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
 		}
 		p, err := compilePlan(sc)
 		if err != nil {
-			problems = append(problems, err.Error())
+			problems = append(problems, sc.Redact(err.Error()))
 			continue
 		}
 		p.source = src
@@ -101,29 +100,11 @@ func loadPlans(args []string, vars map[string]string, env Env) ([]plan, error) {
 }
 
 // readScenario reads a scenario file as scenarios.Load does, keeping the
-// bytes: a segment part carries them so that merge judges exactly the
-// file that was run, even if it changed on disk in the meantime.
+// bytes: a segment part carries them (redacted) so that merge judges
+// exactly the file that was run, even if it changed on disk in the
+// meantime. A FIFO or a device is refused rather than waited on.
 func readScenario(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, pathError(path, err)
-	}
-	defer f.Close()
-	// One byte over the limit lets Parse report the file as too large.
-	data, err := io.ReadAll(io.LimitReader(f, scenarios.MaxFileSize+1))
-	if err != nil {
-		return nil, pathError(path, err)
-	}
-	return data, nil
-}
-
-// pathError names path once, whether or not err already does.
-func pathError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return fmt.Errorf("%s: %w", path, err)
+	return scenarios.ReadFile(path)
 }
 
 func compilePlan(sc *scenarios.Scenario) (plan, error) {
@@ -138,6 +119,7 @@ func compilePlan(sc *scenarios.Scenario) (plan, error) {
 // exit code. Reports are written even when the run was interrupted or failed
 // part-way, so nothing measured is lost.
 func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error {
+	env = redactEnv(env, plans)
 	log, err := newLogger(env.Stderr, opts.logLevel, opts.logFormat)
 	if err != nil {
 		return withCode(ExitUsage, err)
@@ -212,6 +194,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	meta.Interrupted = ctx.Err() != nil
 	run := reporters.NewRun(meta, inputs)
 	sched.markPart(run, plans, empty, skew)
+	redactRun(run, plans)
 	if err := writeOutputs(run, opts, env.Stdout); err != nil {
 		return withCode(ExitRun, err)
 	}
@@ -286,7 +269,7 @@ func judged(run *reporters.Run) error {
 }
 
 func isTTY(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := file(w)
 	return ok && reporters.TTY(f)
 }
 

@@ -203,7 +203,12 @@ func zeroShare(phases []scenarios.Phase, seg runner.Segment) string {
 }
 
 // markPart turns the results document into a part: the segment block, and
-// per scenario the source and variables that merge parses again.
+// per scenario the source and variables that merge parses again. A part is
+// uploaded and shared like any report (SPEC §10), so both are stored with
+// the scenario's secrets redacted, by value: whatever name a variable has,
+// its value is hidden when it reached a credential or was marked secret.
+// Merge never sends a request, so a redacted header costs it nothing, and
+// the scenario's hash is of the redacted file, so merge's check holds.
 func (s schedule) markPart(run *reporters.Run, plans []plan, empty []bool, skew time.Duration) {
 	if !s.part {
 		return
@@ -218,31 +223,12 @@ func (s schedule) markPart(run *reporters.Run, plans []plan, empty []bool, skew 
 		if i >= len(plans) {
 			break
 		}
-		sr.Source = string(plans[i].source)
-		sr.Vars = redactVars(plans[i].scenario.Vars)
+		sc := plans[i].scenario
+		sr.Source = sc.Redact(string(plans[i].source))
+		sr.Vars = make(map[string]string, len(sc.Vars))
+		for k, v := range sc.Vars {
+			sr.Vars[k] = sc.Redact(v)
+		}
 		sr.NothingToSend = empty[i]
 	}
-}
-
-// secretWords mark variables whose values must not travel in a part,
-// which is uploaded and shared like any report (SPEC §10). Merge never
-// sends a request, so a redacted header value costs it nothing.
-var secretWords = []string{"token", "secret", "password", "passwd", "authorization", "cookie", "apikey", "api_key", "credential", "private"}
-
-// redacted replaces a secret-looking variable's value in a part.
-const redacted = "REDACTED"
-
-func redactVars(vars map[string]string) map[string]string {
-	out := make(map[string]string, len(vars))
-	for k, v := range vars {
-		lk := strings.ToLower(k)
-		for _, w := range secretWords {
-			if strings.Contains(lk, w) {
-				v = redacted
-				break
-			}
-		}
-		out[k] = v
-	}
-	return out
 }
