@@ -101,8 +101,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 			res.Cases = collect(results)
 			return res, err
 		}
-		if runCtx.Err() == nil {
-			for _, i := range group {
+		for _, i := range group {
+			redactSamples(sc, results[i])
+			if runCtx.Err() == nil {
 				results[i].Err = CarriedOut(results[i].Measured(""))
 			}
 		}
@@ -113,6 +114,16 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 	}
 	res.Interrupted = ctx.Err() != nil
 	return res, nil
+}
+
+// redactSamples removes the scenario's secrets from the error messages a
+// case kept: a client's error may quote the request's URL, token and all.
+func redactSamples(sc *scenarios.Scenario, cr *CaseResult) {
+	for _, p := range cr.Phases {
+		for k, msg := range p.ErrorSamples {
+			p.ErrorSamples[k] = sc.Redact(msg)
+		}
+	}
 }
 
 // collect keeps the cases that started, in scenario order.

@@ -26,7 +26,7 @@ vars:
 targets:
   - name: api
     http:
-      url: http://user:${pw}@${host}/?token=${sig}
+      url: http://user:${pw}@${host}/echo?token=${sig}
       method: POST
       headers:
         Authorization: Bearer ${jwt}
