@@ -63,12 +63,6 @@ func TestMarkdownChartIsSmall(t *testing.T) {
 	}
 }
 
-func TestMarkdownEscapesPipes(t *testing.T) {
-	if got, want := mdCell("a || b\nc"), `a \|\| b c`; got != want {
-		t.Errorf("mdCell = %q, want %q", got, want)
-	}
-}
-
 func TestKneeIndex(t *testing.T) {
 	tests := []struct {
 		name string

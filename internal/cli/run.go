@@ -204,13 +204,13 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 			for _, c := range res.Cases {
 				if c.Err != "" {
 					runFailed = true
-					fmt.Fprintf(env.Stderr, "loadgate: %s: case %q: %s\n", p.scenario.Name, c.ID, c.Err)
+					fmt.Fprintln(env.Stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: case %q: %s", p.scenario.Name, c.ID, c.Err)))
 				}
 			}
 		}
 		if err != nil {
 			runFailed = true
-			fmt.Fprintf(env.Stderr, "loadgate: %s: %v\n", p.scenario.Name, err)
+			fmt.Fprintln(env.Stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: %v", p.scenario.Name, err)))
 		}
 		inputs = append(inputs, in)
 	}
