@@ -120,11 +120,13 @@ func (g github) writeSummary(run *reporters.Run) error {
 	return f.Close()
 }
 
-// Workflow command escaping, as the Actions runner decodes it.
+// Workflow command escaping, as the Actions runner decodes it, after the
+// console's: the log is a terminal too, and an ESC in a rule or a server's
+// message must not recolour or hide lines of it.
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(reporters.ConsoleText(s))
 }
 
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(reporters.ConsoleText(s))
 }
