@@ -59,8 +59,13 @@ type CaseComparison struct {
 
 // Compare judges cand against base. The documents are matched scenario by
 // scenario and case by case; each matched case is judged on CompareMetrics
-// with the trials of all its measured phases.
+// with the trials of all its measured phases. It refuses, rather than
+// report "no regression" over nothing, two documents that are not
+// comparable (see comparable).
 func Compare(base, cand *Run, opts CompareOptions) (*Comparison, error) {
+	if err := comparable(base, cand, opts); err != nil {
+		return nil, err
+	}
 	c := &Comparison{
 		Base: base, New: cand, Options: opts,
 		EnvDifferences: FingerprintDiff(base.Fingerprint(), cand.Fingerprint(), "base", "new"),
@@ -125,6 +130,10 @@ func Compare(base, cand *Run, opts CompareOptions) (*Comparison, error) {
 			}
 		}
 		c.Scenarios = append(c.Scenarios, sc)
+	}
+	if c.Cases() == 0 {
+		return nil, fmt.Errorf("%w: no case was measured in both %s and %s (%s)",
+			ErrNotComparable, opts.BaseName, opts.NewName, c.unmatched())
 	}
 	return c, nil
 }

@@ -59,11 +59,11 @@ func (t verdictTally) String() string {
 
 func mdHeadline(b *bytes.Buffer, run *Run) {
 	verdict := "✅ loadgate: passed"
-	if !run.Passed {
+	switch {
+	case run.Interrupted:
+		verdict = interruptedHeadline
+	case !run.Passed:
 		verdict = "❌ loadgate: failed"
-	}
-	if run.Interrupted {
-		verdict += " (interrupted)"
 	}
 	if run.Invalid() {
 		verdict += " (invalid: generator saturated)"
@@ -160,6 +160,8 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 	icon := "✅"
 	t := tally(sr.allVerdicts())
 	switch {
+	case sr.Interrupted:
+		icon = "⏹"
 	case !sr.passed():
 		icon = "❌"
 	case t[classWarn] > 0:

@@ -36,17 +36,6 @@ func TestWriteMarkdownGolden(t *testing.T) {
 	}
 }
 
-func TestWriteMarkdownPassedInterrupted(t *testing.T) {
-	run := NewRun(Meta{Interrupted: true}, nil)
-	var b bytes.Buffer
-	if err := WriteMarkdown(&b, run); err != nil {
-		t.Fatal(err)
-	}
-	if got := b.String(); !strings.HasPrefix(got, "## ✅ loadgate: passed (interrupted)\n\n> ⏹ **Interrupted:**") {
-		t.Errorf("headline:\n%s", got)
-	}
-}
-
 func TestMarkdownChartIsSmall(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteMarkdown(&b, fixtureRun()); err != nil {
