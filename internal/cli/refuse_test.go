@@ -166,8 +166,10 @@ func at(doc map[string]any, path ...any) map[string]any {
 	return cur.(map[string]any)
 }
 
-func firstCase(doc map[string]any) map[string]any  { return at(doc, "scenarios", 0, "cases", 0) }
-func firstPhase(doc map[string]any) map[string]any { return at(doc, "scenarios", 0, "cases", 0, "phases", 0) }
+func firstCase(doc map[string]any) map[string]any { return at(doc, "scenarios", 0, "cases", 0) }
+func firstPhase(doc map[string]any) map[string]any {
+	return at(doc, "scenarios", 0, "cases", 0, "phases", 0)
+}
 
 func TestCompareRefusesWhatIsNotComparable(t *testing.T) {
 	srv := startServer(t, demoserver.Config{})
