@@ -68,7 +68,7 @@ func mdABVerdicts(b *bytes.Buffer, sr *ScenarioRun) {
 	}
 	for _, t := range order {
 		vs := byTarget[t]
-		fmt.Fprintf(b, "- %s `%s` against `%s`: %s\n", worstIcon(vs), mdCell(t), mdCell(against[t]), tally(vs))
+		fmt.Fprintf(b, "- %s %s against %s: %s\n", worstIcon(vs), mdCode(t), mdCode(against[t]), tally(vs))
 	}
 	b.WriteString("\nEach case against the baseline target's case of the same matrix values in this run; figures read this target vs the baseline target (change).\n\n")
 
@@ -79,16 +79,16 @@ func mdABVerdicts(b *bytes.Buffer, sr *ScenarioRun) {
 	}
 	b.WriteString(head + " verdicts |\n" + sep + ":--|\n")
 	for _, p := range pairs {
-		fmt.Fprintf(b, "| `%s` |", mdCell(p.cand.ID))
+		fmt.Fprintf(b, "| %s |", mdCode(p.cand.ID))
 		if p.ref == nil {
-			fmt.Fprintf(b, " — (`%s` has no such case) | %s | %s |", mdCell(p.target),
+			fmt.Fprintf(b, " — (%s has no such case) | %s | %s |", mdCode(p.target),
 				fmtRate(p.cand.Stats.RPS), fmtDur(p.cand.Stats.Latency.P99))
 			if server {
 				b.WriteString(" — | — |")
 			}
 		} else {
 			cs, rs := p.cand.Stats, p.ref.Stats
-			fmt.Fprintf(b, " `%s` | %s | %s |", mdCell(p.ref.ID),
+			fmt.Fprintf(b, " %s | %s | %s |", mdCode(p.ref.ID),
 				versus(cs.RPS, rs.RPS, fmtRate),
 				versus(float64(cs.Latency.P99), float64(rs.Latency.P99), func(f float64) string { return fmtDur(time.Duration(f)) }))
 			if server {
@@ -103,15 +103,15 @@ func mdABVerdicts(b *bytes.Buffer, sr *ScenarioRun) {
 		}
 		lines := make([]string, len(p.verdicts))
 		for i, v := range p.verdicts {
-			name := "`" + mdCell(v.Rule) + "`"
+			name := mdCode(v.Rule)
 			if v.Name != "" && v.Name != v.Rule {
-				name = mdCell(v.Name)
+				name = mdText(v.Name)
 			}
 			detail := v.Reason
 			if detail == "" {
 				detail = v.Actual
 			}
-			lines[i] = verdictIcon(v) + " " + name + ": " + mdCell(detail)
+			lines[i] = verdictIcon(v) + " " + name + ": " + mdText(detail)
 		}
 		b.WriteString(" " + strings.Join(lines, "<br>") + " |\n")
 	}

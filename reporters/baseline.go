@@ -30,9 +30,10 @@ type baselineDoc struct {
 var _ assertions.Baseline = (*Baseline)(nil)
 
 // LoadBaseline reads a results file, or every *.json file of a directory
-// (not its subdirectories). Every file read must be a results document of
-// this schema: a stray file in a baseline directory is a mistake worth
-// hearing about, not something to skip in silence.
+// (not its subdirectories). Every file read must be a complete results
+// document of this schema: a stray file or an interrupted run in a
+// baseline directory is a mistake worth hearing about, not something to
+// skip in silence.
 func LoadBaseline(path string) (*Baseline, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -52,6 +53,9 @@ func LoadBaseline(path string) (*Baseline, error) {
 		run, err := ReadRunFile(f)
 		if err != nil {
 			return nil, err
+		}
+		if err := refuseInterrupted(run, "a baseline"); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
 		}
 		b.docs = append(b.docs, baselineDoc{path: f, run: run})
 	}

@@ -59,8 +59,13 @@ type CaseComparison struct {
 
 // Compare judges cand against base. The documents are matched scenario by
 // scenario and case by case; each matched case is judged on CompareMetrics
-// with the trials of all its measured phases.
+// with the trials of all its measured phases. It refuses, rather than
+// report "no regression" over nothing, two documents that are not
+// comparable (see comparable).
 func Compare(base, cand *Run, opts CompareOptions) (*Comparison, error) {
+	if err := comparable(base, cand, opts); err != nil {
+		return nil, err
+	}
 	c := &Comparison{
 		Base: base, New: cand, Options: opts,
 		EnvDifferences: FingerprintDiff(base.Fingerprint(), cand.Fingerprint(), "base", "new"),
@@ -126,6 +131,10 @@ func Compare(base, cand *Run, opts CompareOptions) (*Comparison, error) {
 		}
 		c.Scenarios = append(c.Scenarios, sc)
 	}
+	if c.Cases() == 0 {
+		return nil, fmt.Errorf("%w: no case was measured in both %s and %s (%s)",
+			ErrNotComparable, opts.BaseName, opts.NewName, c.unmatched())
+	}
 	return c, nil
 }
 
@@ -183,7 +192,7 @@ func WriteCompare(w io.Writer, c *Comparison) error {
 		label, name string
 		run         *Run
 	}{{"base", c.Options.BaseName, c.Base}, {"new", c.Options.NewName, c.New}} {
-		fmt.Fprintf(&b, "- **%s** `%s`: %s\n", side.label, mdCell(side.name), runIdentity(side.run))
+		fmt.Fprintf(&b, "- **%s** %s: %s\n", side.label, mdCode(side.name), runIdentity(side.run))
 	}
 	fmt.Fprintf(&b, "\n%s compared · tolerance %.1f%% · Mann–Whitney U on per-trial figures at α = %.2f · %d regressed, %d inconclusive, %d passed\n\n",
 		plural(c.Cases(), "case"), 100*c.Options.Tolerance, regression.Alpha,
@@ -209,7 +218,7 @@ func WriteCompare(w io.Writer, c *Comparison) error {
 			}
 			quoted := make([]string, len(only.ids))
 			for i, id := range only.ids {
-				quoted[i] = "`" + oneLine(id) + "`"
+				quoted[i] = mdCode(id)
 			}
 			fmt.Fprintf(&b, "%s: %s\n\n", only.label, strings.Join(quoted, ", "))
 		}
@@ -234,14 +243,14 @@ func runIdentity(r *Run) string {
 func runMeta(r *Run) []string {
 	var parts []string
 	if r.LoadgateVersion != "" {
-		parts = append(parts, "loadgate "+r.LoadgateVersion)
+		parts = append(parts, "loadgate "+mdText(r.LoadgateVersion))
 	}
 	if r.Commit != "" {
 		c := r.Commit
 		if len(c) > 12 {
 			c = c[:12]
 		}
-		parts = append(parts, "commit `"+c+"`")
+		parts = append(parts, "commit "+mdCode(c))
 	}
 	if h := mdHost(r.Host); h != "" {
 		parts = append(parts, h)
@@ -254,7 +263,7 @@ func runMeta(r *Run) []string {
 
 func compareCase(b *bytes.Buffer, cc CaseComparison) {
 	bs, ns := cc.Base.Stats, cc.New.Stats
-	fmt.Fprintf(b, "#### `%s`\n\n| metric | base | new | Δ |\n|:--|--:|--:|--:|\n", mdCell(cc.ID))
+	fmt.Fprintf(b, "#### %s\n\n| metric | base | new | Δ |\n|:--|--:|--:|--:|\n", mdCode(cc.ID))
 	trials := func(c *CaseRun) string { return fmt.Sprint(len(assertions.TrialsOf(c.Phases))) }
 	fmt.Fprintf(b, "| trials | %s | %s | |\n", trials(cc.Base), trials(cc.New))
 	num := func(label string, x, y float64, f func(float64) string) {
@@ -273,7 +282,7 @@ func compareCase(b *bytes.Buffer, cc CaseComparison) {
 	compareUsage(b, cc.Base.Server, cc.New.Server)
 	b.WriteString("\n| | judgement |\n|:-:|:--|\n")
 	for _, j := range cc.Judgements {
-		fmt.Fprintf(b, "| %s | %s |\n", judgementIcon(j.Status), mdCell(j.Reason))
+		fmt.Fprintf(b, "| %s | %s |\n", judgementIcon(j.Status), mdText(j.Reason))
 	}
 	b.WriteString("\n")
 }

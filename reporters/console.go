@@ -75,7 +75,12 @@ func (c *Console) Err() error {
 // silent reports whether progress output is off.
 func (c *Console) silent() bool { return c.opts.Quiet || c.opts.NoProgress }
 
-func (c *Console) write(s string) {
+// write prints text, names and messages included, with control characters
+// made visible (ConsoleText): every line of the console goes through here.
+func (c *Console) write(s string) { c.writeRaw(ConsoleText(s)) }
+
+// writeRaw prints s as it is; only the \r redraws of the live line need it.
+func (c *Console) writeRaw(s string) {
 	if c.err != nil {
 		return
 	}
@@ -144,7 +149,7 @@ func (c *Console) live(line string) {
 	if c.liveWidth > n {
 		pad = strings.Repeat(" ", c.liveWidth-n)
 	}
-	c.write("\r" + line + pad)
+	c.writeRaw("\r" + ConsoleText(line) + pad)
 	c.liveWidth = n
 }
 
@@ -153,7 +158,7 @@ func (c *Console) clearLive() {
 	if c.liveWidth == 0 {
 		return
 	}
-	c.write("\r" + strings.Repeat(" ", c.liveWidth) + "\r")
+	c.writeRaw("\r" + strings.Repeat(" ", c.liveWidth) + "\r")
 	c.liveWidth = 0
 }
 

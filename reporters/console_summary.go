@@ -30,7 +30,7 @@ func (c *Console) Summary(res *runner.ScenarioResult, verdicts []assertions.Verd
 			summaryCase(&b, res.Scenario, cr, c.opts.Quiet)
 		}
 		if res.Interrupted {
-			b.WriteString("Interrupted: the run was stopped early; figures are partial.\n\n")
+			b.WriteString(interruptedConsole)
 		}
 		for _, cr := range res.Cases {
 			if g := runner.Summarize(cr.Measured("")).Generator; g.Saturated {

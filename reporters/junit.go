@@ -93,11 +93,18 @@ const junitTime = "2006-01-02T15:04:05"
 // bytes) and the host's highest load1 (host_load1_max) when they were
 // sampled, and the baseline's figures and environment check when a baseline
 // was loaded; a baseline from a different environment is also noted in
-// <system-out>, and is a failing testcase under --strict-env.
+// <system-out>, and is a failing testcase under --strict-env. An
+// interrupted scenario gets a testcase "run completed" with an <error> of
+// type "interrupted", so that no consumer shows partial figures as green.
 func WriteJUnit(w io.Writer, run *Run) error {
 	doc := junitSuites{Suites: []junitSuite{}}
 	for i, sr := range run.Scenarios {
 		doc.Suites = append(doc.Suites, junitSuiteOf(i, run, sr))
+	}
+	if len(doc.Suites) == 0 && run.Interrupted {
+		// Stopped before the first scenario began: an empty document
+		// would read as green.
+		doc.Suites = append(doc.Suites, junitSuiteOf(0, run, &ScenarioRun{Name: "loadgate", Interrupted: true}))
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("write JUnit XML: %w", err)
@@ -143,6 +150,7 @@ func junitSuiteOf(id int, run *Run, sr *ScenarioRun) junitSuite {
 	var out []string
 	if sr.Interrupted || run.Interrupted {
 		out = append(out, "INTERRUPTED: the run was stopped early; figures are partial.")
+		s.Cases = append(s.Cases, junitInterrupted(name))
 	}
 	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
 		note := "BASELINE FROM A DIFFERENT ENVIRONMENT (" + oneLine(bi.File) + "): " + oneLine(envSummary(bi.Differences))

@@ -59,11 +59,11 @@ func (t verdictTally) String() string {
 
 func mdHeadline(b *bytes.Buffer, run *Run) {
 	verdict := "✅ loadgate: passed"
-	if !run.Passed {
+	switch {
+	case run.Interrupted:
+		verdict = interruptedHeadline
+	case !run.Passed:
 		verdict = "❌ loadgate: failed"
-	}
-	if run.Interrupted {
-		verdict += " (interrupted)"
 	}
 	if run.Invalid() {
 		verdict += " (invalid: generator saturated)"
@@ -112,7 +112,7 @@ func mdBaseline(b *bytes.Buffer, bi *BaselineInfo) {
 	if bi == nil {
 		return
 	}
-	src := "`" + mdCell(bi.File) + "`"
+	src := mdCode(bi.File)
 	if len(bi.Files) > 1 {
 		src += fmt.Sprintf(" (%d results files)", len(bi.Files))
 	}
@@ -134,15 +134,15 @@ func mdHost(h Host) string {
 	}
 	var parts []string
 	if h.OS != "" {
-		parts = append(parts, h.OS+"/"+h.Arch)
+		parts = append(parts, mdText(h.OS+"/"+h.Arch))
 	}
 	if h.Cores > 0 {
 		parts = append(parts, plural(h.Cores, "core"))
 	}
 	if h.CPUModel != "" {
-		parts = append(parts, h.CPUModel)
+		parts = append(parts, mdText(h.CPUModel))
 	}
-	s := "host `" + h.Hostname + "`"
+	s := "host " + mdCode(h.Hostname)
 	if len(parts) > 0 {
 		s += " (" + strings.Join(parts, ", ") + ")"
 	}
@@ -160,6 +160,8 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 	icon := "✅"
 	t := tally(sr.allVerdicts())
 	switch {
+	case sr.Interrupted:
+		icon = "⏹"
 	case !sr.passed():
 		icon = "❌"
 	case t[classWarn] > 0:
@@ -173,14 +175,14 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 	}
 	var id []string
 	if sr.File != "" {
-		id = append(id, "`"+sr.File+"`")
+		id = append(id, mdCode(sr.File))
 	}
 	if sr.Hash != "" {
 		h := sr.Hash
 		if len(h) > 12 {
 			h = h[:12]
 		}
-		id = append(id, "sha256 `"+h+"`")
+		id = append(id, "sha256 "+mdCode(h))
 	}
 	if sr.Interrupted {
 		id = append(id, "⏹ interrupted")
@@ -200,7 +202,7 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 		var failed []string
 		for _, c := range sr.Cases {
 			if c.Error != "" {
-				failed = append(failed, fmt.Sprintf("- ❌ `%s` could not run: %s\n", oneLine(c.ID), mdText(c.Error)))
+				failed = append(failed, fmt.Sprintf("- ❌ %s could not run: %s\n", mdCode(c.ID), mdText(c.Error)))
 			}
 		}
 		if len(failed) > 0 {
@@ -263,7 +265,7 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bo
 	b.WriteString(head + "\n" + sep + "\n")
 	for _, c := range sr.Cases {
 		st := c.Stats
-		name := "`" + mdCell(c.ID) + "`"
+		name := mdCode(c.ID)
 		if kneeAt[c] {
 			name += " 📈 knee"
 		}
@@ -320,8 +322,8 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bo
 	}
 	for _, c := range sr.Cases {
 		if c.Stats.Dropped > 0 {
-			fmt.Fprintf(b, "> ⚠️ `%s` dropped %s arrivals, which fell due while max_in_flight requests were outstanding and were never sent: the server, or the machine generating the load, could not keep up with the requested rate.\n\n",
-				oneLine(c.ID), group(c.Stats.Dropped))
+			fmt.Fprintf(b, "> ⚠️ %s dropped %s arrivals, which fell due while max_in_flight requests were outstanding and were never sent: the server, or the machine generating the load, could not keep up with the requested rate.\n\n",
+				mdCode(c.ID), group(c.Stats.Dropped))
 		}
 	}
 }
@@ -348,19 +350,19 @@ func mdThresholds(b *bytes.Buffer, vs []assertions.Verdict) {
 	b.WriteString("#### Thresholds\n\n")
 	b.WriteString("| | case | threshold | actual | where |\n|:-:|:--|:--|:--|:--|\n")
 	for _, v := range vs {
-		rule := "`" + mdCell(v.Rule) + "`"
+		rule := mdCode(v.Rule)
 		if v.Name != "" && v.Name != v.Rule {
-			rule = mdCell(v.Name) + ": " + rule
+			rule = mdText(v.Name) + ": " + rule
 		}
 		if v.Severity != "" && v.Severity != "fail" {
 			rule += " (" + string(v.Severity) + ")"
 		}
 		pos := where(v.Pos)
 		if pos != "" {
-			pos = "`" + pos + "`"
+			pos = mdCode(pos)
 		}
-		fmt.Fprintf(b, "| %s | `%s` | %s | %s | %s |\n",
-			verdictIcon(v), mdCell(v.Case), rule, mdCell(verdictActual(v)), pos)
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n",
+			verdictIcon(v), mdCode(v.Case), rule, mdText(verdictActual(v)), pos)
 	}
 	b.WriteString("\n")
 }
@@ -400,10 +402,10 @@ func mdSideBySide(b *bytes.Buffer, sr *ScenarioRun) {
 	b.WriteString("#### Side by side\n\n| matrix |")
 	sep := "|:--|"
 	for _, t := range targets {
-		fmt.Fprintf(b, " %s rps | %s p99 |", mdCell(t), mdCell(t))
+		fmt.Fprintf(b, " %s rps | %s p99 |", mdText(t), mdText(t))
 		sep += "--:|--:|"
 		if server {
-			fmt.Fprintf(b, " %s CPU | %s RSS max |", mdCell(t), mdCell(t))
+			fmt.Fprintf(b, " %s CPU | %s RSS max |", mdText(t), mdText(t))
 			sep += "--:|--:|"
 		}
 	}
@@ -413,7 +415,7 @@ func mdSideBySide(b *bytes.Buffer, sr *ScenarioRun) {
 		if label == "" {
 			label = "(all)"
 		}
-		fmt.Fprintf(b, "| %s |", mdCell(label))
+		fmt.Fprintf(b, "| %s |", mdText(label))
 		for _, t := range targets {
 			c := cells[row][t]
 			if c == nil {
@@ -437,17 +439,6 @@ func mdSideBySide(b *bytes.Buffer, sr *ScenarioRun) {
 	b.WriteString("\n")
 }
 
-// mdText makes free text safe for a Markdown line.
-func mdText(s string) string {
-	return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(oneLine(s))
-}
-
-// mdCell makes free text safe inside a table cell: GitHub splits cells on
-// every unescaped pipe, even inside code spans.
-func mdCell(s string) string {
-	return strings.ReplaceAll(oneLine(s), "|", "\\|")
-}
-
 // mdErrorSamples lists the first message of each error kind per case, so
 // that a reader learns what failed ("connection refused") from the summary
 // alone.
@@ -456,7 +447,7 @@ func mdErrorSamples(b *bytes.Buffer, sr *ScenarioRun) {
 	for _, c := range sr.Cases {
 		c.Stats.Errors.Each(func(kind string, n int64) {
 			if msg := c.Stats.ErrorSamples[kind]; n > 0 && msg != "" {
-				lines = append(lines, fmt.Sprintf("- `%s` %s × %s, first: %s\n", oneLine(c.ID), kind, group(n), mdText(msg)))
+				lines = append(lines, fmt.Sprintf("- %s %s × %s, first: %s\n", mdCode(c.ID), kind, group(n), mdText(msg)))
 			}
 		})
 	}

@@ -36,17 +36,6 @@ func TestWriteMarkdownGolden(t *testing.T) {
 	}
 }
 
-func TestWriteMarkdownPassedInterrupted(t *testing.T) {
-	run := NewRun(Meta{Interrupted: true}, nil)
-	var b bytes.Buffer
-	if err := WriteMarkdown(&b, run); err != nil {
-		t.Fatal(err)
-	}
-	if got := b.String(); !strings.HasPrefix(got, "## ✅ loadgate: passed (interrupted)\n\n> ⏹ **Interrupted:**") {
-		t.Errorf("headline:\n%s", got)
-	}
-}
-
 func TestMarkdownChartIsSmall(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteMarkdown(&b, fixtureRun()); err != nil {
@@ -60,12 +49,6 @@ func TestMarkdownChartIsSmall(t *testing.T) {
 		if n := strings.Count(line, ",") + 1; n > maxChartPoints {
 			t.Errorf("chart has %d points, want at most %d", n, maxChartPoints)
 		}
-	}
-}
-
-func TestMarkdownEscapesPipes(t *testing.T) {
-	if got, want := mdCell("a || b\nc"), `a \|\| b c`; got != want {
-		t.Errorf("mdCell = %q, want %q", got, want)
 	}
 }
 

@@ -41,9 +41,9 @@ type knee struct {
 
 // note is the sentence the Markdown report prints for the sweep.
 func (k knee) note() string {
-	who := "`" + k.target + "`"
+	who := mdCode(k.target)
 	if k.fixed != "" {
-		who += " (" + k.fixed + ")"
+		who += " (" + mdText(k.fixed) + ")"
 	}
 	if k.at == nil {
 		last := k.levels[len(k.levels)-1]
@@ -56,7 +56,7 @@ func (k knee) note() string {
 		growth = (n/a - 1) * 100
 	}
 	return fmt.Sprintf("> 📈 **Knee** %s at %s=%s: beyond it throughput grows by less than 10%% (%s → %s rps, %+.1f%%) while p99 goes %s → %s.\n",
-		who, kneeKey, matrixText(kneeLevel(k.at)), fmtRate(a), fmtRate(n), growth,
+		who, kneeKey, mdText(matrixText(kneeLevel(k.at))), fmtRate(a), fmtRate(n), growth,
 		fmtDur(k.at.Stats.Latency.P99), fmtDur(k.next.Stats.Latency.P99))
 }
 
@@ -238,7 +238,7 @@ func mdCharts(b *bytes.Buffer, sr *ScenarioRun) {
 	if len(pts) == 0 && len(cpu) == 0 {
 		return
 	}
-	title := strings.NewReplacer(`"`, "'", "\n", " ").Replace(sr.Name)
+	title := mermaidText(sr.Name)
 	b.WriteString("#### Over time\n\n")
 	if len(pts) > 0 {
 		rps := make([]string, len(pts))

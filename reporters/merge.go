@@ -150,8 +150,9 @@ func MergeParts(parts []Part) (*Merged, error) {
 	return m, nil
 }
 
-// checkSegments refuses anything but segments 1..N of one N, each once,
-// and returns the parts in segment order.
+// checkSegments refuses anything but segments 1..N of one N, each once and
+// none interrupted (a partial segment would pass off part of the load as
+// the whole), and returns the parts in segment order.
 func checkSegments(parts []Part) ([]Part, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("no parts to merge")
@@ -169,6 +170,9 @@ func checkSegments(parts []Part) ([]Part, error) {
 			count, countFrom = seg.Count, p.Name
 		case seg.Count != count:
 			return nil, fmt.Errorf("parts of different runs: %s is segment %s, %s is one of %d segments", p.Name, seg, countFrom, count)
+		}
+		if err := refuseInterrupted(p.Run, "merged"); err != nil {
+			return nil, fmt.Errorf("%s (segment %s): %w: its figures are partial; run that segment again", p.Name, seg, err)
 		}
 		if prev, dup := byIndex[seg.Index]; dup {
 			return nil, fmt.Errorf("segment %s is given twice: %s and %s", seg, prev.Name, p.Name)
@@ -199,7 +203,7 @@ func checkSegments(parts []Part) ([]Part, error) {
 
 // checkScenarios makes sure every part ran the same scenarios (same name,
 // same file contents, same variables) and returns their names in run
-// order. A part interrupted before it reached a scenario may lack it.
+// order.
 func checkScenarios(parts []Part) ([]string, error) {
 	type seen struct {
 		sr   *ScenarioRun
@@ -229,9 +233,6 @@ func checkScenarios(parts []Part) ([]string, error) {
 		}
 	}
 	for _, p := range parts {
-		if p.Run.Interrupted {
-			continue
-		}
 		for _, name := range names {
 			if !slices.ContainsFunc(p.Run.Scenarios, func(sr *ScenarioRun) bool { return sr.Name == name }) {
 				return nil, fmt.Errorf("parts of different runs: %s (segment %s) has no scenario %q, which %s ran",

@@ -30,7 +30,7 @@ type Run struct {
 	Interrupted     bool          `json:"interrupted,omitempty"` // stopped by SIGINT/SIGTERM: figures are partial
 	Commit          string        `json:"commit,omitempty"`      // git commit of the code under test
 	Host            Host          `json:"host"`
-	Passed          bool          `json:"passed"`             // no fail-level verdict failed and nothing errored
+	Passed          bool          `json:"passed"`             // no fail-level verdict failed, nothing errored, not interrupted
 	Baseline        *BaselineInfo `json:"baseline,omitempty"` // what --baseline loaded, and whether its environment matches
 	// Segment marks a part of a distributed run (run --segment, --start-at);
 	// nil for an ordinary run.
@@ -163,8 +163,9 @@ type ScenarioInput struct {
 
 // NewRun assembles the results document. Verdicts are grouped by case
 // (Verdict.Case == CaseResult.ID), warm-up phases are dropped, and Passed is
-// true only when no verdict fails the run, no scenario or case errored, and
-// no --strict-env baseline came from a different environment.
+// true only when no verdict fails the run, no scenario or case errored, the
+// run was not interrupted (partial figures are never a pass), and no
+// --strict-env baseline came from a different environment.
 func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 	run := &Run{
 		Schema:          Schema,
@@ -178,7 +179,7 @@ func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 		Baseline:        BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv),
 		Scenarios:       make([]*ScenarioRun, 0, len(inputs)),
 	}
-	if run.Baseline.EnvFailed() {
+	if run.Baseline.EnvFailed() || run.Interrupted {
 		run.Passed = false
 	}
 	for i, in := range inputs {
@@ -258,7 +259,7 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 
 // passed reports whether nothing in the scenario fails the run.
 func (sr *ScenarioRun) passed() bool {
-	if sr.Error != "" {
+	if sr.Error != "" || sr.Interrupted {
 		return false
 	}
 	for _, c := range sr.Cases {
@@ -297,7 +298,8 @@ func (sr *ScenarioRun) targets() []string {
 }
 
 // ReadRun decodes a results document. It refuses documents of another
-// schema rather than guessing at their meaning, and rebuilds what is not
+// schema rather than guessing at their meaning, and documents with figures
+// no run writes (see validate), and rebuilds what is not
 // stored: Stats.LatencyHist is merged again from the phases' histograms.
 func ReadRun(r io.Reader) (*Run, error) {
 	data, err := io.ReadAll(r)
@@ -343,6 +345,9 @@ func ReadRun(r io.Reader) (*Run, error) {
 			}
 			c.Stats.LatencyHist = runner.Summarize(c.Phases).LatencyHist
 		}
+	}
+	if err := validate(&run); err != nil {
+		return nil, err
 	}
 	return &run, nil
 }

@@ -270,7 +270,7 @@ func TestReadRunRejects(t *testing.T) {
 }
 
 func TestReadRunFillsMissingHistograms(t *testing.T) {
-	doc := `{"schema": 1, "scenarios": [{"name": "s", "cases": [{"id": "a", "phases": [{"name": "m", "requests": 3}]}]}]}`
+	doc := `{"schema": 1, "scenarios": [{"name": "s", "cases": [{"id": "a", "phases": [{"name": "m", "requests": 3, "succeeded": 3}]}]}]}`
 	run, err := ReadRun(strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)

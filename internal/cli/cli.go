@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/rs/zerolog"
+
+	"github.com/loadgate/loadgate/reporters"
 )
 
 // Exit codes (SPEC §1). They are the only values Main returns.
@@ -119,7 +121,7 @@ func report(err error, stderr io.Writer) int {
 		code = ee.code
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "loadgate: %s\n", strings.TrimSuffix(msg, "\n"))
+		fmt.Fprintf(stderr, "loadgate: %s\n", reporters.ConsoleText(strings.TrimSuffix(msg, "\n")))
 	}
 	return code
 }

@@ -401,12 +401,3 @@ func TestWorkflowCommandEscaping(t *testing.T) {
 	}
 }
 
-// readFile is a file's content; a missing file fails the test.
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}

@@ -85,7 +85,7 @@ func compareCommand(args []string, env Env) error {
 		problems = append(problems, fmt.Sprintf("%d inconclusive (--fail-on-inconclusive)", inconclusive))
 	}
 	if len(c.EnvDifferences) > 0 {
-		fmt.Fprintf(env.Stderr, "loadgate: compare: different environments: %s\n", strings.Join(c.EnvDifferences, "; "))
+		fmt.Fprintln(env.Stderr, reporters.ConsoleText("loadgate: compare: different environments: "+strings.Join(c.EnvDifferences, "; ")))
 		if *strictEnv {
 			problems = append(problems, "different environments (--strict-env)")
 		}

@@ -15,7 +15,7 @@ import (
 // Markdown summary is appended to $GITHUB_STEP_SUMMARY and every failing,
 // warning or inconclusive threshold becomes an annotation on its line of
 // the scenario file, inconclusive ones as warnings with the judgement's
-// reason.
+// reason. An interrupted run is an error annotation of its own.
 
 // stepSummaryLimit keeps the appended summary under GitHub's 1 MiB cap for a
 // step summary, leaving room for what other steps write.
@@ -45,6 +45,12 @@ func (g github) group(w io.Writer, title string) func() {
 func (g github) annotate(w io.Writer, run *reporters.Run) {
 	if !g.enabled {
 		return
+	}
+	if run.Interrupted {
+		// Verdicts of a partial run may all pass; the annotation must not
+		// let the run read as green.
+		fmt.Fprintf(w, "::error title=%s::%s\n", escapeProperty("loadgate: interrupted"),
+			escapeData("the run was interrupted (SIGINT/SIGTERM): partial results, not judged"))
 	}
 	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
 		level := "warning"
@@ -120,11 +126,13 @@ func (g github) writeSummary(run *reporters.Run) error {
 	return f.Close()
 }
 
-// Workflow command escaping, as the Actions runner decodes it.
+// Workflow command escaping, as the Actions runner decodes it, after the
+// console's: the log is a terminal too, and an ESC in a rule or a server's
+// message must not recolour or hide lines of it.
 func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return reporters.ConsoleText(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
 }
 
 func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return reporters.ConsoleText(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }

@@ -45,7 +45,7 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 		return withCode(ExitUsage, fmt.Errorf("merge: %w", err))
 	}
 	for _, w := range m.Warnings {
-		fmt.Fprintf(env.Stderr, "loadgate: merge: the segments differ: %s\n", w)
+		fmt.Fprintln(env.Stderr, reporters.ConsoleText("loadgate: merge: the segments differ: "+w))
 	}
 
 	meta := reporters.Meta{Version: m.Version, Commit: m.Commit, Host: m.Host, Start: m.Start, End: m.End,
@@ -80,12 +80,12 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 		for _, c := range ms.Result.Cases {
 			if c.Err != "" {
 				runFailed = true
-				fmt.Fprintf(env.Stderr, "loadgate: %s: case %q: %s\n", ms.Scenario.Name, c.ID, c.Err)
+				fmt.Fprintln(env.Stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: case %q: %s", ms.Scenario.Name, c.ID, c.Err)))
 			}
 		}
 		if ms.Err != nil {
 			runFailed = true
-			fmt.Fprintf(env.Stderr, "loadgate: %s: %v\n", ms.Scenario.Name, ms.Err)
+			fmt.Fprintln(env.Stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: %v", ms.Scenario.Name, ms.Err)))
 		}
 		inputs = append(inputs, in)
 	}

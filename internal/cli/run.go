@@ -244,13 +244,13 @@ func (r planRunner) run(ctx context.Context, p plan) (in reporters.ScenarioInput
 		for _, c := range res.Cases {
 			if c.Err != "" {
 				failed = true
-				fmt.Fprintf(r.stderr, "loadgate: %s: case %q: %s\n", p.scenario.Name, c.ID, c.Err)
+				fmt.Fprintln(r.stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: case %q: %s", p.scenario.Name, c.ID, c.Err)))
 			}
 		}
 	}
 	if err != nil {
 		failed = true
-		fmt.Fprintf(r.stderr, "loadgate: %s: %v\n", p.scenario.Name, err)
+		fmt.Fprintln(r.stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: %v", p.scenario.Name, err)))
 	}
 	return in, failed
 }

@@ -1,0 +1,163 @@
+package reporters
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/loadgate/loadgate/runner"
+)
+
+// maxRate bounds every per-second figure (rps, bytes per second) a results
+// document may carry: a thousand machines at ten million requests per
+// second each stay below it, while a hand-edited 1e308 does not, and would
+// otherwise overflow the integer formatting of every report.
+const maxRate = 1e12
+
+// ErrInvalidResults is wrapped by every refusal of validate.
+var ErrInvalidResults = errors.New("invalid results")
+
+// validate checks a decoded results document for what no run of loadgate
+// writes: negative counts, more failures than requests, succeeded and
+// failed not adding up to requests, negative durations, and rates or
+// ratios that are NaN, infinite or absurd. It is the one check on read
+// for baselines, compare, merge and report, so that nothing downstream has
+// to guard its arithmetic against a corrupted or hand-edited file.
+func validate(run *Run) error {
+	v := validator{}
+	v.count("host.cores", int64(run.Host.Cores))
+	for _, sr := range run.Scenarios {
+		for _, c := range sr.Cases {
+			where := fmt.Sprintf("scenario %q, case %q", sr.Name, c.ID)
+			v.stats(where, &c.Stats)
+			for _, p := range c.Phases {
+				v.phase(where+", phase "+strconv.Quote(p.Name), p)
+			}
+			if u := c.Server; u != nil {
+				v.usage(where+", server", u)
+			}
+			if b := c.Baseline; b != nil {
+				v.rate(where+", baseline rps", b.RPS)
+				v.ratio(where+", baseline error_rate", b.ErrorRate)
+				v.duration(where+", baseline p50", b.P50)
+				v.duration(where+", baseline p99", b.P99)
+			}
+		}
+	}
+	if len(v.problems) == 0 {
+		return nil
+	}
+	more := ""
+	if n := len(v.problems); n > 1 {
+		more = fmt.Sprintf(" (and %d more problems)", n-1)
+	}
+	return fmt.Errorf("%w: %s%s", ErrInvalidResults, v.problems[0], more)
+}
+
+// validator collects problems; the first names the document's flaw and
+// the count says how far the damage goes.
+type validator struct{ problems []string }
+
+func (v *validator) add(format string, args ...any) {
+	v.problems = append(v.problems, fmt.Sprintf(format, args...))
+}
+
+func (v *validator) count(what string, n int64) {
+	if n < 0 {
+		v.add("%s is negative (%d)", what, n)
+	}
+}
+
+func (v *validator) duration(what string, d time.Duration) {
+	if d < 0 {
+		v.add("%s is a negative duration (%s)", what, d)
+	}
+}
+
+// number accepts a finite, non-negative float no larger than limit.
+func (v *validator) number(what string, f, limit float64) {
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		v.add("%s is %v", what, f)
+	case f < 0:
+		v.add("%s is negative (%g)", what, f)
+	case f > limit:
+		v.add("%s is %g, beyond any measurable value (at most %g)", what, f, limit)
+	}
+}
+
+func (v *validator) rate(what string, f float64)  { v.number(what, f, maxRate) }
+func (v *validator) ratio(what string, f float64) { v.number(what, f, 1) }
+
+// counters checks one set of additive figures.
+func (v *validator) counters(where string, c *runner.Counters) {
+	v.count(where+": requests", c.Requests)
+	v.count(where+": succeeded", c.Succeeded)
+	v.count(where+": failed", c.Failed)
+	v.count(where+": bytes_sent", c.BytesSent)
+	v.count(where+": bytes_received", c.BytesReceived)
+	c.Errors.Each(func(kind string, n int64) { v.count(where+": errors."+kind, n) })
+	if c.Requests >= 0 && c.Succeeded >= 0 && c.Failed >= 0 && c.Succeeded+c.Failed != c.Requests {
+		v.add("%s: succeeded %d + failed %d is not requests %d", where, c.Succeeded, c.Failed, c.Requests)
+	}
+}
+
+func (v *validator) distribution(what string, d runner.Distribution) {
+	for _, x := range []time.Duration{d.Min, d.Mean, d.Max, d.StdDev, d.P50, d.P90, d.P95, d.P99, d.P999} {
+		if x < 0 {
+			v.duration(what, x)
+			return
+		}
+	}
+}
+
+func (v *validator) stats(where string, st *runner.Stats) {
+	v.counters(where, &st.Counters)
+	v.duration(where+": elapsed", st.Elapsed)
+	v.count(where+": dropped", st.Dropped)
+	v.rate(where+": rps", st.RPS)
+	v.rate(where+": transfer_rate", st.TransferRate)
+	v.ratio(where+": error_rate", st.ErrorRate)
+	v.distribution(where+": latency", st.Latency)
+	v.distribution(where+": connect", st.Connect)
+	v.number(where+": generator.cpu", st.Generator.CPU, 1e6)
+	if sp := st.Trials; sp != nil {
+		v.count(where+": trials.n", int64(sp.N))
+		for _, f := range append([]float64{sp.RPSMedian, sp.RPSMin, sp.RPSMax}, sp.RPS...) {
+			v.rate(where+": trials rps", f)
+		}
+		v.number(where+": trials.rps_cv", sp.RPSCV, 1e6)
+	}
+}
+
+func (v *validator) phase(where string, p *runner.PhaseResult) {
+	v.counters(where, &p.Counters)
+	v.duration(where+": elapsed", p.Elapsed)
+	v.count(where+": concurrency", int64(p.Concurrency))
+	v.count(where+": dropped", p.Dropped)
+	for _, t := range p.Trials {
+		v.count(where+": trial requests", t.Requests)
+		v.count(where+": trial failed", t.Failed)
+		v.rate(where+": trial rps", t.RPS)
+		v.duration(where+": trial elapsed", t.Elapsed)
+	}
+	for _, s := range p.Series {
+		v.count(where+": series completed", s.Completed)
+		v.count(where+": series errors", s.Errors)
+	}
+	for _, n := range p.ByName {
+		if n != nil {
+			v.counters(where+", request "+strconv.Quote(n.Name), &n.Counters)
+		}
+	}
+}
+
+func (v *validator) usage(where string, u *runner.Usage) {
+	for _, f := range []float64{u.CPUMean, u.CPUMax, u.HostLoad1Max, u.HostCPUMean} {
+		v.number(where+": cpu/load", f, 1e6)
+	}
+	v.count(where+": rss_mean", u.RSSMean)
+	v.count(where+": rss_max", u.RSSMax)
+}
