@@ -118,9 +118,11 @@ func (v *validator) stats(where string, st *runner.Stats) {
 	v.duration(where+": elapsed", st.Elapsed)
 	v.count(where+": dropped", st.Dropped)
 	v.rate(where+": rps", st.RPS)
+	v.rate(where+": attempted_rps", st.AttemptedRPS)
 	v.rate(where+": transfer_rate", st.TransferRate)
 	v.ratio(where+": error_rate", st.ErrorRate)
 	v.distribution(where+": latency", st.Latency)
+	v.distribution(where+": failed_latency", st.FailedLatency)
 	v.distribution(where+": connect", st.Connect)
 	v.number(where+": generator.cpu", st.Generator.CPU, 1e6)
 	if sp := st.Trials; sp != nil {
