@@ -62,6 +62,8 @@ func mdHeadline(b *bytes.Buffer, run *Run) {
 	switch {
 	case run.Interrupted:
 		verdict = interruptedHeadline
+	case run.NotCarriedOut():
+		verdict = "❌ loadgate: could not be carried out"
 	case !run.Passed:
 		verdict = "❌ loadgate: failed"
 	}

@@ -192,6 +192,23 @@ func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 	return run
 }
 
+// NotCarriedOut reports whether some scenario or case could not do its job
+// (its server did not start, no request of a measured phase succeeded):
+// such a run is not a slow result but no result.
+func (r *Run) NotCarriedOut() bool {
+	for _, sr := range r.Scenarios {
+		if sr.Error != "" {
+			return true
+		}
+		for _, c := range sr.Cases {
+			if c.Error != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 	sr := &ScenarioRun{Cases: []*CaseRun{}}
 	sc := in.Scenario
