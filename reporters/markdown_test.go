@@ -21,7 +21,7 @@ func TestWriteMarkdownGolden(t *testing.T) {
 
 	md := b.String()
 	for _, want := range []string{
-		"## ❌ loadgate: failed",
+		"## ❌ loadgate: could not be carried out",
 		"📈 **Knee** `keepalive` at concurrency=10",
 		"📈 **Knee** `close`: none up to concurrency=100",
 		"#### Side by side",
@@ -183,7 +183,7 @@ func TestWriteMarkdownCaseError(t *testing.T) {
 	if want := "- ❌ `api` could not run: no request completed\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("summary lacks %q:\n%s", want, b.String())
 	}
-	if !strings.HasPrefix(b.String(), "## ❌ loadgate: failed") {
+	if !strings.HasPrefix(b.String(), "## ❌ loadgate: could not be carried out") {
 		t.Errorf("a case that could not run must fail the headline:\n%s", b.String())
 	}
 }
