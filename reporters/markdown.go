@@ -291,8 +291,13 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bo
 		if st.Requests > 0 {
 			errs += " (" + fmtPct(st.ErrorRate) + ")"
 		}
-		fmt.Fprintf(b, " %s | %s | %s | %s | %s |",
-			fmtDur(st.Latency.P50), fmtDur(st.Latency.P90), fmtDur(st.Latency.P99), fmtDur(st.Latency.Max), errs)
+		lat := []string{fmtDur(st.Latency.P50), fmtDur(st.Latency.P90), fmtDur(st.Latency.P99), fmtDur(st.Latency.Max)}
+		if st.Succeeded == 0 {
+			// Latency describes successes; with none there is no figure,
+			// and a 0 would read as infinitely fast.
+			lat = []string{"—", "—", "—", "—"}
+		}
+		fmt.Fprintf(b, " %s | %s | %s | %s | %s |", lat[0], lat[1], lat[2], lat[3], errs)
 		if open {
 			dropped := "—"
 			if openModel(c.Phases) {
