@@ -187,7 +187,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 			inputs = append(inputs, reporters.ScenarioInput{Result: res, Scenario: p.scenario})
 			continue
 		}
-		res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: log, Observer: console, LogDir: logDir(opts.out)})
+		res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: log, Observer: console, LogDir: logDir(opts.out), Kill: env.Kill})
 		in := reporters.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 		if res != nil {
 			verdicts := p.rules.Judge(res, judgeOpts)
