@@ -136,7 +136,9 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 	if tree, err := parser.Parse(rw.Text); err == nil {
 		ast.Walk(&tree.Node, callChecker{in})
 	}
-	prog, err := expr.Compile(rw.Text, append(envOptions(), expr.AsBool(), expr.Patch(in))...)
+	opts := append(envOptions(), divisorOptions()...)
+	opts = append(opts, expr.AsBool(), expr.Patch(in), expr.Patch(divisionGuard{src: rw, rule: th.Rule}))
+	prog, err := expr.Compile(rw.Text, opts...)
 	if err != nil {
 		var fe *file.Error
 		if errors.As(err, &fe) {

@@ -298,9 +298,8 @@ func editDistance(a, b string) int {
 // environment's shape, and arithmetic that keeps a scaled latency a
 // latency. On its own, expr turns `baseline.p99 * 1.2` into a float64 that
 // then fails to compare with p99 when the rule runs, and refuses
-// `p99 / 2` and `p99 / baseline.p99` outright. Division by zero follows
-// float arithmetic (a ratio of +Inf, a duration clamped to its maximum)
-// rather than stopping the rule.
+// `p99 / 2` and `p99 / baseline.p99` outright. A rule never divides by
+// zero: see divisionGuard.
 func envOptions() []expr.Option {
 	return []expr.Option{
 		expr.Env(Env{}),

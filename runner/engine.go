@@ -36,6 +36,9 @@ type Config struct {
 	LogDir string
 	// MonitorEvery is the sampling interval of servers under test. Default 1s.
 	MonitorEvery time.Duration
+	// Kill, when closed, ends every server under test with SIGKILL at once
+	// instead of waiting out its stop timeout (a second Ctrl-C).
+	Kill <-chan struct{}
 }
 
 func (c *Config) defaults() {

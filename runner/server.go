@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,6 +34,10 @@ type ServerSpec struct {
 	StopSignal  syscall.Signal // default SIGTERM
 	StopTimeout time.Duration  // then SIGKILL; default 10s
 	LogPath     string         // stdout and stderr go here; "" = discard (the tail is kept either way)
+	// Kill, when closed, ends the process group with SIGKILL at once,
+	// whatever the server is doing: a second Ctrl-C must not wait out
+	// StopTimeout for a server that ignores its stop signal.
+	Kill <-chan struct{}
 }
 
 // Readiness is when a started server counts as ready: the first of the set
@@ -53,6 +59,7 @@ type Server struct {
 	exited  chan struct{}
 	waitErr error
 	stopped sync.Once
+	guard   *guard // ends the group should loadgate die without stopping it
 }
 
 // ErrServerExited reports that the server ended by itself.
@@ -89,15 +96,32 @@ func StartServer(ctx context.Context, spec ServerSpec) (*Server, error) {
 	cmd.Stdout, cmd.Stderr = w, w
 	// Its own process group, so stopping it reaches every child it forks.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	setDeathSignal(cmd.SysProcAttr)
+	started := make(chan error, 1)
+	go s.run(cmd, started)
+	if err := <-started; err != nil {
 		s.closeLog()
 		return nil, fmt.Errorf("server %q: %w", spec.Name, err)
 	}
 	s.cmd = cmd
-	go func() {
-		s.waitErr = cmd.Wait()
-		close(s.exited)
-	}()
+	pgid := cmd.Process.Pid
+	g, err := startGuard(pgid)
+	if err != nil {
+		// Without a guard the server still dies with loadgate (the death
+		// signal), only its own children might not: worth a note, not a
+		// refusal.
+		_, _ = s.out.Write([]byte("loadgate: " + err.Error() + "\n"))
+	}
+	s.guard = g
+	if spec.Kill != nil {
+		go func() {
+			select {
+			case <-spec.Kill:
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			case <-s.exited:
+			}
+		}()
+	}
 	if err := s.awaitReady(ctx); err != nil {
 		_ = s.Stop()
 		return nil, fmt.Errorf("server %q: %w%s", spec.Name, err, s.tailNote())
@@ -154,6 +178,23 @@ func (s *Server) ready(ctx context.Context, client *http.Client) bool {
 	return false
 }
 
+// run starts cmd and waits for it on one OS thread locked for the whole
+// life of the child. The death signal is sent when the *thread* that forked
+// the child ends, not the process, and the Go runtime ends threads (one
+// left locked by a finished goroutine, for instance): an unlocked start
+// could kill a healthy server in the middle of a run (golang/go#27505).
+func (s *Server) run(cmd *exec.Cmd, started chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cmd.Start(); err != nil {
+		started <- err
+		return
+	}
+	started <- nil
+	s.waitErr = cmd.Wait()
+	close(s.exited)
+}
+
 // PID is the server's process id (and process group id).
 func (s *Server) PID() int { return s.cmd.Process.Pid }
 
@@ -200,7 +241,52 @@ func (s *Server) Stop() error {
 		// Whatever else is still in the group goes too.
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
 	})
+	s.guard.release()
 	return err
+}
+
+// guard ends a server's process group if loadgate dies without stopping it
+// (kill -9, a crash). The death signal reaches the direct child only, and
+// the real server of a shell command line is often a grandchild in the
+// same group. The guard is a shell reading a pipe whose only writer is
+// loadgate: when loadgate ends for any reason the kernel closes the pipe,
+// the read fails and the shell kills the group. A normal stop writes a
+// line first, so the read succeeds and the shell just exits.
+type guard struct {
+	cmd  *exec.Cmd
+	w    *os.File
+	once sync.Once
+}
+
+func startGuard(pgid int) (*guard, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("process group guard: %w", err)
+	}
+	defer r.Close()
+	cmd := exec.Command("/bin/sh", "-c", `read -r line || kill -s KILL -- "-$1"`, "loadgate-guard", strconv.Itoa(pgid))
+	cmd.Stdin = r
+	// A group of its own: neither a terminal's Ctrl-C nor the server's
+	// stop signal must end it before its work is done.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("process group guard: %w", err)
+	}
+	return &guard{cmd: cmd, w: w}, nil
+}
+
+// release lets the guard exit without killing anything; the server has
+// been stopped by then.
+func (g *guard) release() {
+	if g == nil {
+		return
+	}
+	g.once.Do(func() {
+		_, _ = g.w.Write([]byte("\n"))
+		_ = g.w.Close()
+		_ = g.cmd.Wait()
+	})
 }
 
 func (s *Server) closeLog() {

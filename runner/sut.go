@@ -39,7 +39,7 @@ func (s *systems) specOf(srv *scenarios.Server) (ServerSpec, error) {
 	spec := ServerSpec{
 		Name: srv.Name, Command: srv.Command, Dir: srv.Dir, Env: srv.Env,
 		Ready:      Readiness{HTTP: srv.Ready.HTTP, TCP: srv.Ready.TCP, Log: srv.Ready.Log, Timeout: srv.Ready.Timeout},
-		StopSignal: sig, StopTimeout: srv.StopTimeout,
+		StopSignal: sig, StopTimeout: srv.StopTimeout, Kill: s.cfg.Kill,
 	}
 	if s.cfg.LogDir != "" {
 		spec.LogPath = filepath.Join(s.cfg.LogDir, "server-"+safeName(srv.Name)+".log")
@@ -69,6 +69,8 @@ func (s *systems) start(ctx context.Context, srv *scenarios.Server) error {
 		case <-started.Exited():
 			select {
 			case <-leaving: // stopped on purpose, between targets or at the end
+				return
+			case <-s.cfg.Kill: // killed on purpose: the run is being interrupted
 				return
 			default:
 			}

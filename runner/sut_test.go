@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,12 +21,32 @@ import (
 
 // The test binary doubles as the server under test: started with
 // LOADGATE_TEST_SERVE=ADDR it serves the built-in server there until
-// SIGTERM, or until LOADGATE_TEST_EXIT_AFTER passes (a crash).
+// SIGTERM, or until LOADGATE_TEST_EXIT_AFTER passes (a crash). With
+// LOADGATE_TEST_START_SERVER=SCRIPT it plays loadgate instead: it starts
+// SCRIPT as a server under test, prints its pid and waits to be killed.
 func TestMain(m *testing.M) {
 	if addr := os.Getenv("LOADGATE_TEST_SERVE"); addr != "" {
 		os.Exit(serveForTest(addr))
 	}
+	if script := os.Getenv("LOADGATE_TEST_START_SERVER"); script != "" {
+		os.Exit(startServerForTest(script))
+	}
 	os.Exit(m.Run())
+}
+
+func startServerForTest(script string) int {
+	srv, err := runner.StartServer(context.Background(), runner.ServerSpec{Name: "orphan", Command: []string{"sh", "-c", script},
+		Ready: runner.Readiness{Log: regexp.MustCompile("ready"), Timeout: 30 * time.Second}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Printf("pid=%d\n", srv.PID())
+	// The test kills this process long before; the bound only keeps a
+	// failed test from leaving it behind.
+	time.Sleep(time.Minute)
+	_ = srv.Stop()
+	return 0
 }
 
 func serveForTest(addr string) int {

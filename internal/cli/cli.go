@@ -34,6 +34,9 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	LookupEnv      func(string) (string, bool)
+	// Kill is closed by a second interrupt: servers under test are then
+	// killed at once instead of being given their stop timeout. nil = never.
+	Kill <-chan struct{}
 }
 
 // OSEnv is the real process environment.

@@ -167,7 +167,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	}
 	meta.Start = time.Now()
 	pr := planRunner{log: log, console: console, gh: gh, human: human, stderr: env.Stderr,
-		judge: judgeOpts, sched: sched, logDir: logDir(opts.out)}
+		judge: judgeOpts, sched: sched, logDir: logDir(opts.out), kill: env.Kill}
 	var inputs []reporters.ScenarioInput
 	runFailed := false
 	for i, p := range plans {
@@ -222,12 +222,13 @@ type planRunner struct {
 	judge         assertions.JudgeOptions
 	sched         schedule
 	logDir        string
+	kill          <-chan struct{} // a second interrupt: kill servers at once
 }
 
 // run runs p, judges it (a segment part keeps no verdicts) and prints its
 // summary; failed is true when the run could not be carried out.
 func (r planRunner) run(ctx context.Context, p plan) (in reporters.ScenarioInput, failed bool) {
-	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: r.console, LogDir: r.logDir})
+	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: r.console, LogDir: r.logDir, Kill: r.kill})
 	in = reporters.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 	if res != nil {
 		verdicts := p.rules.Judge(res, r.judge)
