@@ -400,4 +400,3 @@ func TestWorkflowCommandEscaping(t *testing.T) {
 		}
 	}
 }
-
