@@ -33,6 +33,7 @@ func (e http1Error) Error() string { return "http/1.1 response: " + string(e) }
 const (
 	errBodyTooLarge     http1Error = "body exceeds max_body"
 	errHeadersTooLarge  http1Error = "headers too large"
+	errNotHTTP          http1Error = "the reply is not HTTP/1.x"
 	errStatusLine       http1Error = "malformed status line"
 	errHeaderLine       http1Error = "malformed header line"
 	errContentLength    http1Error = "malformed or conflicting Content-Length"
@@ -58,18 +59,39 @@ type response struct {
 // buffer. Whatever follows a response in the buffer stays there for the
 // next one, so pipelined bytes are neither lost nor counted twice.
 type respReader struct {
-	src      io.Reader
-	buf      []byte
-	r, w     int   // unparsed bytes are buf[r:w]
-	in       int64 // bytes read from src so far
-	rerr     error // error returned by src alongside data, reported next
-	maxBody  int64
-	keepBody bool   // keep the body for expect checks
-	body     []byte // the kept body, reused
+	src     io.Reader
+	buf     []byte
+	r, w    int   // unparsed bytes are buf[r:w]
+	in      int64 // bytes read from src so far
+	rerr    error // error returned by src alongside data, reported next
+	maxBody int64
+	body    bodyReader // reads the body when set; else it is discarded
+
+	// The body being read, piece by piece (see next).
+	mode    bodyMode
+	left    int64     // bytes left of a fixed body or of the current chunk
+	inChunk bool      // a chunk's data has been read: its CRLF comes next
+	full    bool      // until close: the last read filled the buffer
+	resp    *response // the response being read
 }
 
-func newRespReader(maxBody int64, keepBody bool) respReader {
-	return respReader{buf: make([]byte, http1BufSize), maxBody: maxBody, keepBody: keepBody}
+// bodyMode is how the body being read ends.
+type bodyMode uint8
+
+const (
+	bodyDone    bodyMode = iota // no more body
+	bodyFixed                   // after left bytes
+	bodyChunked                 // at the last chunk and its trailers
+	bodyClose                   // when the server closes
+)
+
+// bodyReader consumes a body piece by piece: bodyCheck, and tests.
+type bodyReader interface {
+	run(src bodySource) error
+}
+
+func newRespReader(maxBody int64, body bodyReader) respReader {
+	return respReader{buf: make([]byte, http1BufSize), maxBody: maxBody, body: body}
 }
 
 // reset drops buffered bytes, for a new connection.
@@ -162,7 +184,6 @@ func (p *respReader) read(head bool, resp *response) error {
 
 func (p *respReader) readResponse(head bool, resp *response) error {
 	*resp = response{}
-	p.body = p.body[:0]
 	var h header
 	for interim := 0; ; interim++ {
 		if interim > http1MaxInterim {
@@ -180,16 +201,30 @@ func (p *respReader) readResponse(head bool, resp *response) error {
 	}
 	resp.status = h.status
 	resp.close = h.close
+	p.resp, p.mode, p.left, p.inChunk, p.full = resp, bodyDone, 0, false, false
 	switch {
 	case head || h.status == 204 || h.status == 304:
-		return nil
 	case h.chunked:
-		return p.readChunked(resp)
+		p.mode = bodyChunked
 	case h.length >= 0:
-		return p.readFixed(h.length, resp)
+		if h.length > p.maxBody {
+			return errBodyTooLarge // no need to read what will be refused anyway
+		}
+		p.mode, p.left = bodyFixed, h.length
 	default:
 		resp.close = true
-		return p.readUntilClose(resp)
+		p.mode = bodyClose
+	}
+	if p.body != nil {
+		return p.body.run(p)
+	}
+	for {
+		if _, err := p.next(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
 	}
 }
 
@@ -202,12 +237,20 @@ type header struct {
 }
 
 // readHeader reads one status line and header block into h and consumes it.
+// What has arrived of an incomplete block is screened after every read, so
+// that a reply that can no longer become a valid header block fails at
+// once rather than when the server closes, or never.
 func (p *respReader) readHeader(h *header) error {
-	scanned := 0 // bytes after p.r known to hold no complete header block
+	scanned := 0  // bytes after p.r known to hold no complete header block
+	screened := 0 // bytes after p.r whose complete lines are screened
 	for {
 		if end := headerEnd(p.buf[:p.w], p.r+scanned); end >= 0 {
 			err := parseHeader(p.buf[p.r:end], h)
 			p.r = end
+			return err
+		}
+		var err error
+		if screened, err = screenHeader(p.buf[p.r:p.w], screened); err != nil {
 			return err
 		}
 		// A blank line completed by the next read starts at most two bytes
@@ -224,6 +267,89 @@ func (p *respReader) readHeader(h *header) error {
 			return err
 		}
 	}
+}
+
+// screenHeader checks the lines of an incomplete header block b from
+// offset from, the start of a line not screened yet, and the beginning of
+// its last, incomplete line. It returns the offset of that last line.
+func screenHeader(b []byte, from int) (int, error) {
+	for {
+		rest := b[from:]
+		i := bytes.IndexByte(rest, '\n')
+		line, complete := rest, i >= 0
+		if complete {
+			line = rest[:i+1]
+		}
+		// A line without its LF yet may already hold the CR before it.
+		line, _ = nextLine(line)
+		switch {
+		case from == 0:
+			if err := screenStatusLine(line, complete); err != nil {
+				return 0, err
+			}
+		case len(line) == 0 || line[0] == ' ' || line[0] == '\t':
+			// A blank line ends the block; a folded line is checked whole.
+		default:
+			colon := bytes.IndexByte(line, ':')
+			name := line
+			if colon >= 0 {
+				name = line[:colon]
+			}
+			if !isHeaderName(name) || (colon < 0 && complete) {
+				return 0, errHeaderLine
+			}
+		}
+		if !complete {
+			return from, nil
+		}
+		from += i + 1
+	}
+}
+
+// screenStatusLine checks a status line, or the beginning of one.
+func screenStatusLine(line []byte, complete bool) error {
+	const proto = "HTTP/1."
+	if n := min(len(line), len(proto)); string(line[:n]) != proto[:n] || (complete && n < len(proto)) {
+		return errNotHTTP
+	}
+	if complete {
+		_, _, err := parseStatusLine(line)
+		return err
+	}
+	// HTTP/1.x SP *SP 3DIGIT, as far as it goes.
+	if len(line) > 7 && !isDigit(line[7]) || len(line) > 8 && line[8] != ' ' {
+		return errStatusLine
+	}
+	if len(line) <= 9 {
+		return nil
+	}
+	code := bytes.TrimLeft(line[9:], " ")
+	for i, c := range code[:min(len(code), 4)] {
+		if i < 3 && !isDigit(c) || i == 3 && c != ' ' {
+			return errStatusLine
+		}
+	}
+	return nil
+}
+
+// parseStatusLine parses HTTP/1.x SP 3DIGIT [SP reason], with extra spaces
+// tolerated as net/http does.
+func parseStatusLine(line []byte) (status int, http10 bool, err error) {
+	if len(line) < 7 || string(line[:7]) != "HTTP/1." {
+		return 0, false, errNotHTTP
+	}
+	if len(line) < 9 || !isDigit(line[7]) || line[8] != ' ' {
+		return 0, false, errStatusLine
+	}
+	code := bytes.TrimLeft(line[9:], " ")
+	if len(code) < 3 || !isDigit(code[0]) || !isDigit(code[1]) || !isDigit(code[2]) || (len(code) > 3 && code[3] != ' ') {
+		return 0, false, errStatusLine
+	}
+	status = int(code[0]-'0')*100 + int(code[1]-'0')*10 + int(code[2]-'0')
+	if status < 100 {
+		return 0, false, errStatusLine
+	}
+	return status, line[7] == '0', nil
 }
 
 // headerEnd returns the index just past the blank line ending the header
@@ -252,20 +378,11 @@ func headerEnd(b []byte, from int) int {
 func parseHeader(b []byte, h *header) error {
 	*h = header{length: -1}
 	line, b := nextLine(b)
-	// HTTP/1.x SP 3DIGIT [SP reason], with extra spaces tolerated as
-	// net/http does.
-	if len(line) < 9 || string(line[:7]) != "HTTP/1." || !isDigit(line[7]) || line[8] != ' ' {
-		return errStatusLine
+	status, http10, err := parseStatusLine(line)
+	if err != nil {
+		return err
 	}
-	http10 := line[7] == '0'
-	code := bytes.TrimLeft(line[9:], " ")
-	if len(code) < 3 || !isDigit(code[0]) || !isDigit(code[1]) || !isDigit(code[2]) || (len(code) > 3 && code[3] != ' ') {
-		return errStatusLine
-	}
-	h.status = int(code[0]-'0')*100 + int(code[1]-'0')*10 + int(code[2]-'0')
-	if h.status < 100 {
-		return errStatusLine
-	}
+	h.status = status
 	var keepAlive, framing bool
 	for len(b) > 0 {
 		line, b = nextLine(b)
@@ -347,90 +464,91 @@ func nextLine(b []byte) (line, rest []byte) {
 	return line, rest
 }
 
-// readFixed consumes a body of exactly n bytes.
-func (p *respReader) readFixed(n int64, resp *response) error {
-	if n > p.maxBody {
-		return errBodyTooLarge // no need to read what will be refused anyway
-	}
-	return p.stream(n, resp)
-}
-
-// stream consumes n body bytes, keeping them when asked to.
-func (p *respReader) stream(n int64, resp *response) error {
-	for n > 0 {
-		if p.r == p.w {
-			if n > int64(len(p.buf)) {
-				p.growFor(n)
+// next returns the next piece of the body, consumed, or io.EOF at its end
+// (after the trailers of a chunked body). The piece is valid until the next
+// call. It never returns more than max_body in all.
+func (p *respReader) next() ([]byte, error) {
+	switch p.mode {
+	case bodyFixed:
+		if p.left == 0 {
+			p.mode = bodyDone
+			return nil, io.EOF
+		}
+		return p.part()
+	case bodyChunked:
+		if p.left == 0 {
+			if err := p.nextChunk(); err != nil {
+				return nil, err
 			}
-			if err := p.fill(); err != nil {
-				if err == io.EOF {
-					return io.ErrUnexpectedEOF
-				}
-				return err
+			if p.mode == bodyDone {
+				return nil, io.EOF
 			}
 		}
-		k := min(int64(p.w-p.r), n)
-		p.take(int(k), resp)
-		n -= k
+		return p.part()
+	case bodyClose:
+		return p.untilClose()
 	}
-	return nil
+	return nil, io.EOF
 }
 
-// take consumes k buffered body bytes.
-func (p *respReader) take(k int, resp *response) {
-	if p.keepBody {
-		p.body = append(p.body, p.buf[p.r:p.r+k]...)
-	}
-	p.r += k
-	resp.bodyLen += int64(k)
-}
-
-// readUntilClose consumes a body that ends when the server closes.
-func (p *respReader) readUntilClose(resp *response) error {
-	for {
-		full := p.w == len(p.buf) // the last read filled the buffer: more may be waiting
-		if k := p.w - p.r; k > 0 {
-			if resp.bodyLen+int64(k) > p.maxBody {
-				return errBodyTooLarge
-			}
-			p.take(k, resp)
-		}
-		if full {
-			p.growFor(2 * int64(len(p.buf)))
+// part returns buffered bytes of the fixed body or of the current chunk,
+// reading when none is buffered.
+func (p *respReader) part() ([]byte, error) {
+	if p.r == p.w {
+		if p.left > int64(len(p.buf)) {
+			p.growFor(p.left)
 		}
 		if err := p.fill(); err != nil {
 			if err == io.EOF {
-				return nil
+				return nil, io.ErrUnexpectedEOF
 			}
-			return err
+			return nil, err
+		}
+	}
+	k := int(min(int64(p.w-p.r), p.left))
+	b := p.buf[p.r : p.r+k]
+	p.r += k
+	p.left -= int64(k)
+	p.resp.bodyLen += int64(k)
+	return b, nil
+}
+
+// untilClose returns what is buffered of a body that ends when the server
+// closes.
+func (p *respReader) untilClose() ([]byte, error) {
+	for {
+		if k := p.w - p.r; k > 0 {
+			if p.resp.bodyLen+int64(k) > p.maxBody {
+				return nil, errBodyTooLarge
+			}
+			p.full = p.w == len(p.buf) // more may be waiting
+			b := p.buf[p.r:p.w]
+			p.r = p.w
+			p.resp.bodyLen += int64(k)
+			return b, nil
+		}
+		if p.full {
+			p.growFor(2 * int64(len(p.buf)))
+			p.full = false
+		}
+		if err := p.fill(); err != nil {
+			if err == io.EOF {
+				p.mode = bodyDone
+				return nil, io.EOF
+			}
+			return nil, err
 		}
 	}
 }
 
-// readChunked consumes a chunked body and its trailers.
-func (p *respReader) readChunked(resp *response) error {
-	for {
-		line, err := p.line(http1MaxLine)
-		if err != nil {
-			return err
-		}
-		if i := bytes.IndexByte(line, ';'); i >= 0 {
-			line = line[:i] // chunk extensions carry nothing a load test needs
-		}
-		size, ok := parseHex(trimOWS(line))
-		if !ok {
-			return errChunk
-		}
-		if size == 0 {
-			break
-		}
-		if size > p.maxBody-resp.bodyLen {
-			return errBodyTooLarge
-		}
-		if err := p.stream(size, resp); err != nil {
-			return err
-		}
+// nextChunk consumes the end of the current chunk and the size line of the
+// next; after the last chunk, it consumes the trailers and ends the body.
+func (p *respReader) nextChunk() error {
+	if p.inChunk {
 		for p.w-p.r < 2 {
+			if p.r < p.w && p.buf[p.r] != '\r' {
+				return errChunk
+			}
 			if err := p.fill(); err != nil {
 				if err == io.EOF {
 					return io.ErrUnexpectedEOF
@@ -442,8 +560,32 @@ func (p *respReader) readChunked(resp *response) error {
 			return errChunk
 		}
 		p.r += 2
+		p.inChunk = false
 	}
-	trailers := 0
+	line, err := p.line(http1MaxLine)
+	if err != nil {
+		return err
+	}
+	if i := bytes.IndexByte(line, ';'); i >= 0 {
+		line = line[:i] // chunk extensions carry nothing a load test needs
+	}
+	size, ok := parseHex(trimOWS(line))
+	switch {
+	case !ok:
+		return errChunk
+	case size == 0:
+		p.mode = bodyDone
+		return p.trailers()
+	case size > p.maxBody-p.resp.bodyLen:
+		return errBodyTooLarge
+	}
+	p.left, p.inChunk = size, true
+	return nil
+}
+
+// trailers consumes the trailer section of a chunked body.
+func (p *respReader) trailers() error {
+	n := 0
 	for {
 		line, err := p.line(http1MaxHeader)
 		if err != nil {
@@ -452,7 +594,7 @@ func (p *respReader) readChunked(resp *response) error {
 		if len(line) == 0 {
 			return nil
 		}
-		if trailers += len(line); trailers > http1MaxHeader {
+		if n += len(line); n > http1MaxHeader {
 			return errHeadersTooLarge
 		}
 		if colon := bytes.IndexByte(line, ':'); colon <= 0 || !isHeaderName(line[:colon]) {
@@ -473,6 +615,9 @@ func (p *respReader) line(limit int) ([]byte, error) {
 			return line, nil
 		}
 		off := p.w - p.r
+		if limit == http1MaxLine && !chunkSizePrefix(p.buf[p.r:p.w]) {
+			return nil, errChunk // no need to wait for the end of a bad line
+		}
 		if off >= limit {
 			if limit == http1MaxLine {
 				return nil, errLineTooLong
@@ -490,6 +635,21 @@ func (p *respReader) line(limit int) ([]byte, error) {
 		}
 		from = p.r + off
 	}
+}
+
+// chunkSizePrefix reports whether b can begin a chunk-size line: hex
+// digits and spaces up to the extensions.
+func chunkSizePrefix(b []byte) bool {
+	for _, c := range b {
+		switch {
+		case c == ';':
+			return true
+		case isDigit(c), 'a' <= c && c <= 'f', 'A' <= c && c <= 'F', c == ' ', c == '\t', c == '\r':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
