@@ -322,7 +322,6 @@ func TestHTTP1ParseBufferGrowth(t *testing.T) {
 	}
 }
 
-
 // FuzzHTTP1Response feeds arbitrary bytes, in arbitrary read sizes, to the
 // response parser as a kept-alive stream. It must never panic, never count
 // bytes it did not read, and never let a declared length size its buffers.
