@@ -37,8 +37,8 @@ type netHTTPClient struct {
 	// Atomics because a dial abandoned by a cancelled request may still
 	// report from its own goroutine while the next request runs.
 	sent, received atomic.Int64
-	connectStart   atomic.Int64 // monotonic nanoseconds since clientEpoch
-	connect        atomic.Int64 // nanoseconds
+	connectStart   atomic.Int64  // monotonic nanoseconds since clientEpoch
+	connect        atomic.Int64  // nanoseconds
 	requests       atomic.Uint64 // requests begun, so that a connection knows a new one
 	tr             *httptrace.ClientTrace
 }

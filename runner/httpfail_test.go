@@ -137,3 +137,92 @@ func TestHTTPClientsClassifyWhatIsNotHTTP(t *testing.T) {
 		}
 	}
 }
+
+// Every failure says why in Outcome.Err; a refused connection in the words
+// of net.Dialer, and with the same error each time, since the client makes
+// it once.
+func TestHTTPClientsSayWhyRequestsFail(t *testing.T) {
+	refused := func() string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return l.Addr().String()
+	}()
+	for _, tc := range []struct {
+		name   string
+		handle func(net.Conn) // nil: the refused address
+		mod    func(h *scenarios.HTTPTarget)
+		want   ErrorKind
+		msg    string // what the error says; net/http's may say more around it
+	}{
+		{"refused", nil, nil, KindConnect, "dial tcp " + refused + ": connect: connection refused"},
+		{"body_contains", answer(okHello), func(h *scenarios.HTTPTarget) { h.Expect.BodyContains = "bye" },
+			KindCheck, `body does not contain "bye"`},
+		{"body_regex", answer(okHello), func(h *scenarios.HTTPTarget) { h.Expect.BodyRegex = regexp.MustCompile(`^bye`) },
+			KindCheck, "body does not match \"^bye\""},
+		{"length", answer(okHello), func(h *scenarios.HTTPTarget) { h.Expect.Length = 4 },
+			KindLength, "body length is not 4 bytes (expect.length)"},
+		{"max_body", answer(okHello), func(h *scenarios.HTTPTarget) { h.MaxBody = 4 },
+			KindLength, "body exceeds max_body"},
+		{"not HTTP", answerOnce("hello\n"), nil, KindProtocol, "not HTTP/1.x"},
+	} {
+		for _, hc := range httpClients {
+			t.Run(tc.name+"/"+hc.name, func(t *testing.T) {
+				url := "http://" + refused + "/"
+				if tc.handle != nil {
+					url = newRawServer(t, tc.handle).url()
+				}
+				cl := hc.make(t, http1Target(url, tc.mod))
+				var first error
+				for i := range 3 {
+					var out Outcome
+					cl.Do(t.Context(), 0, &out)
+					if out.Kind != tc.want || out.Err == nil || !strings.Contains(out.Err.Error(), tc.msg) {
+						t.Fatalf("request %d: kind %v, error %v; want %v, %q", i, out.Kind, out.Err, tc.want, tc.msg)
+					}
+					if hc.name == "lean-socket" && tc.handle == nil && first != nil && out.Err != first {
+						t.Errorf("request %d: a new error for the same failure", i)
+					}
+					first = out.Err
+				}
+			})
+		}
+	}
+}
+
+// A refused connection costs the lean client no more allocations than a
+// new connection that succeeds, and the error the system call returned: its
+// own error for the report is made once. A dead server must not turn the
+// generator into a garbage maker.
+func TestHTTP1RefusedAllocatesLikeASuccess(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates on its own")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String() + "/"
+	l.Close()
+	perConn := func(h *scenarios.HTTPTarget) { h.Keepalive = false }
+	allocs := func(url string, want ErrorKind) float64 {
+		cl := newTestHTTP1Via(t, http1Target(url, perConn), false)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var out Outcome
+		do := func() {
+			cl.Do(ctx, 0, &out)
+			if out.Kind != want {
+				t.Fatalf("kind %v (%v), want %v", out.Kind, out.Err, want)
+			}
+		}
+		do()
+		return testing.AllocsPerRun(100, do)
+	}
+	ok := allocs(cannedServer(t, okHello), KindNone)
+	if refused := allocs(dead, KindConnect); refused > ok+1 {
+		t.Errorf("%v allocations per refused request, %v per successful one", refused, ok)
+	}
+}
