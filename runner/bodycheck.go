@@ -25,15 +25,14 @@ type bodySource interface {
 // plus twice the length of body_contains, whatever the body's size. It is
 // made once per worker and reused for every response.
 type bodyCheck struct {
-	want []byte         // body_contains; nil for no check
-	re   *regexp.Regexp // body_regex; nil for no check
+	want substring      // body_contains
+	re   *regexp.Regexp // body_regex, unless it is a literal; nil for no check
+	lit  substring      // body_regex when it is a literal: a search is faster
 
 	// Set by run: whether each check passed.
 	contains, matches bool
 
 	src    bodySource
-	tail   []byte // the last len(want)-1 bytes seen, for a match across pieces
-	seam   []byte // scratch of 2·(len(want)-1) bytes: tail + the next piece's head
 	window []byte // the body so far while it fits in bodyCheckWindow
 	runes  bodyRunes
 
@@ -47,15 +46,15 @@ func newBodyCheck(want string, re *regexp.Regexp) *bodyCheck {
 	if want == "" && re == nil {
 		return nil
 	}
-	c := &bodyCheck{re: re}
+	c := &bodyCheck{re: re, want: newSubstring(want)}
 	if want != "" {
-		c.want = []byte(want)
-		c.tail = make([]byte, 0, len(want)-1)
-		c.seam = make([]byte, 0, 2*(len(want)-1))
 		c.errContains = fmt.Errorf("body does not contain %q", want)
 	}
 	if re != nil {
 		c.errMatch = fmt.Errorf("body does not match %q", re.String())
+		if lit, complete := re.LiteralPrefix(); complete && lit != "" {
+			c.re, c.lit = nil, newSubstring(lit)
+		}
 	}
 	c.runes.check = c
 	return c
@@ -77,9 +76,9 @@ func (c *bodyCheck) err() error {
 func (c *bodyCheck) run(src bodySource) error {
 	c.src = src
 	defer func() { c.src = nil }()
-	c.contains = c.want == nil
-	c.matches = c.re == nil
-	c.tail = c.tail[:0]
+	c.want.reset()
+	c.lit.reset()
+	c.contains, c.matches = c.want.found, c.re == nil
 	c.window = c.window[:0]
 	streamed := false // the regular expression has seen the body
 	for {
@@ -112,31 +111,64 @@ func (c *bodyCheck) run(src bodySource) error {
 	if !c.matches && !streamed {
 		c.matches = c.re.Match(c.window)
 	}
+	c.contains = c.want.found
+	c.matches = c.matches && c.lit.found
 	return nil
 }
 
 // pull reads the next piece of the body and searches it for want.
 func (c *bodyCheck) pull() ([]byte, error) {
 	b, err := c.src.next()
-	if err == nil && !c.contains {
-		c.search(b)
+	if err == nil {
+		c.want.search(b)
+		c.lit.search(b)
 	}
 	return b, err
 }
 
+// substring searches a body that arrives in pieces for a string, keeping
+// len(want)-1 bytes of overlap.
+type substring struct {
+	want  []byte // nil: no search
+	found bool
+	tail  []byte // the last len(want)-1 bytes seen, for a match across pieces
+	seam  []byte // scratch of 2·(len(want)-1) bytes: tail + the next piece's head
+}
+
+func newSubstring(want string) substring {
+	if want == "" {
+		return substring{}
+	}
+	return substring{
+		want: []byte(want),
+		tail: make([]byte, 0, len(want)-1),
+		seam: make([]byte, 0, 2*(len(want)-1)),
+	}
+}
+
+// reset readies the search for a new body; with nothing to search for, it
+// is found.
+func (c *substring) reset() {
+	c.found = c.want == nil
+	c.tail = c.tail[:0]
+}
+
 // search looks for want in b and across the seam between the previous
 // pieces and b, then keeps the last len(want)-1 bytes seen.
-func (c *bodyCheck) search(b []byte) {
+func (c *substring) search(b []byte) {
+	if c.found {
+		return
+	}
 	if len(c.tail) > 0 {
 		head := b[:min(len(b), len(c.want)-1)]
 		c.seam = append(append(c.seam[:0], c.tail...), head...)
 		if bytes.Contains(c.seam, c.want) {
-			c.contains = true
+			c.found = true
 			return
 		}
 	}
 	if bytes.Contains(b, c.want) {
-		c.contains = true
+		c.found = true
 		return
 	}
 	keep := len(c.want) - 1
