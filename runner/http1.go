@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -31,13 +30,16 @@ type http1Client struct {
 	addr    string      // host:port to dial
 	tlsConf *tls.Config // nil for http://
 	reqs    []http1Request
-	want    []byte // expect.body_contains
 	rd      respReader
+	check   *bodyCheck // expect's body checks, nil when there are none
 	resp    response
 	reused  bool        // conn has carried a complete exchange
 	raw     rawExchange // of the current connection, when rawOK
 	rawOK   bool        // conn is a plain socket the raw exchange can drive
 	sock    *socketAddr // non-nil: conn is opened by dialSocket
+	// Errors made once, for Outcome.Err.
+	errLength error      // the body's length is not expect.length
+	dialErrs  dialErrors // of dialSocket
 	// connecting says conn came from dialSocket and no byte of a request
 	// has left on it yet: its handshake is not known to be over. dialStart
 	// is when the dial began.
@@ -119,7 +121,11 @@ func newHTTP1Client(t *scenarios.Target, _ int) (Client, error) {
 	u, _ := url.Parse(h.Requests[0].URL)
 	c := &http1Client{
 		target: h,
-		rd:     newRespReader(h.MaxBody, h.Expect.BodyContains != "" || h.Expect.BodyRegex != nil),
+		check:  newBodyCheck(h.Expect.BodyContains, h.Expect.BodyRegex),
+	}
+	c.rd = newRespReader(h.MaxBody, nil)
+	if c.check != nil {
+		c.rd.body = c.check
 	}
 	port := u.Port()
 	if port == "" {
@@ -140,9 +146,10 @@ func newHTTP1Client(t *scenarios.Target, _ int) (Client, error) {
 	}
 	if c.tlsConf == nil {
 		c.sock = newSocketAddr(u.Hostname(), port)
+		c.dialErrs.addr = dialAddr(c.addr)
 	}
-	if h.Expect.BodyContains != "" {
-		c.want = []byte(h.Expect.BodyContains)
+	if h.Expect.Length >= 0 {
+		c.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", h.Expect.Length)
 	}
 	for i := range h.Requests {
 		r, err := serialize(&h.Requests[i], h.Keepalive)
@@ -258,19 +265,19 @@ func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
 	p := &c.reqs[req]
 	for attempt := 0; ; attempt++ {
 		if c.conn == nil {
-			if out.Kind = c.dial(ctx, deadline, out); out.Kind != KindNone {
+			if out.Kind, out.Err = c.dial(ctx, deadline, out); out.Kind != KindNone {
 				return
 			}
 		} else if err := c.conn.SetDeadline(deadline); err != nil {
 			c.drop()
-			out.Kind = KindOther
+			out.Kind, out.Err = KindOther, err
 			return
 		}
 		// interrupt may have run between the dial or the deadline above and
 		// now; the deadline just set would then have undone it.
-		if ctx.Err() != nil {
+		if err := ctx.Err(); err != nil {
 			c.drop()
-			out.Kind = KindOther
+			out.Kind, out.Err = KindOther, err
 			return
 		}
 		reused, connecting := c.reused, c.connecting
@@ -293,9 +300,10 @@ func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
 				// The handshake failed, or the server closed the connection
 				// at once.
 				c.drop()
-				out.Kind = KindReset
+				out.Kind, out.Err = KindReset, peerError(err)
 				if !closedByPeer(err) {
 					out.Kind = connectFailure(ctx, err, deadline)
+					out.Err = c.dialErrs.of("connect", err)
 				}
 				return
 			}
@@ -312,7 +320,7 @@ func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
 			if self {
 				// The kernel picked the target's own port for this end of the
 				// connection, which then reached itself: nothing listens there.
-				out.Kind = KindConnect
+				out.Kind, out.Err = KindConnect, c.dialErrs.of("connect", syscall.ECONNREFUSED)
 				return
 			}
 			// A server may close an idle kept-alive connection at any time;
@@ -321,7 +329,7 @@ func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
 			if reused && attempt == 0 && c.resp.wire == 0 && closedByPeer(err) && ctx.Err() == nil {
 				continue
 			}
-			out.Kind = c.kindOf(err)
+			out.Kind, out.Err = c.kindOf(err), peerError(err)
 			return
 		}
 		out.Status = c.resp.status
@@ -330,26 +338,25 @@ func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
 		} else {
 			c.reused = true
 		}
-		out.Kind = c.check(&c.resp)
+		out.Kind, out.Err = c.verdict(&c.resp)
 		return
 	}
 }
 
-// check applies expect to a complete response, in the order and with the
-// kinds of readAndCheck.
-func (c *http1Client) check(r *response) ErrorKind {
+// verdict applies expect to a complete response, in the order and with the
+// kinds of readAndCheck. A status failure needs no error: the status says
+// it.
+func (c *http1Client) verdict(r *response) (ErrorKind, error) {
 	exp := &c.target.Expect
 	switch {
 	case !statusAccepted(exp.Status, r.status):
-		return KindStatus
+		return KindStatus, nil
 	case exp.Length >= 0 && r.bodyLen != exp.Length:
-		return KindLength
-	case c.want != nil && !bytes.Contains(c.rd.body, c.want):
-		return KindCheck
-	case exp.BodyRegex != nil && !exp.BodyRegex.Match(c.rd.body):
-		return KindCheck
+		return KindLength, c.errLength
+	case c.check != nil && c.check.err() != nil:
+		return KindCheck, c.check.err()
 	}
-	return KindNone
+	return KindNone, nil
 }
 
 // kindOf maps a failed exchange to its error kind.
@@ -366,15 +373,9 @@ func (c *http1Client) kindOf(err error) ErrorKind {
 	return classify(err)
 }
 
-// closedByPeer reports whether err means the server closed or reset the
-// connection.
-func closedByPeer(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-}
-
 // dial opens the worker's connection (with its TLS handshake on https) and
 // records how long that took; Do records it for dialSocket's connections.
-func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome) ErrorKind {
+func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome) (ErrorKind, error) {
 	start := time.Now()
 	if c.sock != nil {
 		return c.dialSocket(ctx, start, deadline)
@@ -384,25 +385,25 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome
 	d := net.Dialer{Deadline: deadline, KeepAlive: -1}
 	conn, err := d.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
-		return connectFailure(ctx, err, deadline)
+		return connectFailure(ctx, err, deadline), err
 	}
 	if err := conn.SetDeadline(deadline); err != nil {
 		conn.Close()
-		return KindOther
+		return KindOther, err
 	}
 	if c.tlsConf != nil {
 		tc := tls.Client(conn, c.tlsConf)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			conn.Close()
-			return connectFailure(ctx, err, deadline)
+			return connectFailure(ctx, err, deadline), err
 		}
 		conn = tc
 	}
 	out.Connect = time.Since(start)
 	if !c.setConn(conn) {
-		return KindOther
+		return KindOther, net.ErrClosed
 	}
-	return KindNone
+	return KindNone, nil
 }
 
 // dialSocket opens the worker's connection to an IP address without
@@ -414,22 +415,22 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome
 // wait for the poller, and this way one (os.NewFile reads the socket's
 // flags) and no wait when the handshake is over before connect returns, as
 // it is on loopback.
-func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time) ErrorKind {
+func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time) (ErrorKind, error) {
 	c.dialStart = start
-	fd, err := openSocket(c.sock)
+	fd, op, err := openSocket(c.sock)
 	if err != nil {
-		return connectFailure(ctx, err, deadline)
+		return connectFailure(ctx, err, deadline), c.dialErrs.of(op, err)
 	}
 	conn := socketConn{os.NewFile(uintptr(fd), c.addr)}
 	if err := conn.SetDeadline(deadline); err != nil {
 		conn.Close()
-		return KindOther
+		return KindOther, err
 	}
 	if !c.setConn(conn) {
-		return KindOther
+		return KindOther, net.ErrClosed
 	}
 	c.connecting = true
-	return KindNone
+	return KindNone, nil
 }
 
 // socketConn is a TCP connection dialSocket opened, driven through the
@@ -452,53 +453,6 @@ func (c *http1Client) setConn(conn net.Conn) bool {
 	c.rd.reset(conn)
 	c.rawOK = c.raw.attach(conn, &c.rd)
 	return true
-}
-
-// connectFailure is the kind of a failed dial or TLS handshake: a timeout
-// only when a deadline has really passed, and otherwise a failure to
-// connect. Local failures count as connect too: a client short of ephemeral
-// ports gets EADDRNOTAVAIL, or EAGAIN on older kernels, which net.Error
-// even reports as a timeout.
-//
-// The deadline of ctx gets special care. The dialer fails at once, without
-// a system call, when it finds that deadline passed, but ctx.Err() stays nil
-// until the context's timer has run, which on a busy process can take
-// milliseconds. A caller that stops on ctx.Err() would count instant
-// failures in a tight loop meanwhile, so connectFailure waits for ctx to be
-// done: the caller then sees the request was cut short by the end of its
-// context, not failed by the server.
-func connectFailure(ctx context.Context, err error, deadline time.Time) ErrorKind {
-	now := time.Now()
-	if end, ok := ctx.Deadline(); ok && !now.Before(end) {
-		awaitDone(ctx)
-		return KindTimeout
-	}
-	if !deadline.IsZero() && !now.Before(deadline) && isTimeout(err) {
-		return KindTimeout
-	}
-	return KindConnect
-}
-
-// awaitDone waits until ctx, whose deadline has passed, is done: a moment,
-// the time it takes the runtime to run the context's timer. The bound only
-// guards against a context that never closes Done.
-func awaitDone(ctx context.Context) {
-	if ctx.Err() != nil {
-		return
-	}
-	t := time.NewTimer(time.Second)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
-}
-
-// isTimeout reports whether err says a deadline passed.
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) ||
-		(errors.As(err, &ne) && ne.Timeout())
 }
 
 // drop closes the connection; it is never reused after an error.

@@ -3,7 +3,10 @@ package runner
 import (
 	"context"
 	"net"
+	"regexp"
 	"testing"
+
+	"github.com/loadgate/loadgate/scenarios"
 )
 
 // cannedServer answers every request head it reads with one fixed
@@ -66,19 +69,35 @@ func TestHTTP1KeepAliveAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")
 	}
-	cl := newTestHTTP1(t, http1Target(cannedServer(t, nginxHello), nil))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out Outcome
-	do := func() {
-		cl.Do(ctx, 0, &out)
-		if out.Kind != KindNone {
-			t.Fatalf("request failed: %v", out.Kind)
+	url := cannedServer(t, nginxHello)
+	for _, tc := range []struct {
+		name string
+		mod  func(h *scenarios.HTTPTarget)
+	}{
+		{"no check", nil},
+		{"body checks", func(h *scenarios.HTTPTarget) {
+			h.Expect.BodyContains = "hello"
+			h.Expect.BodyRegex = regexp.MustCompile(`^h[a-z]+\n$`)
+		}},
+		{"failing body checks", func(h *scenarios.HTTPTarget) {
+			h.Expect.BodyContains = "bye"
+			h.Expect.BodyRegex = regexp.MustCompile(`^b[a-z]+$`)
+		}},
+	} {
+		cl := newTestHTTP1(t, http1Target(url, tc.mod))
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var out Outcome
+		do := func() {
+			cl.Do(ctx, 0, &out)
+			if out.Kind != KindNone && out.Kind != KindCheck {
+				t.Fatalf("%s: request failed: %v", tc.name, out.Kind)
+			}
 		}
-	}
-	do() // the connection and the cancellation hook are made once
-	if n := testing.AllocsPerRun(1000, do); n != 0 {
-		t.Errorf("%v allocations per kept-alive request, want 0", n)
+		do() // the connection and the cancellation hook are made once
+		if n := testing.AllocsPerRun(1000, do); n != 0 {
+			t.Errorf("%s: %v allocations per kept-alive request, want 0", tc.name, n)
+		}
 	}
 }
 

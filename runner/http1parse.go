@@ -33,6 +33,7 @@ func (e http1Error) Error() string { return "http/1.1 response: " + string(e) }
 const (
 	errBodyTooLarge     http1Error = "body exceeds max_body"
 	errHeadersTooLarge  http1Error = "headers too large"
+	errNotHTTP          http1Error = "the reply is not HTTP/1.x"
 	errStatusLine       http1Error = "malformed status line"
 	errHeaderLine       http1Error = "malformed header line"
 	errContentLength    http1Error = "malformed or conflicting Content-Length"
@@ -58,18 +59,39 @@ type response struct {
 // buffer. Whatever follows a response in the buffer stays there for the
 // next one, so pipelined bytes are neither lost nor counted twice.
 type respReader struct {
-	src      io.Reader
-	buf      []byte
-	r, w     int   // unparsed bytes are buf[r:w]
-	in       int64 // bytes read from src so far
-	rerr     error // error returned by src alongside data, reported next
-	maxBody  int64
-	keepBody bool   // keep the body for expect checks
-	body     []byte // the kept body, reused
+	src     io.Reader
+	buf     []byte
+	r, w    int   // unparsed bytes are buf[r:w]
+	in      int64 // bytes read from src so far
+	rerr    error // error returned by src alongside data, reported next
+	maxBody int64
+	body    bodyReader // reads the body when set; else it is discarded
+
+	// The body being read, piece by piece (see next).
+	mode    bodyMode
+	left    int64     // bytes left of a fixed body or of the current chunk
+	inChunk bool      // a chunk's data has been read: its CRLF comes next
+	full    bool      // until close: the last read filled the buffer
+	resp    *response // the response being read
 }
 
-func newRespReader(maxBody int64, keepBody bool) respReader {
-	return respReader{buf: make([]byte, http1BufSize), maxBody: maxBody, keepBody: keepBody}
+// bodyMode is how the body being read ends.
+type bodyMode uint8
+
+const (
+	bodyDone    bodyMode = iota // no more body
+	bodyFixed                   // after left bytes
+	bodyChunked                 // at the last chunk and its trailers
+	bodyClose                   // when the server closes
+)
+
+// bodyReader consumes a body piece by piece: bodyCheck, and tests.
+type bodyReader interface {
+	run(src bodySource) error
+}
+
+func newRespReader(maxBody int64, body bodyReader) respReader {
+	return respReader{buf: make([]byte, http1BufSize), maxBody: maxBody, body: body}
 }
 
 // reset drops buffered bytes, for a new connection.
@@ -162,7 +184,6 @@ func (p *respReader) read(head bool, resp *response) error {
 
 func (p *respReader) readResponse(head bool, resp *response) error {
 	*resp = response{}
-	p.body = p.body[:0]
 	var h header
 	for interim := 0; ; interim++ {
 		if interim > http1MaxInterim {
@@ -180,16 +201,30 @@ func (p *respReader) readResponse(head bool, resp *response) error {
 	}
 	resp.status = h.status
 	resp.close = h.close
+	p.resp, p.mode, p.left, p.inChunk, p.full = resp, bodyDone, 0, false, false
 	switch {
 	case head || h.status == 204 || h.status == 304:
-		return nil
 	case h.chunked:
-		return p.readChunked(resp)
+		p.mode = bodyChunked
 	case h.length >= 0:
-		return p.readFixed(h.length, resp)
+		if h.length > p.maxBody {
+			return errBodyTooLarge // no need to read what will be refused anyway
+		}
+		p.mode, p.left = bodyFixed, h.length
 	default:
 		resp.close = true
-		return p.readUntilClose(resp)
+		p.mode = bodyClose
+	}
+	if p.body != nil {
+		return p.body.run(p)
+	}
+	for {
+		if _, err := p.next(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
 	}
 }
 
@@ -202,12 +237,20 @@ type header struct {
 }
 
 // readHeader reads one status line and header block into h and consumes it.
+// What has arrived of an incomplete block is screened after every read, so
+// that a reply that can no longer become a valid header block fails at
+// once rather than when the server closes, or never.
 func (p *respReader) readHeader(h *header) error {
-	scanned := 0 // bytes after p.r known to hold no complete header block
+	scanned := 0  // bytes after p.r known to hold no complete header block
+	screened := 0 // bytes after p.r whose complete lines are screened
 	for {
 		if end := headerEnd(p.buf[:p.w], p.r+scanned); end >= 0 {
 			err := parseHeader(p.buf[p.r:end], h)
 			p.r = end
+			return err
+		}
+		var err error
+		if screened, err = screenHeader(p.buf[p.r:p.w], screened); err != nil {
 			return err
 		}
 		// A blank line completed by the next read starts at most two bytes
@@ -252,20 +295,11 @@ func headerEnd(b []byte, from int) int {
 func parseHeader(b []byte, h *header) error {
 	*h = header{length: -1}
 	line, b := nextLine(b)
-	// HTTP/1.x SP 3DIGIT [SP reason], with extra spaces tolerated as
-	// net/http does.
-	if len(line) < 9 || string(line[:7]) != "HTTP/1." || !isDigit(line[7]) || line[8] != ' ' {
-		return errStatusLine
+	status, http10, err := parseStatusLine(line)
+	if err != nil {
+		return err
 	}
-	http10 := line[7] == '0'
-	code := bytes.TrimLeft(line[9:], " ")
-	if len(code) < 3 || !isDigit(code[0]) || !isDigit(code[1]) || !isDigit(code[2]) || (len(code) > 3 && code[3] != ' ') {
-		return errStatusLine
-	}
-	h.status = int(code[0]-'0')*100 + int(code[1]-'0')*10 + int(code[2]-'0')
-	if h.status < 100 {
-		return errStatusLine
-	}
+	h.status = status
 	var keepAlive, framing bool
 	for len(b) > 0 {
 		line, b = nextLine(b)
@@ -347,120 +381,6 @@ func nextLine(b []byte) (line, rest []byte) {
 	return line, rest
 }
 
-// readFixed consumes a body of exactly n bytes.
-func (p *respReader) readFixed(n int64, resp *response) error {
-	if n > p.maxBody {
-		return errBodyTooLarge // no need to read what will be refused anyway
-	}
-	return p.stream(n, resp)
-}
-
-// stream consumes n body bytes, keeping them when asked to.
-func (p *respReader) stream(n int64, resp *response) error {
-	for n > 0 {
-		if p.r == p.w {
-			if n > int64(len(p.buf)) {
-				p.growFor(n)
-			}
-			if err := p.fill(); err != nil {
-				if err == io.EOF {
-					return io.ErrUnexpectedEOF
-				}
-				return err
-			}
-		}
-		k := min(int64(p.w-p.r), n)
-		p.take(int(k), resp)
-		n -= k
-	}
-	return nil
-}
-
-// take consumes k buffered body bytes.
-func (p *respReader) take(k int, resp *response) {
-	if p.keepBody {
-		p.body = append(p.body, p.buf[p.r:p.r+k]...)
-	}
-	p.r += k
-	resp.bodyLen += int64(k)
-}
-
-// readUntilClose consumes a body that ends when the server closes.
-func (p *respReader) readUntilClose(resp *response) error {
-	for {
-		full := p.w == len(p.buf) // the last read filled the buffer: more may be waiting
-		if k := p.w - p.r; k > 0 {
-			if resp.bodyLen+int64(k) > p.maxBody {
-				return errBodyTooLarge
-			}
-			p.take(k, resp)
-		}
-		if full {
-			p.growFor(2 * int64(len(p.buf)))
-		}
-		if err := p.fill(); err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-	}
-}
-
-// readChunked consumes a chunked body and its trailers.
-func (p *respReader) readChunked(resp *response) error {
-	for {
-		line, err := p.line(http1MaxLine)
-		if err != nil {
-			return err
-		}
-		if i := bytes.IndexByte(line, ';'); i >= 0 {
-			line = line[:i] // chunk extensions carry nothing a load test needs
-		}
-		size, ok := parseHex(trimOWS(line))
-		if !ok {
-			return errChunk
-		}
-		if size == 0 {
-			break
-		}
-		if size > p.maxBody-resp.bodyLen {
-			return errBodyTooLarge
-		}
-		if err := p.stream(size, resp); err != nil {
-			return err
-		}
-		for p.w-p.r < 2 {
-			if err := p.fill(); err != nil {
-				if err == io.EOF {
-					return io.ErrUnexpectedEOF
-				}
-				return err
-			}
-		}
-		if p.buf[p.r] != '\r' || p.buf[p.r+1] != '\n' {
-			return errChunk
-		}
-		p.r += 2
-	}
-	trailers := 0
-	for {
-		line, err := p.line(http1MaxHeader)
-		if err != nil {
-			return err
-		}
-		if len(line) == 0 {
-			return nil
-		}
-		if trailers += len(line); trailers > http1MaxHeader {
-			return errHeadersTooLarge
-		}
-		if colon := bytes.IndexByte(line, ':'); colon <= 0 || !isHeaderName(line[:colon]) {
-			return errHeaderLine
-		}
-	}
-}
-
 // line consumes one LF-terminated line of at most limit bytes (limit ≤
 // http1MaxHeader) and returns it without its CRLF or LF. The result is valid
 // until the next read.
@@ -473,6 +393,9 @@ func (p *respReader) line(limit int) ([]byte, error) {
 			return line, nil
 		}
 		off := p.w - p.r
+		if limit == http1MaxLine && !chunkSizePrefix(p.buf[p.r:p.w]) {
+			return nil, errChunk // no need to wait for the end of a bad line
+		}
 		if off >= limit {
 			if limit == http1MaxLine {
 				return nil, errLineTooLong

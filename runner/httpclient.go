@@ -13,6 +13,7 @@ import (
 	"net/http/httptrace"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -28,14 +29,17 @@ type netHTTPClient struct {
 	transport *http.Transport
 	client    *http.Client
 	reqs      []preparedRequest
-	buf       []byte // body buffer, reused across requests
+	check     *bodyCheck // expect's body checks, nil when there are none
+	body      readerSource
+	errLength error // the body's length is not expect.length
 
 	// Written by the dialer and the trace hooks, read after Do returns.
 	// Atomics because a dial abandoned by a cancelled request may still
 	// report from its own goroutine while the next request runs.
 	sent, received atomic.Int64
-	connectStart   atomic.Int64 // monotonic nanoseconds since clientEpoch
-	connect        atomic.Int64 // nanoseconds
+	connectStart   atomic.Int64  // monotonic nanoseconds since clientEpoch
+	connect        atomic.Int64  // nanoseconds
+	requests       atomic.Uint64 // requests begun, so that a connection knows a new one
 	tr             *httptrace.ClientTrace
 }
 
@@ -57,7 +61,10 @@ func NewHTTPClient(t *scenarios.Target, _ int) (Client, error) {
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
 	}
 	h := t.HTTP
-	c := &netHTTPClient{target: h}
+	c := &netHTTPClient{target: h, check: newBodyCheck(h.Expect.BodyContains, h.Expect.BodyRegex)}
+	if h.Expect.Length >= 0 {
+		c.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", h.Expect.Length)
+	}
 	c.tr = c.newTrace()
 	tlsConf := &tls.Config{InsecureSkipVerify: h.TLS.InsecureSkipVerify} //nolint:gosec // the user asked for it
 	if h.TLS.CAFile != "" {
@@ -78,7 +85,7 @@ func NewHTTPClient(t *scenarios.Target, _ int) (Client, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &countingConn{Conn: conn, sent: &c.sent, received: &c.received}, nil
+			return &countingConn{Conn: conn, sent: &c.sent, received: &c.received, requests: &c.requests, matched: -1}, nil
 		},
 		TLSClientConfig:     tlsConf,
 		DisableKeepAlives:   !h.Keepalive,
@@ -130,6 +137,7 @@ func (c *netHTTPClient) newTrace() *httptrace.ClientTrace {
 func (c *netHTTPClient) Do(ctx context.Context, req int, out *Outcome) {
 	*out = Outcome{}
 	c.connect.Store(0)
+	c.requests.Add(1)
 	sent0, recv0 := c.sent.Load(), c.received.Load()
 	defer func() {
 		out.Connect = time.Duration(c.connect.Load())
@@ -144,54 +152,93 @@ func (c *netHTTPClient) Do(ctx context.Context, req int, out *Outcome) {
 	}
 	r, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, c.tr), p.method, p.url, body)
 	if err != nil {
-		out.Kind = KindOther
+		out.Kind, out.Err = KindOther, err
 		return
 	}
 	r.Header = p.header.Clone()
 	resp, err := c.client.Do(r)
 	if err != nil {
-		out.Kind = classify(err)
+		out.Kind, out.Err = classify(err), err
 		return
 	}
 	defer resp.Body.Close()
 	out.Status = resp.StatusCode
-	out.Kind = c.readAndCheck(resp)
+	out.Kind, out.Err = c.readAndCheck(resp)
 }
 
 // readAndCheck drains the body (bounded by max_body) and applies expect.
-func (c *netHTTPClient) readAndCheck(resp *http.Response) ErrorKind {
+// The body checks see it as it streams: a worker keeps a bounded part of
+// it, whatever its size.
+func (c *netHTTPClient) readAndCheck(resp *http.Response) (ErrorKind, error) {
 	exp := &c.target.Expect
-	needBody := exp.BodyContains != "" || exp.BodyRegex != nil
 	limit := c.target.MaxBody
 	var n int64
 	var err error
-	if needBody {
-		c.buf = c.buf[:0]
-		w := bytes.NewBuffer(c.buf)
-		n, err = io.Copy(w, io.LimitReader(resp.Body, limit+1))
-		c.buf = w.Bytes()
+	if c.check != nil {
+		c.body.reset(resp.Body, limit)
+		err = c.check.run(&c.body)
+		n = c.body.n
 	} else {
 		n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, limit+1))
+		if err == nil && n > limit {
+			err = errBodyTooLarge
+		}
 	}
-	if err != nil {
-		return classify(err)
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		return KindLength, err
+	case err != nil:
+		return classify(err), err
+	case !statusAccepted(exp.Status, resp.StatusCode):
+		return KindStatus, nil
+	case exp.Length >= 0 && n != exp.Length:
+		return KindLength, c.errLength
+	case c.check != nil && c.check.err() != nil:
+		return KindCheck, c.check.err()
 	}
-	if n > limit {
-		return KindLength
+	return KindNone, nil
+}
+
+// readerSource hands out a body read from an io.Reader through one buffer,
+// as a bodySource, failing once it exceeds max_body.
+type readerSource struct {
+	r     io.Reader
+	buf   []byte
+	n     int64 // bytes read
+	limit int64 // max_body
+	err   error // returned by r with data, reported next
+}
+
+// readerSourceBuf is the size of a readerSource's buffer.
+const readerSourceBuf = 16 << 10
+
+func (s *readerSource) reset(r io.Reader, limit int64) {
+	s.r, s.n, s.limit, s.err = r, 0, limit, nil
+	if s.buf == nil {
+		s.buf = make([]byte, readerSourceBuf)
 	}
-	if !statusAccepted(exp.Status, resp.StatusCode) {
-		return KindStatus
+}
+
+func (s *readerSource) next() ([]byte, error) {
+	if s.err != nil {
+		return nil, s.err
 	}
-	if exp.Length >= 0 && n != exp.Length {
-		return KindLength
+	for range maxZeroReads {
+		// Reading one byte past max_body is enough to refuse the body.
+		k, err := s.r.Read(s.buf[:min(int64(len(s.buf)), s.limit+1-s.n)])
+		s.n += int64(k)
+		if s.n > s.limit {
+			return nil, errBodyTooLarge
+		}
+		if k > 0 {
+			s.err = err
+			return s.buf[:k], nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	if exp.BodyContains != "" && !bytes.Contains(c.buf, []byte(exp.BodyContains)) {
-		return KindCheck
-	}
-	if exp.BodyRegex != nil && !exp.BodyRegex.Match(c.buf) {
-		return KindCheck
-	}
-	return KindNone
+	return nil, io.ErrNoProgress
 }
 
 func statusAccepted(accepted []int, code int) bool {
@@ -228,6 +275,8 @@ func classify(err error) ErrorKind {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return KindReset
+	case errors.Is(err, errNotHTTP):
+		return KindProtocol
 	case isTLSHandshake(err):
 		return KindConnect
 	case strings.Contains(err.Error(), "malformed"), strings.Contains(err.Error(), "invalid"),
@@ -248,18 +297,67 @@ func isTLSHandshake(err error) bool {
 
 // countingConn counts wire bytes so that bytes_sent and bytes_received
 // include headers, as ab's "Total transferred" does.
+//
+// It also checks that a reply begins as HTTP/1.x does: net/http reads a
+// status line until its end, so a server that answers with anything else
+// and keeps the connection open would otherwise be a timeout. The first
+// write of each request arms the check, and the first bytes read after it
+// settle it; a connection whose first write is a TLS record is not checked,
+// since what it reads is encrypted.
 type countingConn struct {
 	net.Conn
 	sent, received *atomic.Int64
+	requests       *atomic.Uint64 // the client's count of requests begun
+
+	// Read and Write run on the transport's two goroutines.
+	mu      sync.Mutex
+	armedBy uint64 // the request whose write armed the check
+	matched int    // bytes of the reply's beginning seen to match; -1: not checking
+	tls     bool
 }
+
+// httpReplyStart is how every HTTP/1.x reply begins.
+const httpReplyStart = "HTTP/1."
 
 func (c *countingConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.received.Add(int64(n))
+	if n > 0 && !c.replyStarts(p[:n]) {
+		return 0, errNotHTTP
+	}
 	return n, err
 }
 
+// replyStarts reports whether b, just read, can be the beginning of a reply
+// or of its rest.
+func (c *countingConn) replyStarts(b []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.matched < 0 || c.tls {
+		return true
+	}
+	k := min(len(b), len(httpReplyStart)-c.matched)
+	if string(b[:k]) != httpReplyStart[c.matched:c.matched+k] {
+		return false
+	}
+	c.matched += k
+	if c.matched == len(httpReplyStart) {
+		c.matched = -1
+	}
+	return true
+}
+
 func (c *countingConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	switch req := c.requests.Load(); {
+	case c.armedBy == 0 && len(p) > 0 && p[0] == 0x16: // a TLS handshake record
+		c.tls = true
+	case req != c.armedBy:
+		// The first write of a request; its later writes must not re-arm the
+		// check, since the reply may have begun already.
+		c.armedBy, c.matched = req, 0
+	}
+	c.mu.Unlock()
 	n, err := c.Conn.Write(p)
 	c.sent.Add(int64(n))
 	return n, err

@@ -120,14 +120,14 @@ func (c *tcpClient) Do(ctx context.Context, _ int, out *Outcome) {
 		out.Connect = time.Since(began)
 	} else if err := conn.SetDeadline(deadline); err != nil {
 		c.drop()
-		out.Kind = KindOther
+		out.Kind, out.Err = KindOther, err
 		return
 	}
 	// Checked after the deadline is set, so a cancellation that came
 	// before it is not overwritten unseen.
-	if ctx.Err() != nil {
+	if err := ctx.Err(); err != nil {
 		c.drop()
-		out.Kind = KindTimeout
+		out.Kind, out.Err = KindTimeout, err
 		return
 	}
 	out.Kind = c.run(conn, c.iteration, out)
@@ -143,6 +143,7 @@ func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *Outcome) 
 	c.dialer.Deadline = deadline
 	conn, err := c.dialer.DialContext(ctx, "tcp", c.target.Address)
 	if err != nil {
+		out.Err = err
 		if ctx.Err() != nil {
 			return nil, KindTimeout
 		}
@@ -152,6 +153,7 @@ func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *Outcome) 
 	if c.closed {
 		c.mu.Unlock()
 		_ = conn.Close()
+		out.Err = net.ErrClosed
 		return nil, KindOther
 	}
 	c.conn = conn
@@ -159,6 +161,7 @@ func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *Outcome) 
 	c.rd.reset()
 	if err := conn.SetDeadline(deadline); err != nil {
 		c.drop()
+		out.Err = err
 		return nil, KindOther
 	}
 	if kind := c.run(conn, c.onConnect, out); kind != KindNone {
@@ -185,9 +188,11 @@ func (c *tcpClient) run(conn net.Conn, ops []tcpOp, out *Outcome) ErrorKind {
 		payload, n, err := c.rd.next(conn, &c.codec, op.expect)
 		out.BytesReceived += n
 		if err != nil {
+			out.Err = err
 			return tcpErrorKind(err)
 		}
 		if !tcpMatches(payload, op.expect) {
+			out.Err = errTCPExpect
 			return KindCheck
 		}
 	}
@@ -202,10 +207,14 @@ func (c *tcpClient) flush(conn net.Conn, out *Outcome) ErrorKind {
 	out.BytesSent += int64(n)
 	c.wbuf = c.wbuf[:0]
 	if err != nil {
+		out.Err = err
 		return tcpErrorKind(err)
 	}
 	return KindNone
 }
+
+// errTCPExpect is the error of a reply that fails its step's expect.
+var errTCPExpect = errors.New("the reply does not match the step's expect")
 
 func tcpMatches(payload []byte, e *scenarios.TCPExpect) bool {
 	if e.Equals != nil && !bytes.Equal(payload, e.Equals) {

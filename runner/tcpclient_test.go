@@ -271,7 +271,13 @@ func TestTCPErrorKinds(t *testing.T) {
 			if out.Kind != tc.want {
 				t.Fatalf("kind = %v, want %v", out.Kind, tc.want)
 			}
+			if out.Err == nil {
+				t.Errorf("no error says why the iteration failed")
+			}
 			if srv == nil {
+				if want := "dial tcp " + addr + ": connect: connection refused"; out.Err.Error() != want {
+					t.Errorf("error %q, want %q", out.Err, want)
+				}
 				return
 			}
 			// A failed iteration leaves the stream in an unknown state: the
