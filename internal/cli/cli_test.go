@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -212,36 +213,75 @@ func TestInvalidScenariosExit2WithPositionAndSendNothing(t *testing.T) {
 	}
 }
 
+// deadTCPScenario talks a line protocol to ${host}.
+const deadTCPScenario = `version: 1
+name: deadtcp
+targets:
+  - name: agent
+    tcp:
+      address: ${host}
+      framing: { line: "\n" }
+      iteration:
+        - send: PING
+        - expect: { frame: true }
+phases:
+  - { name: measured, requests: 40, concurrency: 2 }
+thresholds:
+  - rps >= 1
+  - p99 < 5s
+`
+
+// A target nobody listens on is not fast throughput: every variant exits 3
+// and says "connection refused" wherever a person or a program looks.
 func TestUnreachableTargetFailsWithConnectErrors(t *testing.T) {
-	srv := startServer(t, demoserver.Config{})
-	addr := srv.HTTPAddr()
-	_ = srv.Close() // nothing listens there any more
-	out := t.TempDir()
-	path := writeScenario(t, strings.Replace(basicScenario, "RULE", "p99 < 5s", 1))
-	r := invoke(t, context.Background(), nil, "run", "--no-progress", "-o", out, "--var", "host="+addr, path)
-	if r.code != ExitRun {
-		t.Fatalf("exit %d, want 3 (no request succeeded: the run could not be carried out); stderr:\n%s", r.code, r.stderr)
-	}
-	var res reporters.Run
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "results.json"))), &res); err != nil {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
 		t.Fatal(err)
 	}
-	c := res.Scenarios[0].Cases[0]
-	if c.Stats.Errors.Connect != 40 || c.Stats.RPS != 0 || c.Stats.Latency.P99 != 0 {
-		t.Errorf("connect errors = %d, rps = %v, p99 = %v; want 40, 0, 0", c.Stats.Errors.Connect, c.Stats.RPS, c.Stats.Latency.P99)
-	}
-	if res.Passed {
-		t.Error("results.json says passed for a run in which nothing succeeded")
-	}
-	for _, v := range c.Verdicts {
-		if v.Status == "pass" {
-			t.Errorf("verdict %q passed on a dead target", v.Rule)
-		}
-	}
-	for what, text := range map[string]string{"stderr": r.stderr, "case error": c.Error, "summary.md": readFile(t, filepath.Join(out, "summary.md"))} {
-		if !strings.Contains(text, "no request succeeded") || !strings.Contains(text, "connect") {
-			t.Errorf("%s does not say that every request failed to connect:\n%s", what, text)
-		}
+	addr := ln.Addr().String()
+	_ = ln.Close() // nothing listens there any more
+	for _, tc := range []struct {
+		name     string
+		scenario string
+		extra    []string
+		connects int64
+	}{
+		{"http", strings.Replace(basicScenario, "RULE", "p99 < 5s", 1), nil, 40},
+		{"tcp", deadTCPScenario, nil, 40},
+		{"http segment part", strings.Replace(basicScenario, "RULE", "p99 < 5s", 1), []string{"--segment", "1/2"}, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append([]string{"run", "--no-progress", "-o", out, "--var", "host=" + addr}, tc.extra...)
+			r := invoke(t, context.Background(), nil, append(args, writeScenario(t, tc.scenario))...)
+			if r.code != ExitRun {
+				t.Fatalf("exit %d, want 3 (no request succeeded: the run could not be carried out); stderr:\n%s", r.code, r.stderr)
+			}
+			var res reporters.Run
+			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "results.json"))), &res); err != nil {
+				t.Fatal(err)
+			}
+			c := res.Scenarios[0].Cases[0]
+			if c.Stats.Errors.Connect != tc.connects || c.Stats.RPS != 0 || c.Stats.Latency.P99 != 0 {
+				t.Errorf("connect errors = %d, rps = %v, p99 = %v; want %d, 0, 0", c.Stats.Errors.Connect, c.Stats.RPS, c.Stats.Latency.P99, tc.connects)
+			}
+			if res.Passed {
+				t.Error("results.json says passed for a run in which nothing succeeded")
+			}
+			for _, v := range c.Verdicts {
+				if v.Status == "pass" {
+					t.Errorf("verdict %q passed on a dead target", v.Rule)
+				}
+			}
+			for what, text := range map[string]string{
+				"stdout": r.stdout, "stderr": r.stderr, "case error": c.Error,
+				"error sample": c.Stats.ErrorSamples["connect"], "summary.md": readFile(t, filepath.Join(out, "summary.md")),
+			} {
+				if !strings.Contains(text, "connection refused") {
+					t.Errorf("%s does not say %q:\n%s", what, "connection refused", text)
+				}
+			}
+		})
 	}
 }
 
