@@ -163,7 +163,7 @@ func TestInitialWorkers(t *testing.T) {
 type instantClient struct{ calls *atomic.Int64 }
 
 func (c instantClient) Do(_ context.Context, _ int, out *Outcome) { *out = Outcome{}; c.calls.Add(1) }
-func (instantClient) Close() error                               { return nil }
+func (instantClient) Close() error                                { return nil }
 
 // TestSchedulerOnFakeClock runs the open model on a clock the test moves:
 // the scheduler wakes exactly when it asked to, or `late` after, as on a
