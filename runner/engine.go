@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -39,6 +38,11 @@ type Config struct {
 	// Kill, when closed, ends every server under test with SIGKILL at once
 	// instead of waiting out its stop timeout (a second Ctrl-C).
 	Kill <-chan struct{}
+	// Clock times the requests, paces the open model, ends the phases and
+	// reads the generator's CPU. nil = WallClock. (Progress ticks and the
+	// grace period stay on the wall clock: they pace reporting, not the
+	// measurement.)
+	Clock Clock
 }
 
 func (c *Config) defaults() {
@@ -54,6 +58,9 @@ func (c *Config) defaults() {
 	if c.Tick <= 0 {
 		c.Tick = time.Second
 	}
+	if c.Clock == nil {
+		c.Clock = WallClock{}
+	}
 }
 
 // Run drives every case of sc, phase by phase. Cancelling ctx stops the load
@@ -64,8 +71,8 @@ func (c *Config) defaults() {
 // them — and comes with whatever was measured before.
 func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResult, error) {
 	cfg.defaults()
-	res := &ScenarioResult{Scenario: sc, Start: time.Now()}
-	defer func() { res.End = time.Now() }()
+	res := &ScenarioResult{Scenario: sc, Start: cfg.Clock.Now()}
+	defer func() { res.End = cfg.Clock.Now() }()
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -265,6 +272,7 @@ type phaseRun struct {
 	phase     *scenarios.Phase
 	target    *scenarios.Target
 	newClient NewClientFunc
+	clock     Clock
 	start     time.Time
 	end       time.Time // the phase's hard deadline
 	shards    []*shard
@@ -302,7 +310,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 			res.ByName = append(res.ByName, &NamedResult{Name: r.name, Latency: NewHistogram()})
 		}
 	}
-	pr := &phaseRun{phase: ph, target: &c.Target, newClient: cfg.NewClient, schedLag: NewHistogram()}
+	pr := &phaseRun{phase: ph, target: &c.Target, newClient: cfg.NewClient, clock: cfg.Clock, schedLag: NewHistogram()}
 	sum := 0
 	for _, r := range mix {
 		sum += r.weight
@@ -327,9 +335,10 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	if limit <= 0 {
 		limit = cfg.MaxPhase
 	}
-	phaseCtx, cancel := context.WithTimeout(ctx, limit)
+	clock := cfg.Clock
+	phaseCtx, cancel := clock.WithTimeout(ctx, limit)
 	defer cancel()
-	pr.end, _ = phaseCtx.Deadline()
+	pr.end = clock.Now().Add(limit)
 
 	phaseName := ph.Name
 	if label != "" {
@@ -352,8 +361,8 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 			}
 		}
 	}
-	cpu0 := cpuTime()
-	res.Start = time.Now()
+	cpu0 := clock.CPU()
+	res.Start = clock.Now()
 	pr.start = res.Start
 	var sent atomic.Int64
 	if open {
@@ -392,7 +401,8 @@ loop:
 			cfg.Logger.Warn().Str("case", c.ID).Str("phase", phaseName).
 				Int64("in_flight", pr.inFlight.Load()).Msg("in-flight requests did not stop in time; abandoning them")
 			break loop
-		case now := <-ticker.C:
+		case <-ticker.C:
+			now := clock.Now()
 			pt := col.closeSecond(second, pr.inFlight.Load())
 			second++
 			if cfg.Observer != nil {
@@ -402,7 +412,7 @@ loop:
 			last = now
 		}
 	}
-	res.End = time.Now()
+	res.End = clock.Now()
 	if ph.Duration > 0 && res.End.Sub(res.Start) > ph.Duration {
 		// Requests still running at the deadline were abandoned, not counted,
 		// so the time spent winding them down is not measured time either.
@@ -414,7 +424,7 @@ loop:
 		col.closeSecond(second, pr.inFlight.Load())
 	}
 	res.Interrupted = ctx.Err() != nil
-	res.Generator.CPU = cpuShare(cpuTime()-cpu0, time.Since(res.Start))
+	res.Generator.CPU = cpuShare(clock.CPU()-cpu0, clock.Since(res.Start))
 	if open {
 		res.Dropped = dropped(ph, res.Elapsed, sent.Load())
 		var idleShare float64
@@ -493,13 +503,13 @@ func (pr *phaseRun) closeClients() {
 // think, repeat, until the phase's deadline or request limit.
 func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shard) {
 	ph := pr.phase
-	if at := rampStart(ph, w); at > 0 && !sleepCtx(ctx, at) {
+	if at := rampStart(ph, w); at > 0 && !sleepCtx(ctx, pr.clock, at) {
 		return
 	}
 	rng := rand.New(rand.NewPCG(uint64(w), 0x9e3779b97f4a7c15))
-	var think *time.Timer
+	var think Timer
 	if ph.ThinkTime > 0 {
-		think = time.NewTimer(time.Hour)
+		think = pr.clock.NewTimer(time.Hour)
 		think.Stop()
 	}
 	var out Outcome
@@ -511,9 +521,9 @@ func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shar
 		pr.inFlight.Add(1)
 		// In the closed model a request is due when its worker is ready,
 		// so latency runs from here, not from when the bytes left.
-		start := time.Now()
+		start := pr.clock.Now()
 		cl.Do(ctx, req, &out)
-		done := time.Now()
+		done := pr.clock.Now()
 		latency := done.Sub(start)
 		pr.inFlight.Add(-1)
 		if out.Kind != KindNone && pr.cutShort(ctx, done) {
@@ -526,125 +536,9 @@ func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shar
 			case <-ctx.Done():
 				think.Stop()
 				return
-			case <-think.C:
+			case <-think.C():
 			}
 		}
-	}
-}
-
-// spawnPatience is how long an arrival waits for a busy worker to free up
-// before the scheduler opens another connection for it. Opening one per
-// momentary miss turns a rate step into a connection storm that costs the
-// generator more than the wait; the wait itself is measured (latency runs
-// from the schedule), so it is never hidden.
-const spawnPatience = time.Millisecond
-
-// schedule is the open model's clock. It hands each arrival's scheduled
-// offset to an idle worker, starts a new worker when none frees up soon (up
-// to limit), and otherwise waits for one: the arrivals that pile up meanwhile
-// leave in a burst once a worker frees, each still timed from its schedule,
-// which is what corrects coordinated omission. It returns how many arrivals
-// it handed out.
-func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
-	ph := pr.phase
-	work := make(chan time.Duration)
-	defer close(work)
-	spawn := func(due time.Duration) bool {
-		cl, err := pr.addClient()
-		if err != nil {
-			return false
-		}
-		w := pr.spawned - 1
-		pr.wg.Add(1)
-		go func() {
-			defer pr.wg.Done()
-			pr.openWorker(ctx, w, cl, pr.shards[w%len(pr.shards)], due, work)
-		}()
-		return true
-	}
-	// Start with enough workers for the peak rate at 1 ms per request, so the
-	// first arrivals do not each wait out spawnPatience.
-	initial := min(limit, max(1, int(math.Ceil(max(ph.Rate.From, ph.Rate.To)/1000))))
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	var sent int64
-	// backlog is set while the scheduler works off arrivals that waited for a
-	// busy worker (max_in_flight back-pressure, the server's doing), so that
-	// their lateness is not blamed on the generator.
-	backlog := false
-	for i := int64(0); ph.Requests <= 0 || i < ph.Requests; i++ {
-		due := arrivalOffset(ph.Rate, ph.Duration, i)
-		if ph.Duration > 0 && due >= ph.Duration {
-			break
-		}
-		if wait := due - time.Since(pr.start); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
-				return sent
-			case <-timer.C:
-			}
-			pr.schedLag.Record(time.Since(pr.start) - due)
-			backlog = false // caught up with the schedule
-		} else if !backlog {
-			// Not held back by busy workers, yet already late: the
-			// generator itself fell behind.
-			pr.schedLag.Record(-wait)
-		}
-		if pr.spawned < initial {
-			if !spawn(due) {
-				return sent
-			}
-			sent++
-			continue
-		}
-		select {
-		case work <- due:
-			pr.idleHandoffs++
-		default:
-			patience := time.Duration(math.MaxInt64)
-			if pr.spawned < limit {
-				patience = spawnPatience
-			}
-			timer.Reset(patience)
-			backlog = true
-			select {
-			case work <- due:
-			case <-timer.C:
-				if !spawn(due) {
-					return sent
-				}
-			case <-ctx.Done():
-				return sent
-			}
-		}
-		sent++
-	}
-	return sent
-}
-
-// openWorker sends the arrivals it is handed, first, then whatever the
-// scheduler passes on the work channel, until the channel closes.
-func (pr *phaseRun) openWorker(ctx context.Context, w int, cl Client, sh *shard, first time.Duration, work <-chan time.Duration) {
-	rng := rand.New(rand.NewPCG(uint64(w), 0x9e3779b97f4a7c15))
-	var out Outcome
-	due, ok := first, true
-	for ok {
-		req := pr.pick(rng)
-		pr.inFlight.Add(1)
-		lag := time.Since(pr.start) - due
-		cl.Do(ctx, req, &out)
-		// Latency runs from the scheduled time, not from when the request
-		// finally left: a request that waited behind a stall was slow for
-		// the user who sent it, even if the server answered it quickly.
-		done := time.Now()
-		latency := done.Sub(pr.start) - due
-		pr.inFlight.Add(-1)
-		if out.Kind != KindNone && pr.cutShort(ctx, done) {
-			return
-		}
-		sh.record(req, latency, max(lag, 0), &out)
-		due, ok = <-work
 	}
 }
 
@@ -671,13 +565,13 @@ func (pr *phaseRun) pick(rng *rand.Rand) int {
 	return len(pr.weights) - 1
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
+func sleepCtx(ctx context.Context, clock Clock, d time.Duration) bool {
+	t := clock.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return false
-	case <-t.C:
+	case <-t.C():
 		return true
 	}
 }

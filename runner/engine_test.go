@@ -114,7 +114,23 @@ func TestKeepaliveConnections(t *testing.T) {
 		{"no keepalive opens one connection per request", false, func(n int64) bool { return n == 60 }, "60"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := newCountingServer(t, hello)
+			// The first request waits until the second arrives: without
+			// that, one worker can claim all 60 requests before the other
+			// is first scheduled, and only one connection is ever opened.
+			second := make(chan struct{})
+			var arrivals atomic.Int64
+			srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+				switch arrivals.Add(1) {
+				case 1:
+					select {
+					case <-second:
+					case <-r.Context().Done():
+					}
+				case 2:
+					close(second)
+				}
+				hello(w, r)
+			})
 			sc := httpScenario(scenarios.HTTPTarget{Requests: single(srv.URL), Keepalive: tc.keepalive},
 				scenarios.Phase{Name: "m", Requests: 60, Concurrency: 2})
 			res, err := Run(context.Background(), sc, Config{})

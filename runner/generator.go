@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"runtime"
-	"syscall"
 	"time"
 )
 
@@ -61,15 +60,6 @@ func (g *Generator) judge(dropShare, idleShare float64) {
 		g.Saturated = true
 		g.Reason = fmt.Sprintf("loadgate used %.0f%% of its CPU: results may reflect the load generator, not the server", 100*g.CPU)
 	}
-}
-
-// cpuTime is the process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // cpuShare is cpu spent over wall time, as a fraction of the usable cores.

@@ -68,8 +68,9 @@ func TestMonitorSeesTheWholeTree(t *testing.T) {
 	if u.Samples < 4 {
 		t.Fatalf("%d samples in 1.3s at 200ms", u.Samples)
 	}
-	// The busy grandchild alone is one core: even on a loaded machine it gets a fair share.
-	if u.CPUMax < 30 {
+	// The busy grandchild wants a whole core; on a loaded machine it gets
+	// less, but without it the tree (a shell and sleep) uses next to none.
+	if u.CPUMax < 5 {
 		t.Errorf("cpu max %.1f%%: the grandchild's CPU was not counted", u.CPUMax)
 	}
 	last := u.Series[len(u.Series)-1]

@@ -1,6 +1,9 @@
 package runner
 
 import (
+	"context"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -73,6 +76,146 @@ func TestRampStart(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := rampStart(&tc.phase, tc.w); got != tc.want {
 				t.Errorf("rampStart = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPacerNext(t *testing.T) {
+	const ms = time.Millisecond
+	at100 := pacer{rate: scenarios.Rate{From: 100, To: 100}, duration: time.Second}
+	for _, tc := range []struct {
+		name     string
+		p        pacer
+		sent     int64
+		elapsed  time.Duration
+		due      time.Duration
+		wait     time.Duration
+		wantStop bool
+	}{
+		{"first arrival is due at once", at100, 0, 0, 0, 0, false},
+		{"early: wait for the next arrival", at100, 5, 42 * ms, 50 * ms, 8 * ms, false},
+		{"late: negative wait is the lateness", at100, 5, 73 * ms, 50 * ms, -23 * ms, false},
+		{"behind by several arrivals: each is still due at its own time", at100, 3, 90 * ms, 30 * ms, -60 * ms, false},
+		{"last arrival of the phase", at100, 99, 985 * ms, 990 * ms, 5 * ms, false},
+		{"duration reached: stop", at100, 100, 990 * ms, time.Second, 0, true},
+		{"request limit reached: stop", pacer{rate: scenarios.Rate{From: 100, To: 100}, requests: 3}, 3, 0, 0, 0, true},
+		{"request limit not reached, no duration", pacer{rate: scenarios.Rate{From: 100, To: 100}, requests: 3}, 2, 0, 20 * ms, 20 * ms, false},
+		{"ramp 0→100 over 10s: arrival 5 at 1s", pacer{rate: scenarios.Rate{From: 0, To: 100}, duration: 10 * time.Second}, 5, 400 * ms, time.Second, 600 * ms, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			due, wait, stop := tc.p.next(tc.sent, tc.elapsed)
+			if stop != tc.wantStop {
+				t.Fatalf("stop = %v, want %v", stop, tc.wantStop)
+			}
+			if stop {
+				return
+			}
+			near := func(a, b time.Duration) bool { return a-b < time.Microsecond && b-a < time.Microsecond }
+			if !near(due, tc.due) || !near(wait, tc.wait) {
+				t.Errorf("next(%d, %v) = due %v, wait %v; want %v, %v", tc.sent, tc.elapsed, due, wait, tc.due, tc.wait)
+			}
+		})
+	}
+}
+
+func TestPlacement(t *testing.T) {
+	for _, tc := range []struct {
+		name                    string
+		spawned, initial, limit int
+		spawn                   bool
+		patience                time.Duration
+	}{
+		{"below the initial workers: start one at once", 0, 2, 10, true, 0},
+		{"initial workers running: idle one, else wait briefly, then start one", 2, 2, 10, false, spawnPatience},
+		{"at max_in_flight: wait for a busy worker however long", 10, 2, 10, false, waitForever},
+		{"max_in_flight smaller than the initial workers", 1, 1, 1, false, waitForever},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spawn, patience := placement(tc.spawned, tc.initial, tc.limit)
+			if spawn != tc.spawn || patience != tc.patience {
+				t.Errorf("placement(%d, %d, %d) = %v, %v; want %v, %v",
+					tc.spawned, tc.initial, tc.limit, spawn, patience, tc.spawn, tc.patience)
+			}
+		})
+	}
+}
+
+func TestInitialWorkers(t *testing.T) {
+	for _, tc := range []struct {
+		rate  scenarios.Rate
+		limit int
+		want  int
+	}{
+		{scenarios.Rate{From: 50, To: 50}, 100, 1},
+		{scenarios.Rate{From: 2500, To: 2500}, 100, 3},
+		{scenarios.Rate{From: 0, To: 4000}, 100, 4}, // a ramp is provisioned for its peak
+		{scenarios.Rate{From: 1e6, To: 1e6}, 64, 64},
+	} {
+		if got := initialWorkers(tc.rate, tc.limit); got != tc.want {
+			t.Errorf("initialWorkers(%v, %d) = %d, want %d", tc.rate, tc.limit, got, tc.want)
+		}
+	}
+}
+
+// instantClient answers at once and counts its requests; with the fake
+// clock, no virtual time passes while it works.
+type instantClient struct{ calls *atomic.Int64 }
+
+func (c instantClient) Do(_ context.Context, _ int, out *Outcome) { *out = Outcome{}; c.calls.Add(1) }
+func (instantClient) Close() error                                { return nil }
+
+// TestSchedulerOnFakeClock runs the open model on a clock the test moves:
+// the scheduler wakes exactly when it asked to, or `late` after, as on a
+// busy machine. Its lateness must be measured exactly and judged: within
+// bounds the generator is healthy, beyond them saturated. Nothing here
+// depends on how busy the machine running the test is.
+func TestSchedulerOnFakeClock(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		late      time.Duration
+		saturated bool
+	}{
+		{"kept up: no lag, healthy", 0, false},
+		{"woken 4ms late: measured, within bounds", 4 * time.Millisecond, false},
+		{"woken 15ms late: saturated", 15 * time.Millisecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls atomic.Int64
+			clock := newFakeClock()
+			// 50/s for 1s: 50 arrivals 20ms apart. One worker (max_in_flight
+			// 1) means the scheduler never spawns on a timer of its own.
+			sc := httpScenario(scenarios.HTTPTarget{Requests: single("http://127.0.0.1:9/")},
+				scenarios.Phase{Name: "open", Rate: scenarios.Rate{From: 50, To: 50}, Duration: time.Second, MaxInFlight: 1})
+			done := make(chan struct{})
+			var p *PhaseResult
+			go func() {
+				defer close(done)
+				res, err := Run(context.Background(), sc, Config{Clock: clock, Tick: time.Hour,
+					NewClient: func(*scenarios.Target, int) (Client, error) { return instantClient{&calls}, nil }})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				p = res.Cases[0].Phases[0]
+			}()
+			clock.drive(t, done, time.Second, tc.late)
+			<-done
+			if p == nil {
+				t.FailNow()
+			}
+			if p.Requests != 50 || calls.Load() != 50 || p.Dropped != 0 {
+				t.Errorf("completed %d, sent %d, dropped %d; want 50, 50, 0", p.Requests, calls.Load(), p.Dropped)
+			}
+			// The histogram resolves 1µs and 3 significant digits.
+			if lag := p.Generator.SchedLagP99; lag < tc.late || lag > tc.late+tc.late/100+time.Microsecond {
+				t.Errorf("scheduler lag p99 = %v, want %v", lag, tc.late)
+			}
+			if p.Generator.Saturated != tc.saturated {
+				t.Errorf("saturated = %v (%s), want %v", p.Generator.Saturated, p.Generator.Reason, tc.saturated)
+			}
+			if tc.saturated && !strings.Contains(p.Generator.Reason, "the scheduler ran 15ms late") {
+				t.Errorf("reason %q does not give the lateness", p.Generator.Reason)
 			}
 		})
 	}

@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"context"
+	"syscall"
+	"time"
+)
+
+// Clock is the engine's source of time: when arrivals are due, how long a
+// request took, when a phase ends and how much CPU the generator used. The
+// wall clock is the default; tests substitute a clock they advance by hand,
+// so that what the scheduler decides does not depend on how busy the
+// machine is.
+type Clock interface {
+	Now() time.Time
+	Since(t time.Time) time.Duration
+	NewTimer(d time.Duration) Timer
+	// WithTimeout is context.WithTimeout on this clock.
+	WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc)
+	// CPU is the process's user + system CPU time so far.
+	CPU() time.Duration
+}
+
+// Timer is the part of *time.Timer the engine uses, with Go 1.23 semantics:
+// after Reset or Stop no stale tick is received.
+type Timer interface {
+	C() <-chan time.Time
+	Reset(d time.Duration) bool
+	Stop() bool
+}
+
+// WallClock is the real clock, used when Config.Clock is nil.
+type WallClock struct{}
+
+// Now is time.Now.
+func (WallClock) Now() time.Time { return time.Now() }
+
+// Since is time.Since.
+func (WallClock) Since(t time.Time) time.Duration { return time.Since(t) }
+
+// NewTimer is time.NewTimer.
+func (WallClock) NewTimer(d time.Duration) Timer { return wallTimer{time.NewTimer(d)} }
+
+// WithTimeout is context.WithTimeout: the context carries its deadline, which
+// the clients use as an I/O deadline.
+func (WallClock) WithTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, d)
+}
+
+// CPU reads getrusage(RUSAGE_SELF).
+func (WallClock) CPU() time.Duration { return cpuTime() }
+
+type wallTimer struct{ t *time.Timer }
+
+func (w wallTimer) C() <-chan time.Time        { return w.t.C }
+func (w wallTimer) Reset(d time.Duration) bool { return w.t.Reset(d) }
+func (w wallTimer) Stop() bool                 { return w.t.Stop() }
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
