@@ -119,7 +119,7 @@ func achievedRate(rate, tolerance float64) check {
 	return check{name: "achieved rate", expected: fmt.Sprintf("%.0f/s", rate),
 		bound: fmt.Sprintf("± %.0f%%", 100*tolerance),
 		measure: func(p *runner.PhaseResult) (string, bool) {
-			got := float64(p.Requests) / p.Elapsed.Seconds()
+			got := float64(p.Succeeded) / p.Elapsed.Seconds() // throughput counts successes
 			return fmt.Sprintf("%.1f/s (%d in %v, %d dropped)", got, p.Requests, p.Elapsed.Round(ms), p.Dropped),
 				got >= rate*(1-tolerance) && got <= rate*(1+tolerance)
 		}}
