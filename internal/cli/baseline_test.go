@@ -124,8 +124,11 @@ func firstGateRun(t *testing.T, path string, srv *demoserver.Server) (string, *r
 // apart by more than 5 %, significantly: a real difference, but the
 // machine's, not the server's.
 func TestBaselineAA(t *testing.T) {
-	srv := startServer(t, demoserver.Config{Delay: 10 * time.Millisecond})
-	path := writeScenario(t, strings.Replace(gateScenario, "LOAD", "rate: 400, max_in_flight: 64", 1))
+	// A server slow enough that a busy machine's scheduling noise (a few
+	// milliseconds) stays well inside p50's 10% tolerance, paced at a rate
+	// the generator keeps whatever else runs.
+	srv := startServer(t, demoserver.Config{Delay: 50 * time.Millisecond})
+	path := writeScenario(t, strings.Replace(gateScenario, "LOAD", "rate: 200, max_in_flight: 64", 1))
 	baseFile, base := firstGateRun(t, path, srv)
 
 	r, dir := runGate(t, path, srv, "--baseline", baseFile)
@@ -172,7 +175,9 @@ func TestBaselineAB(t *testing.T) {
 	path := writeScenario(t, strings.Replace(gateScenario, "LOAD", "concurrency: 2", 1))
 	baseFile, base := firstGateRun(t, path, startServer(t, demoserver.Config{Delay: time.Millisecond}))
 
-	srvB := startServer(t, demoserver.Config{Delay: 3 * time.Millisecond})
+	// Twenty times slower: a gap no neighbour's CPU burst can close, so
+	// every trial of B is worse than every trial of A.
+	srvB := startServer(t, demoserver.Config{Delay: 20 * time.Millisecond})
 	r, dir := runGate(t, path, srvB, "--baseline", baseFile)
 	candFile := filepath.Join(dir, "results.json")
 	cand := readRun(t, candFile)
