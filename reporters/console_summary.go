@@ -208,6 +208,15 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 	}
 	fmt.Fprintf(b, "%-24s%.2f kb/s sent\n", "", sent)
 
+	abTimes(b, st, int(conn.Count()))
+	if st.Trials != nil {
+		trialsBlock(b, phases, st.Trials)
+	}
+}
+
+// abTimes prints ab's Connection Times and percentile tables: latency of the
+// succeeded requests, with the failed ones on a row of their own.
+func abTimes(b *bytes.Buffer, st runner.Stats, connections int) {
 	// ab splits Total into Processing and Waiting per request; connections
 	// here are timed apart from requests (one per connection, not per
 	// request with keep-alive), so only the two honest rows are shown.
@@ -217,7 +226,7 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 		fmt.Fprintf(b, "%-9s %8.2f %8.2f %8.2f %8.2f %8.2f%s\n",
 			label, ms(d.Min), ms(d.Mean), ms(d.StdDev), ms(d.P50), ms(d.Max), note)
 	}
-	dist("Connect:", st.Connect, " ("+plural(int(conn.Count()), "new connection")+")")
+	dist("Connect:", st.Connect, " ("+plural(connections, "new connection")+")")
 	dist("Total:", st.Latency, "")
 	if st.Failed > 0 {
 		dist("Failed:", st.FailedLatency, " (failed requests, not in the figures above or below)")
@@ -236,9 +245,6 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 		b.WriteString(line + "\n")
 	}
 	b.WriteString("\n")
-	if st.Trials != nil {
-		trialsBlock(b, phases, st.Trials)
-	}
 }
 
 // trialsBlock prints each trial's figures and their spread, so that a

@@ -92,22 +92,10 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 	if err := console.Err(); err != nil {
 		fmt.Fprintf(env.Stderr, "loadgate: console output failed: %v\n", err)
 	}
+	meta.Interrupted = meta.Interrupted || ctx.Err() != nil
 	run := reporters.NewRun(meta, inputs)
 	run.Merged = m.Info
-	if err := writeOutputs(run, opts, env.Stdout); err != nil {
-		return withCode(ExitRun, err)
-	}
-	gh.annotate(human, run)
-	if err := gh.writeSummary(run); err != nil {
-		return withCode(ExitRun, err)
-	}
-	switch {
-	case m.Interrupted || ctx.Err() != nil:
-		return withCode(ExitInterrupted, errors.New("merge: a segment was interrupted: the merged figures are partial"))
-	case runFailed:
-		return silent(ExitRun)
-	}
-	return judged(run)
+	return finish(run, opts, env.Stdout, human, gh, runFailed, false)
 }
 
 // readParts reads every part; a directory stands for its results.json,

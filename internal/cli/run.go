@@ -195,7 +195,15 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	run := reporters.NewRun(meta, inputs)
 	sched.markPart(run, plans, empty, skew)
 	redactRun(run, plans)
-	if err := writeOutputs(run, opts, env.Stdout); err != nil {
+	return finish(run, opts, env.Stdout, human, gh, runFailed, sched.split())
+}
+
+// finish is the one ending of run and merge: write every report, annotate
+// the run for GitHub, and pick the exit code. An interrupted run exits 130
+// and one that could not be carried out 3, whatever its verdicts; a segment
+// part (part) is judged later, by merge, so it passes here.
+func finish(run *reporters.Run, opts runOptions, stdout, human io.Writer, gh github, runFailed, part bool) error {
+	if err := writeOutputs(run, opts, stdout); err != nil {
 		return withCode(ExitRun, err)
 	}
 	gh.annotate(human, run)
@@ -203,11 +211,11 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		return withCode(ExitRun, err)
 	}
 	switch {
-	case meta.Interrupted:
+	case run.Interrupted:
 		return withCode(ExitInterrupted, errors.New("interrupted: partial results written"))
 	case runFailed:
 		return silent(ExitRun)
-	case sched.split():
+	case part:
 		return nil
 	}
 	return judged(run)
