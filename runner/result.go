@@ -20,12 +20,13 @@ const (
 	KindStatus             // status code not accepted by expect.status
 	KindLength             // body length differs from expect.length, or exceeds max_body
 	KindCheck              // body_contains / body_regex failed
+	KindExtract            // a flow step's extract: found nothing to take
 	KindProtocol           // the response could not be parsed
 	KindOther              // anything else
 	numKinds
 )
 
-var kindNames = [numKinds]string{"", "connect", "timeout", "reset", "status", "length", "check", "protocol", "other"}
+var kindNames = [numKinds]string{"", "connect", "timeout", "reset", "status", "length", "check", "extract", "protocol", "other"}
 
 // String is the kind's name as used in reports and rules (`errors.connect`).
 func (k ErrorKind) String() string {
@@ -43,6 +44,7 @@ type ErrorCounts struct {
 	Status   int64 `json:"status" expr:"status"`
 	Length   int64 `json:"length" expr:"length"`
 	Check    int64 `json:"check" expr:"check"`
+	Extract  int64 `json:"extract" expr:"extract"`
 	Protocol int64 `json:"protocol" expr:"protocol"`
 	Other    int64 `json:"other" expr:"other"`
 }
@@ -63,6 +65,8 @@ func (c *ErrorCounts) Add(k ErrorKind, n int64) {
 		c.Length += n
 	case KindCheck:
 		c.Check += n
+	case KindExtract:
+		c.Extract += n
 	case KindProtocol:
 		c.Protocol += n
 	default:
@@ -78,13 +82,14 @@ func (c *ErrorCounts) Merge(o ErrorCounts) {
 	c.Status += o.Status
 	c.Length += o.Length
 	c.Check += o.Check
+	c.Extract += o.Extract
 	c.Protocol += o.Protocol
 	c.Other += o.Other
 }
 
 // Total is the number of failed requests.
 func (c ErrorCounts) Total() int64 {
-	return c.Connect + c.Timeout + c.Reset + c.Status + c.Length + c.Check + c.Protocol + c.Other
+	return c.Connect + c.Timeout + c.Reset + c.Status + c.Length + c.Check + c.Extract + c.Protocol + c.Other
 }
 
 // Each calls fn for every kind in report order, including zero counts.
@@ -95,6 +100,7 @@ func (c ErrorCounts) Each(fn func(kind string, n int64)) {
 	fn("status", c.Status)
 	fn("length", c.Length)
 	fn("check", c.Check)
+	fn("extract", c.Extract)
 	fn("protocol", c.Protocol)
 	fn("other", c.Other)
 }
@@ -210,6 +216,11 @@ type PhaseResult struct {
 	// Generator is loadgate's own health during the phase.
 	Generator Generator `json:"generator"`
 
+	// Iterations is set for a flow target (SPEC §12): Counters and
+	// Latency above then describe the steps' requests together, ByName
+	// each step, and this the whole iterations.
+	Iterations *IterationResult `json:"iterations,omitempty"`
+
 	// Trials holds each run of a phase with trials: N > 1; the counters and
 	// histograms above then cover all trials together.
 	Trials []Trial `json:"trials,omitempty"`
@@ -225,6 +236,17 @@ type Trial struct {
 	RPS     float64       `json:"rps"`
 	P50     time.Duration `json:"p50_ns"`
 	P99     time.Duration `json:"p99_ns"`
+}
+
+// IterationResult is what the iterations of a flow measured: one
+// iteration runs every step of the flow once. Its latency runs from the
+// iteration's due time to the end of its last step, think times excluded;
+// it counts succeeded iterations only, as Latency does for requests.
+type IterationResult struct {
+	Iterations int64      `json:"iterations"` // completed: succeeded + failed
+	Succeeded  int64      `json:"succeeded"`  // every step succeeded
+	Failed     int64      `json:"failed"`     // ended by a failed step
+	Latency    *Histogram `json:"latency"`
 }
 
 // CaseResult is one target × matrix combination: its phases in order.

@@ -47,6 +47,8 @@ type Stats struct {
 	Dropped      int64             `json:"dropped,omitempty"` // open model: arrivals never sent (max_in_flight)
 	// SendLag is the open model's scheduling error; zero in the closed model.
 	SendLag Distribution `json:"send_lag,omitzero"`
+	// Iterations summarises a flow's iterations; nil for other targets.
+	Iterations *IterationStats `json:"iterations,omitempty"`
 	// Generator is loadgate's own health across the phases (worst of them).
 	Generator Generator `json:"generator"`
 	// Trials is set when the phases ran trials: N > 1; RPS is then their median.
@@ -74,6 +76,7 @@ func Summarize(phases []*PhaseResult) Stats {
 		trials = append(trials, p.Trials...)
 	}
 	s = derive(s, lat, conn)
+	s.Iterations = summarizeIterations(phases, s.Elapsed)
 	s.SendLag = Distribute(lag)
 	s.FailedLatency = Distribute(failed)
 	if s.Trials = spread(trials); s.Trials != nil {
@@ -153,4 +156,40 @@ func dominantError(c ErrorCounts) (kind string, n int64) {
 		}
 	})
 	return kind, n
+}
+
+// IterationStats are the derived figures of a flow's iterations.
+type IterationStats struct {
+	Iterations int64        `json:"iterations"`
+	Succeeded  int64        `json:"succeeded"`
+	Failed     int64        `json:"failed"`
+	RPS        float64      `json:"rps"` // succeeded iterations per second of measured wall time
+	Latency    Distribution `json:"latency"`
+}
+
+// summarizeIterations merges the phases' iterations; nil when none ran a flow.
+func summarizeIterations(phases []*PhaseResult, elapsed time.Duration) *IterationStats {
+	var st *IterationStats
+	lat := NewHistogram()
+	for _, p := range phases {
+		it := p.Iterations
+		if it == nil {
+			continue
+		}
+		if st == nil {
+			st = &IterationStats{}
+		}
+		st.Iterations += it.Iterations
+		st.Succeeded += it.Succeeded
+		st.Failed += it.Failed
+		lat.Merge(it.Latency)
+	}
+	if st == nil {
+		return nil
+	}
+	if secs := elapsed.Seconds(); secs > 0 {
+		st.RPS = float64(st.Succeeded) / secs
+	}
+	st.Latency = Distribute(lat)
+	return st
 }

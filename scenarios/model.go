@@ -367,6 +367,7 @@ const (
 	PartWorker                  // {{worker}}: the worker's index, from 0
 	PartUUID                    // {{uuid}}: a random version 4 UUID
 	PartRandInt                 // {{rand_int A B}}: a uniform integer in [Min, Max]
+	PartVar                     // {{name}}: a flow variable (a data column or an extracted value); Slot indexes Flow.Vars
 )
 
 // TemplatePart is one literal or placeholder of a Template.
@@ -374,6 +375,7 @@ type TemplatePart struct {
 	Kind     PartKind
 	Literal  []byte // PartLiteral
 	Min, Max int64  // PartRandInt, inclusive
+	Slot     int    // PartVar: index into Flow.Vars
 }
 
 // HTTPTarget describes HTTP/1.1 load. Requests always holds at least one
@@ -386,6 +388,13 @@ type HTTPTarget struct {
 	Expect    Expect
 	TLS       TLS
 	HTTP2     bool
+	// Flow, when set, replaces Requests as what an iteration sends (SPEC
+	// §12); Requests then holds one entry per step, named after it, so
+	// that code which only lists a target's requests sees the steps.
+	Flow *Flow
+	// Proxy is the proxy URL for every request; "" = from HTTP_PROXY,
+	// HTTPS_PROXY and NO_PROXY, as net/http reads them.
+	Proxy string
 }
 
 // HTTPRequest is one entry of a weighted request mix.
@@ -417,6 +426,10 @@ type Expect struct {
 type TLS struct {
 	InsecureSkipVerify bool
 	CAFile             string
+	// CertFile and KeyFile are a client certificate and its key (PEM),
+	// both or neither.
+	CertFile string
+	KeyFile  string
 }
 
 // Threshold is one rule judged per case after the run.
