@@ -13,22 +13,33 @@ import (
 type Flow struct {
 	// Setup runs once per virtual user before its first iteration. Its
 	// requests are not measured: they are neither counted in rps nor in
-	// any histogram. A failed setup step fails every iteration of that
-	// user with the step's error kind until the user's next attempt.
+	// any histogram. A failed setup step fails the user's iteration with
+	// the step's error kind; the user runs setup again before its next.
 	Setup []Step
 	// Steps is one iteration, at least one step, in order. A failed step
 	// (a status, check or extract failure, or a transport error) ends the
 	// iteration: later steps are not sent.
 	Steps []Step
 	// Vars is the flow's variable table, which {{name}} placeholders and
-	// extractions index by slot: the data columns first, in column order,
-	// then the extracted names in order of first appearance.
-	Vars []string
-	// Data is the test data rows drawn by the virtual users; nil = none.
-	Data *DataSource
+	// extractions index by slot: the data columns it uses first, then the
+	// extracted names, each in order of first appearance.
+	Vars []FlowVar
+	// SetupData lists the data sources (indexes into Scenario.Data) whose
+	// columns setup uses: each draws one row per virtual user, for setup.
+	SetupData []int
+	// StepData lists the data sources whose columns the steps use: each
+	// draws one row per iteration.
+	StepData []int
 	// Cookies keeps a cookie jar per virtual user: Set-Cookie of a
 	// response is sent back on later requests of the same user.
 	Cookies bool
+}
+
+// FlowVar is one entry of a flow's variable table.
+type FlowVar struct {
+	Name   string // "token" (extracted), or "users.name" (a data column)
+	Source int    // index into Scenario.Data of a data column; -1 for an extracted value
+	Column int    // the column's index in that source's Columns
 }
 
 // Step is one request of a flow or of its setup.
@@ -93,56 +104,45 @@ const (
 	DataJSONLines                   // one JSON object per line; its keys are the columns
 )
 
-// DataOrder is how virtual users draw rows.
-type DataOrder uint8
+// DataMode is how rows are handed out.
+type DataMode uint8
 
-// The orders rows are drawn in.
+// The modes of a data source (`mode:`); sequential is the default.
 const (
 	// DataSequential hands out rows in file order, shared by all users.
-	DataSequential DataOrder = iota
+	DataSequential DataMode = iota
 	// DataRandom draws each row uniformly at random; rows repeat.
 	DataRandom
 	// DataUnique hands out every row at most once in the whole run,
-	// across --segment parts too: each part owns a disjoint slice.
+	// across workers, phases and cases, and across --segment parts too:
+	// each part owns a disjoint slice (see SegmentRows).
 	DataUnique
-)
-
-// DataPer says when a virtual user draws a new row.
-type DataPer uint8
-
-// When rows are drawn.
-const (
-	// PerIteration draws a row for setup when the user starts, and a new
-	// row for every iteration.
-	DataPerIteration DataPer = iota
-	// PerUser draws one row when the user starts; setup and every
-	// iteration of that user see it.
-	DataPerUser
 )
 
 // DataExhausted is what happens when a sequential or unique source has
 // handed out its last row.
 type DataExhausted uint8
 
-// The policies for an exhausted data source.
+// The policies for an exhausted data source (`on_exhausted:`).
 const (
-	// ExhaustedStop ends the phase for the user that found no row (the
-	// others finish their iterations); the phase ends when all have.
-	ExhaustedStop DataExhausted = iota
-	// ExhaustedRecycle starts again from the first row; with DataUnique
-	// rows are then handed out again, so unique holds only per cycle.
-	ExhaustedRecycle
+	// ExhaustedRecycle starts again from the first row (the default for
+	// sequential; unique then holds per cycle only).
+	ExhaustedRecycle DataExhausted = iota
+	// ExhaustedStop ends the phase cleanly: a user that finds no row
+	// stops, and the phase ends when every user has (the default for
+	// unique).
+	ExhaustedStop
 )
 
-// DataSource is a test data file, read and checked when the scenario is
-// loaded: every row has every column.
+// DataSource is one named entry of `data:`, a test data file read and
+// checked when the scenario is loaded: every row has every column.
 type DataSource struct {
+	Name        string // the name placeholders use: {{users.name}}
 	File        string // path as resolved against the scenario file
 	Format      DataFormat
-	Columns     []string   // in file order (CSV header; JSON keys of the first line, sorted)
+	Columns     []string   // CSV header order; JSON lines: the keys of the first line, sorted
 	Rows        [][]string // every row, len(row) == len(Columns)
-	Order       DataOrder
-	Per         DataPer
+	Mode        DataMode
 	OnExhausted DataExhausted
 	Pos         Pos
 }

@@ -91,6 +91,9 @@ type Scenario struct {
 	// Server is the system under test started for the whole scenario; nil
 	// when the scenario reaches a server started elsewhere.
 	Server *Server
+	// Data holds the named test data sources of `data:` (SPEC §12), in
+	// file order; flows refer to them by index.
+	Data []*DataSource
 	// Monitor names a process started elsewhere whose CPU and memory are
 	// sampled during the run; nil for none. Ignored when Server is set.
 	Monitor *Monitor
@@ -367,7 +370,7 @@ const (
 	PartWorker                  // {{worker}}: the worker's index, from 0
 	PartUUID                    // {{uuid}}: a random version 4 UUID
 	PartRandInt                 // {{rand_int A B}}: a uniform integer in [Min, Max]
-	PartVar                     // {{name}}: a flow variable (a data column or an extracted value); Slot indexes Flow.Vars
+	PartVar                     // {{token}}, {{users.name}}: a flow variable (an extracted value or a data column); Slot indexes Flow.Vars
 )
 
 // TemplatePart is one literal or placeholder of a Template.
