@@ -85,6 +85,15 @@ type Config struct {
 	// 0 picks a random seed (logged at start, and reported by Server.Seed).
 	Seed uint64
 
+	// Users is the user table of POST /api/login; empty means
+	// DefaultUsers(DefaultUserCount). Names must be unique and not empty.
+	Users []User
+
+	// maxSessions and maxOrders bound the API's stores; 0 means
+	// DefaultMaxSessions and DefaultMaxOrders. Tests shrink them to see the
+	// bound at work.
+	maxSessions, maxOrders int
+
 	// Logger receives start/stop events and net/http's rare internal errors;
 	// requests are never logged. The zero value logs nothing.
 	Logger zerolog.Logger
@@ -117,6 +126,17 @@ func (c Config) validate() (Config, error) {
 	}
 	if c.CloseAfter < 0 {
 		return c, fmt.Errorf("close-after %d is negative", c.CloseAfter)
+	}
+	if len(c.Users) == 0 {
+		c.Users = DefaultUsers(DefaultUserCount)
+	} else if err := checkUsers(c.Users); err != nil {
+		return c, fmt.Errorf("users: %w", err)
+	}
+	if c.maxSessions <= 0 {
+		c.maxSessions = DefaultMaxSessions
+	}
+	if c.maxOrders <= 0 {
+		c.maxOrders = DefaultMaxOrders
 	}
 	addr := c.HTTPAddr
 	if addr == "" {
@@ -174,6 +194,7 @@ func loopbackAddr(addr string) (string, error) {
 //	--stall EVERY/FOR    freeze responses for FOR at the start of every EVERY, e.g. 1s/300ms
 //	--close-after N      close each connection after N requests (0 = never)
 //	--seed N             seed for delays and errors (0 = random)
+//	--users FILE         CSV (name,password columns) of the users POST /api/login accepts
 //
 // Usage and flag errors are written to stderr. For -h/--help it returns
 // flag.ErrHelp. The returned Config has a zero Logger; the caller sets its
@@ -207,6 +228,12 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	})
 	fs.IntVar(&cfg.CloseAfter, "close-after", 0, "close each connection after serving `N` requests (TCP: frames) on it (0 = never)")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "`seed` for delays and error injection (0 = random)")
+	fs.Func("users", "user table of POST /api/login: a CSV `file` with a header row naming\n"+
+		"name and password columns (default: user1..user1000, password pw-userN)", func(v string) error {
+		users, err := LoadUsers(v)
+		cfg.Users = users
+		return err
+	})
 
 	if err := fs.Parse(args); err != nil {
 		// The flag package has already printed the problem and the usage.

@@ -48,6 +48,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/echo", s.faulty(serveEcho))
 	mux.HandleFunc("GET /bytes/{n}", s.faulty(serveBytes))
 	mux.HandleFunc("/status/{code}", s.faulty(serveStatus))
+	s.routeAPI(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.ctr.requests.Add(1)
 		if served, ok := r.Context().Value(servedKey{}).(*atomic.Int64); ok && s.faults.closesConn(served.Add(1)) {
@@ -66,26 +67,35 @@ func (s *Server) routes() http.Handler {
 // faulty wraps h with the configured delay, stall and error injection.
 func (s *Server) faulty(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		wait, fail := s.faults.next()
-		hold(r, wait)
-		if s.faults.stalls() && wait > 0 {
-			// A stall that began during the delay holds the response too,
-			// as a pause would hold a handler that finished sleeping. The
-			// clock is read again because the delay may have overrun. With
-			// no delay the arrival check in routes has just passed.
-			hold(r, s.faults.stallWait(time.Now()))
+		if !s.inject(w, r) {
+			h(w, r)
 		}
-		if fail {
-			s.ctr.errors.Add(1)
-			hdr := w.Header()
-			hdr["Content-Type"] = textPlain
-			hdr["Content-Length"] = injectedLength
-			w.WriteHeader(http.StatusInternalServerError)
-			_, _ = w.Write(injectedBody) // a failed write means the client is gone
-			return
-		}
-		h(w, r)
 	}
+}
+
+// inject applies the configured delay and stall to one request and reports
+// whether it answered it with an injected error instead, in which case the
+// caller must not write a response.
+func (s *Server) inject(w http.ResponseWriter, r *http.Request) bool {
+	wait, fail := s.faults.next()
+	hold(r, wait)
+	if s.faults.stalls() && wait > 0 {
+		// A stall that began during the delay holds the response too,
+		// as a pause would hold a handler that finished sleeping. The
+		// clock is read again because the delay may have overrun. With
+		// no delay the arrival check in routes has just passed.
+		hold(r, s.faults.stallWait(time.Now()))
+	}
+	if !fail {
+		return false
+	}
+	s.ctr.errors.Add(1)
+	hdr := w.Header()
+	hdr["Content-Type"] = textPlain
+	hdr["Content-Length"] = injectedLength
+	w.WriteHeader(http.StatusInternalServerError)
+	_, _ = w.Write(injectedBody) // a failed write means the client is gone
+	return true
 }
 
 // hold sleeps for d, or until the request is cancelled because the client
@@ -136,7 +146,7 @@ func serveTime(w http.ResponseWriter, _ *http.Request) {
 func (s *Server) serveStats(w http.ResponseWriter, _ *http.Request) {
 	body, err := json.Marshal(s.Stats())
 	if err != nil {
-		// Stats holds three integers; Marshal cannot fail on it.
+		// Stats holds integers and maps of them; Marshal cannot fail on it.
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}

@@ -37,6 +37,23 @@ type Stats struct {
 	// and TCP error frames. Statuses asked for explicitly with /status/N
 	// are not counted.
 	Errors int64 `json:"errors"`
+
+	// API counts what the /api routes answered, per endpoint (login,
+	// items, item, orders, order) and status code ("200", "401", ...;
+	// injected errors are "500"). Endpoints that served nothing are left
+	// out, and so is the whole map until the API is used.
+	API map[string]map[string]int64 `json:"api,omitempty"`
+
+	// Logins counts the successful logins of each user name, leaving out
+	// users who never logged in: a test that hands every row of a user
+	// file out once expects 1 for each of them.
+	Logins map[string]int64 `json:"logins,omitempty"`
+
+	// Sessions and StoredOrders are how many login tokens and orders the
+	// API holds, never more than its bounds (DefaultMaxSessions,
+	// DefaultMaxOrders).
+	Sessions     int `json:"sessions"`
+	StoredOrders int `json:"stored_orders"`
 }
 
 // counters are updated by every connection and handler goroutine, so they
@@ -57,6 +74,7 @@ type Server struct {
 	faults  *faults
 	ctr     counters
 	handler http.Handler
+	api     *api
 	log     zerolog.Logger
 
 	httpLn  net.Listener
@@ -108,6 +126,7 @@ func newServer(cfg Config) (*Server, error) {
 		afterDone: make(chan struct{}),
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
+	s.api = newAPI(cfg.Users, cfg.maxSessions, cfg.maxOrders)
 	s.handler = s.routes()
 	return s, nil
 }
@@ -151,6 +170,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		Dur("stall_every", s.cfg.StallEvery).
 		Dur("stall_for", s.cfg.StallFor).
 		Int("close_after", s.cfg.CloseAfter).
+		Int("users", len(s.cfg.Users)).
 		Uint64("seed", s.seed).
 		Msg("demo server listening")
 	return s, nil
@@ -233,13 +253,15 @@ func (s *Server) Started() time.Time { return s.faults.epoch }
 // Stats returns the counters so far. The numbers are read one after the
 // other, not as an atomic snapshot.
 func (s *Server) Stats() Stats {
-	return Stats{
+	st := Stats{
 		Accepted:    s.ctr.accepted.Load(),
 		TCPAccepted: s.ctr.tcpAccepted.Load(),
 		Frames:      s.ctr.frames.Load(),
 		Requests:    s.ctr.requests.Load(),
 		Errors:      s.ctr.errors.Load(),
 	}
+	s.api.stats(&st)
+	return st
 }
 
 // shutdown stops accepting, closes every connection and then cancels

@@ -1,0 +1,112 @@
+package demoserver
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+)
+
+// DefaultUserCount is how many users the API knows when Config.Users is
+// empty: user1..user1000. testdata/data/users.csv lists the same users, so
+// a scenario drawing logins from that file works against a server started
+// with or without --users.
+const DefaultUserCount = 1000
+
+// User is one account of the API's user table (POST /api/login).
+type User struct {
+	Name     string
+	Password string
+}
+
+// DefaultUsers returns n generated users, user1..userN, each with the
+// password "pw-" followed by its name.
+func DefaultUsers(n int) []User {
+	users := make([]User, n)
+	for i := range users {
+		name := "user" + strconv.Itoa(i+1)
+		users[i] = User{Name: name, Password: "pw-" + name}
+	}
+	return users
+}
+
+// LoadUsers reads a user table from a CSV file whose header row names the
+// columns; it needs "name" and "password" and ignores any others, so the
+// data file a scenario draws from can carry extra columns. The whole file
+// is checked: a ragged row, an empty name or a name given twice is an
+// error naming its line.
+func LoadUsers(path string) ([]User, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("users: %w", err)
+	}
+	defer f.Close()
+	users, err := readUsers(f)
+	if err != nil {
+		return nil, fmt.Errorf("users %s: %w", path, err)
+	}
+	return users, nil
+}
+
+// readUsers parses the CSV of LoadUsers.
+func readUsers(r io.Reader) ([]User, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, errors.New("empty file, want a header row with name and password")
+	}
+	if err != nil {
+		return nil, err
+	}
+	nameCol, passCol := -1, -1
+	for i, h := range header {
+		switch h {
+		case "name":
+			nameCol = i
+		case "password":
+			passCol = i
+		}
+	}
+	if nameCol < 0 || passCol < 0 {
+		return nil, fmt.Errorf("header %q lacks a name or password column", header)
+	}
+	var users []User
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err // csv errors name their line
+		}
+		users = append(users, User{Name: rec[nameCol], Password: rec[passCol]})
+	}
+	if err := checkUsers(users); err != nil {
+		return nil, err
+	}
+	return users, nil
+}
+
+// checkUsers refuses a table a login could not be judged against: no user,
+// an empty name, or one name twice. Row numbers count the header as line 1,
+// as a CSV file's lines do.
+func checkUsers(users []User) error {
+	if len(users) == 0 {
+		return errors.New("no users")
+	}
+	seen := make(map[string]int, len(users))
+	for i, u := range users {
+		line := i + 2
+		if u.Name == "" {
+			return fmt.Errorf("line %d: empty user name", line)
+		}
+		if first, dup := seen[u.Name]; dup {
+			return fmt.Errorf("line %d: user %q already on line %d", line, u.Name, first)
+		}
+		seen[u.Name] = line
+	}
+	return nil
+}
