@@ -53,7 +53,7 @@ var endpointNames = [numEndpoints]string{
 
 // apiStatuses are the statuses the API answers with (500 being an injected
 // error); anything else is counted as "other", which a test can refuse.
-var apiStatuses = [...]int{200, 201, 400, 401, 404, 422, 500}
+var apiStatuses = [...]int{200, 201, 400, 401, 404, 413, 422, 500}
 
 // statusSlot returns the counter index of code.
 func statusSlot(code int) int {
@@ -89,8 +89,8 @@ type api struct {
 
 	items     []string       // item ids, index = position in the catalogue
 	itemIndex map[string]int // id → index
-	pages     [][]byte       // GET /api/items?page=N bodies, rendered once
-	itemBody  [][]byte       // GET /api/items/{id} bodies, rendered once
+	pages     []rendered     // GET /api/items?page=N bodies
+	itemBody  []rendered     // GET /api/items/{id} bodies
 
 	sessMu      sync.RWMutex
 	sessions    map[string]*apiUser
@@ -129,17 +129,39 @@ func newAPI(users []User, maxSessions, maxOrders int) *api {
 		all[i] = item{ID: "item-" + n, Name: "item " + n, Price: 100 + (i*37)%900}
 		a.items = append(a.items, all[i].ID)
 		a.itemIndex[all[i].ID] = i
-		a.itemBody = append(a.itemBody, mustJSON(all[i]))
+		a.itemBody = append(a.itemBody, render(all[i]))
 	}
 	pages := (catalogueSize + pageSize - 1) / pageSize
 	for p := range pages {
-		a.pages = append(a.pages, mustJSON(struct {
+		a.pages = append(a.pages, render(struct {
 			Page  int    `json:"page"`
 			Pages int    `json:"pages"`
 			Items []item `json:"items"`
 		}{p + 1, pages, all[p*pageSize : min((p+1)*pageSize, catalogueSize)]}))
 	}
 	return a
+}
+
+// rendered is a response body rendered once at start, with its length
+// header, so the read-only routes allocate nothing to answer.
+type rendered struct {
+	body   []byte
+	length []string
+}
+
+// render renders v as a rendered JSON body.
+func render(v any) rendered {
+	b := mustJSON(v)
+	return rendered{b, []string{strconv.Itoa(len(b))}}
+}
+
+// writeRendered writes a complete 200 response with a rendered body.
+func writeRendered(w http.ResponseWriter, r rendered) int {
+	hdr := w.Header()
+	hdr["Content-Type"] = appJSON
+	hdr["Content-Length"] = r.length
+	_, _ = w.Write(r.body) // a failed write means the client is gone
+	return http.StatusOK
 }
 
 // mustJSON marshals a value built in this file, which cannot fail.
@@ -288,7 +310,7 @@ func (a *api) listItems(w http.ResponseWriter, r *http.Request) int {
 		return writeJSON(w, http.StatusOK, []byte(`{"page":`+strconv.Itoa(page)+`,"pages":`+
 			strconv.Itoa(len(a.pages))+`,"items":[]}`+"\n"))
 	}
-	return writeJSON(w, http.StatusOK, a.pages[page-1])
+	return writeRendered(w, a.pages[page-1])
 }
 
 // getItem answers one item of the catalogue, or 404.
@@ -300,7 +322,7 @@ func (a *api) getItem(w http.ResponseWriter, r *http.Request) int {
 	if !ok {
 		return apiError(w, http.StatusNotFound, "no such item")
 	}
-	return writeJSON(w, http.StatusOK, a.itemBody[i])
+	return writeRendered(w, a.itemBody[i])
 }
 
 // createOrder stores {"item","qty"} for the logged-in user and answers 201

@@ -4,9 +4,13 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -117,5 +121,42 @@ func TestParseFlagsHelp(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage does not mention %q:\n%s", want, stderr.String())
 		}
+	}
+}
+
+func TestParseFlagsUsers(t *testing.T) {
+	good := filepath.Join(t.TempDir(), "users.csv")
+	if err := os.WriteFile(good, []byte("name,password\nann,a1\nbob,b2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		want    []User
+		wantErr string // substring; empty = must succeed
+	}{
+		{name: "default table", args: nil, want: DefaultUsers(DefaultUserCount)},
+		{name: "file", args: []string{"--users", good}, want: []User{{"ann", "a1"}, {"bob", "b2"}}},
+		// The bundled file is the default table, spelled out.
+		{name: "testdata file", args: []string{"--users=" + usersCSV}, want: DefaultUsers(DefaultUserCount)},
+		{name: "missing file", args: []string{"--users", filepath.Join(t.TempDir(), "nope.csv")}, wantErr: "nope.csv"},
+		{name: "empty name", args: []string{"--users", ""}, wantErr: "users"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := ParseFlags(tt.args, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, cfg.Users); diff != "" {
+				t.Errorf("Users (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

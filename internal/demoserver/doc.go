@@ -16,6 +16,28 @@
 //	GET /bytes/N     200 N bytes (N ≤ 10 MiB) for transfer-rate tests
 //	    /status/N    status N (200..599), any method
 //
+// Under /api it is a small stateful JSON API, so that flows (log in, carry
+// the token, list, create, read back) have something real to run against:
+//
+//	POST /api/login      {"user":U,"pass":P} checked against the user table (Config.Users,
+//	                     "--users FILE"; default user1..user1000 with password pw-userN):
+//	                     200 {"access_token":T,"token_type":"Bearer"} and cookie sid=T; else 401
+//	GET  /api/items      ?page=N (default 1; 10 a page, 100 pages, past the end empty):
+//	                     200 {"page":N,"pages":100,"items":[{"id":"item-1","name":..,"price":..},..]}
+//	GET  /api/items/ID   200 the item, or 404
+//	POST /api/orders     {"item":ID,"qty":N≥1}: 201 {"id":"K","item":ID,"qty":N} with
+//	                     Location /api/orders/K; 400 bad body, 422 unknown item
+//	GET  /api/orders/K   200 the order if the caller placed it, else 404
+//
+// Every route but login needs the token, as "Authorization: Bearer T" or
+// the sid cookie; without a live one it answers 401 with WWW-Authenticate.
+// Errors are {"error": "..."}. Tokens are random per login. Sessions and
+// orders live in memory in rings of DefaultMaxSessions and DefaultMaxOrders
+// entries, the oldest forgotten first, so an endless load test cannot grow
+// the server without bound. [Stats] counts what each endpoint answered per
+// status, and each user's successful logins: a test that hands every row
+// of a user file out once reads 1 for every user, the server as witness.
+//
 // With Config.TCPAddr set, it also speaks a framed TCP protocol, the
 // monitor-agent protocol of the classic long-versus-short connection study:
 // every frame is a big-endian u16 type, a big-endian u32 body length and
@@ -45,7 +67,8 @@
 //   - CloseAfter: a connection is closed after that many requests (TCP:
 //     frames), so clients see connection churn even with keep-alive.
 //
-// /health and /stats are exempt from all of them except CloseAfter. The
+// /health and /stats are exempt from all of them except CloseAfter; the
+// API is not, and counts an injected error as its endpoint's 500. The
 // random choices come from a per-server source seeded by Config.Seed, so a
 // run with a fixed seed and sequential requests is reproducible and two
 // servers never share state. The knobs are kept apart from HTTP, so every
