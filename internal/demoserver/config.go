@@ -129,7 +129,7 @@ func (c Config) validate() (Config, error) {
 	}
 	if len(c.Users) == 0 {
 		c.Users = DefaultUsers(DefaultUserCount)
-	} else if err := checkUsers(c.Users); err != nil {
+	} else if err := checkUsers(c.Users, func(i int) string { return "Users[" + strconv.Itoa(i) + "]" }); err != nil {
 		return c, fmt.Errorf("users: %w", err)
 	}
 	if c.maxSessions <= 0 {

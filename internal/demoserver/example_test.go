@@ -3,11 +3,13 @@ package demoserver_test
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
@@ -92,4 +94,49 @@ func ExampleStart_tcp() {
 	}
 	fmt.Println(binary.BigEndian.Uint16(hdr[:2]), string(reply), s.Stats().Frames)
 	// Output: 1 {"T":"ConnectAck","S":1} 1
+}
+
+// Log in to the API, place an order with the token, and read the server's
+// own account of it: what each endpoint answered and who logged in.
+func ExampleStart_api() {
+	s, err := demoserver.Start(context.Background(), demoserver.Config{HTTPAddr: "127.0.0.1:0"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	base := "http://" + s.HTTPAddr()
+
+	resp, err := http.Post(base+"/api/login", "application/json",
+		strings.NewReader(`{"user":"user7","pass":"pw-user7"}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var login struct {
+		Token string `json:"access_token"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&login)
+	resp.Body.Close()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	req, _ := http.NewRequest("POST", base+"/api/orders", strings.NewReader(`{"item":"item-42","qty":3}`))
+	req.Header.Set("Authorization", "Bearer "+login.Token)
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Print(resp.StatusCode, " ", resp.Header.Get("Location"), " ", string(body))
+
+	st := s.Stats()
+	fmt.Println(st.API, st.Logins)
+	// Output:
+	// 201 /api/orders/1 {"id":"1","item":"item-42","qty":3}
+	// map[login:map[200:1] orders:map[201:1]] map[user7:1]
 }

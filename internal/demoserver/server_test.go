@@ -525,6 +525,8 @@ func TestStartDefaultsAndRefusals(t *testing.T) {
 		{name: "stall as long as its window", cfg: Config{StallEvery: time.Second, StallFor: time.Second}, want: "shorter"},
 		{name: "negative stall", cfg: Config{StallEvery: -time.Second, StallFor: -time.Millisecond}, want: "negative"},
 		{name: "negative close-after", cfg: Config{CloseAfter: -1}, want: "close-after"},
+		{name: "user without a name", cfg: Config{Users: []User{{"ann", "a"}, {"", "b"}}}, want: "Users[1]: empty user name"},
+		{name: "user twice", cfg: Config{Users: []User{{"ann", "a"}, {"bob", "b"}, {"ann", "c"}}}, want: `Users[2]: user "ann" already at Users[0]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -84,29 +84,29 @@ func readUsers(r io.Reader) ([]User, error) {
 		}
 		users = append(users, User{Name: rec[nameCol], Password: rec[passCol]})
 	}
-	if err := checkUsers(users); err != nil {
+	// Line numbers count the header as line 1, as the file's lines do.
+	if err := checkUsers(users, func(i int) string { return "line " + strconv.Itoa(i+2) }); err != nil {
 		return nil, err
 	}
 	return users, nil
 }
 
 // checkUsers refuses a table a login could not be judged against: no user,
-// an empty name, or one name twice. Row numbers count the header as line 1,
-// as a CSV file's lines do.
-func checkUsers(users []User) error {
+// an empty name, or one name twice. where names the i-th user's place in
+// the source, a file line or a slice index.
+func checkUsers(users []User, where func(i int) string) error {
 	if len(users) == 0 {
 		return errors.New("no users")
 	}
 	seen := make(map[string]int, len(users))
 	for i, u := range users {
-		line := i + 2
 		if u.Name == "" {
-			return fmt.Errorf("line %d: empty user name", line)
+			return fmt.Errorf("%s: empty user name", where(i))
 		}
 		if first, dup := seen[u.Name]; dup {
-			return fmt.Errorf("line %d: user %q already on line %d", line, u.Name, first)
+			return fmt.Errorf("%s: user %q already at %s", where(i), u.Name, where(first))
 		}
-		seen[u.Name] = line
+		seen[u.Name] = i
 	}
 	return nil
 }

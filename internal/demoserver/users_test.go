@@ -65,7 +65,7 @@ func TestLoadUsers(t *testing.T) {
 		{name: "header only", csv: "name,password\n", wantErr: "no users"},
 		{name: "ragged row", csv: "name,password\nann,a1\nbob\n", wantErr: "line 3"},
 		{name: "empty name", csv: "name,password\nann,a1\n,b2\n", wantErr: "line 3: empty user name"},
-		{name: "duplicate name", csv: "name,password\nann,a1\nbob,b2\nann,a3\n", wantErr: `line 4: user "ann" already on line 2`},
+		{name: "duplicate name", csv: "name,password\nann,a1\nbob,b2\nann,a3\n", wantErr: `line 4: user "ann" already at line 2`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
