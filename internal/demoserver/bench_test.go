@@ -58,6 +58,41 @@ func BenchmarkHelloLoopback(b *testing.B) {
 	}
 }
 
+// BenchmarkAPIItemLoopback measures one keep-alive, authorised
+// GET /api/items/{id} over loopback, to set against BenchmarkHelloLoopback:
+// the price of a flow step's server side.
+func BenchmarkAPIItemLoopback(b *testing.B) {
+	s, err := Start(b.Context(), Config{HTTPAddr: "127.0.0.1:0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	const token = "bench-token"
+	s.api.addSession(token, s.api.users["user1"])
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr}
+	req, err := http.NewRequest("GET", "http://"+s.HTTPAddr()+"/api/items/item-42", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	b.ReportAllocs()
+	for b.Loop() {
+		resp, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+}
+
 // BenchmarkTCPFrameLoopback measures one monitor frame and its Ack over a
 // loopback TCP connection, the unit of work of a persistent TCP target.
 func BenchmarkTCPFrameLoopback(b *testing.B) {
