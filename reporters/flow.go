@@ -70,7 +70,9 @@ func consoleFlow(b *bytes.Buffer, st runner.Stats, steps []NamedStats) {
 	for _, s := range steps {
 		p50 := stepLatency(s.Succeeded, func() string { return strconv.FormatFloat(ms(s.Latency.P50), 'f', 2, 64) })
 		p99 := stepLatency(s.Succeeded, func() string { return strconv.FormatFloat(ms(s.Latency.P99), 'f', 2, 64) })
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%d\t\n", oneLine(s.Name), s.Requests, s.RPS, p50, p99, s.Failed)
+		// Escaped here, not only when printed, so the columns line up
+		// with what the terminal shows.
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%s\t%s\t%d\t\n", ConsoleText(oneLine(s.Name)), s.Requests, s.RPS, p50, p99, s.Failed)
 		if k := errorKinds(s.Errors); k != "" {
 			kinds = append(kinds, "   "+oneLine(s.Name)+" failed: "+k+"\n")
 		}
