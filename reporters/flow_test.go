@@ -2,10 +2,13 @@ package reporters
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
 )
 
 // checkFlowFields spells out what the shop-api flow must carry after a
@@ -203,5 +206,67 @@ func TestConsoleFlowNothingSucceeded(t *testing.T) {
 	}
 	if strings.Contains(out, "Time per iteration") {
 		t.Errorf("shows a time per iteration with none succeeded:\n%s", out)
+	}
+}
+
+// TestFlowRulesAgainstBaselineFile judges flow rules against a baseline
+// read back from results.json: the steps and iterations survive the file,
+// and a baseline case without a flow skips rather than compares zeros.
+func TestFlowRulesAgainstBaselineFile(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteJSON(&b, fixtureRun()); err != nil {
+		t.Fatal(err)
+	}
+	doc := b.String()
+	read := func(t *testing.T, doc string) *Baseline {
+		t.Helper()
+		run, err := ReadRun(strings.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return NewBaseline("base.json", []string{"base.json"}, []*Run{run})
+	}
+	sc := flowScenarioFixture()
+	sc.Thresholds = []scenarios.Threshold{
+		{Rule: "iteration.p99 <= baseline.iteration.p99 && iterations_rps >= baseline.iterations_rps * 0.9"},
+		{Rule: `requests_by_name["get"].p99 <= baseline.p99`},
+	}
+	rules, err := assertions.Compile(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _ := flowResult()
+	res.Scenario = sc
+	vs := rules.Judge(res, assertions.JudgeOptions{Baseline: read(t, doc)})
+	for _, v := range vs {
+		if v.Status != assertions.StatusPass {
+			t.Errorf("%s: %s %s (%s)", v.Rule, v.Status, v.Reason, v.Actual)
+		}
+	}
+	if !strings.Contains(vs[0].Actual, "baseline.iteration.p99 = 11.9ms") {
+		t.Errorf("actual %q lacks the baseline's iteration p99", vs[0].Actual)
+	}
+
+	// The same baseline with its iterations removed, as a run from before
+	// the target became a flow would have written it.
+	var plain map[string]any
+	if err := json.Unmarshal([]byte(doc), &plain); err != nil {
+		t.Fatal(err)
+	}
+	shop := plain["scenarios"].([]any)[3].(map[string]any)["cases"].([]any)[0].(map[string]any)
+	delete(shop["stats"].(map[string]any), "iterations")
+	for _, p := range shop["phases"].([]any) {
+		delete(p.(map[string]any), "iterations")
+	}
+	stripped, err := json.Marshal(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs = rules.Judge(res, assertions.JudgeOptions{Baseline: read(t, string(stripped))})
+	if vs[0].Status != assertions.StatusSkip || vs[0].Reason != assertions.ReasonNoBaselineFlow {
+		t.Errorf("against a baseline without a flow: %s %q, want skip %q", vs[0].Status, vs[0].Reason, assertions.ReasonNoBaselineFlow)
+	}
+	if vs[1].Status != assertions.StatusPass {
+		t.Errorf("a step rule against a baseline without a flow: %s %s", vs[1].Status, vs[1].Reason)
 	}
 }
