@@ -335,7 +335,7 @@ func (in *inspector) Visit(n *ast.Node) {
 		case "host":
 			in.usage.host = true
 		}
-		if slices.Contains(flowFigures, x.Value) && !in.declared[x.Value] {
+		if slices.Contains(flowFigures, x.Value) {
 			in.usage.flow = true
 		}
 		in.cands = append(in.cands, x)
