@@ -161,7 +161,9 @@ type regressKey struct {
 type regressState struct {
 	base, cand []runner.Trial
 	// usage is the baseline case's server usage, nil when none was sampled.
-	usage  *runner.Usage
+	usage *runner.Usage
+	// flow: the baseline case ran a flow, so its iteration figures exist.
+	flow   bool
 	judged map[regressKey]Regression // cache: a judgement never changes
 	// consulted lists the judgements the current rule asked for, first use
 	// first, across every evaluation of that rule.

@@ -96,7 +96,10 @@ func Compile(sc *scenarios.Scenario) (*Rules, error) {
 // phase: and target: are checked by the scenarios package.)
 type known struct {
 	matrixKeys   []string
-	requestNames []string
+	requestNames []string // of `requests:` mixes and flow steps
+	// setupNames are the flow setup steps, which are not measured: a rule
+	// reading one is told so rather than that the name is unknown.
+	setupNames []string
 }
 
 func knownOf(sc *scenarios.Scenario) *known {
@@ -104,13 +107,26 @@ func knownOf(sc *scenarios.Scenario) *known {
 	for _, a := range sc.Matrix {
 		k.matrixKeys = append(k.matrixKeys, a.Key)
 	}
+	add := func(names *[]string, name string) {
+		if name != "" && !slices.Contains(*names, name) {
+			*names = append(*names, name)
+		}
+	}
 	addRequests := func(t scenarios.Target) {
 		if t.HTTP == nil {
 			return
 		}
+		// A flow's Requests hold its steps already; the steps are read
+		// as well so that the names never depend on that.
 		for _, rq := range t.HTTP.Requests {
-			if rq.Name != "" && !slices.Contains(k.requestNames, rq.Name) {
-				k.requestNames = append(k.requestNames, rq.Name)
+			add(&k.requestNames, rq.Name)
+		}
+		if f := t.HTTP.Flow; f != nil {
+			for _, st := range f.Steps {
+				add(&k.requestNames, st.Name)
+			}
+			for _, st := range f.Setup {
+				add(&k.setupNames, st.Name)
 			}
 		}
 	}
@@ -252,6 +268,14 @@ func fieldOwners(name string) []string {
 	return out
 }
 
+// orNone lists names, or says there are none.
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
 // orList joins names as "a", "a or b", "a, b or c".
 func orList(names []string) string {
 	if len(names) < 2 {
@@ -282,11 +306,16 @@ type inspector struct {
 	errs     []offError
 }
 
-// usageReads records which sampled figures a rule reads.
+// usageReads records which sampled figures a rule reads, and which
+// figures only a flow has.
 type usageReads struct {
 	server, host         bool // server.*, host.*
 	baseServer, baseHost bool // baseline.server.*, baseline.host.*
+	flow, baseFlow       bool // iterations, iterations_rps, iteration.*; the same under baseline
 }
+
+// flowFigures are the names only a flow target measures.
+var flowFigures = []string{"iterations", "iterations_rps", "iteration"}
 
 // Visit is called bottom-up: children before their parent.
 func (in *inspector) Visit(n *ast.Node) {
@@ -306,6 +335,9 @@ func (in *inspector) Visit(n *ast.Node) {
 		case "host":
 			in.usage.host = true
 		}
+		if slices.Contains(flowFigures, x.Value) {
+			in.usage.flow = true
+		}
 		in.cands = append(in.cands, x)
 	case *ast.MemberNode:
 		in.inner[x.Node] = true
@@ -314,6 +346,7 @@ func (in *inspector) Visit(n *ast.Node) {
 			if p, ok := x.Property.(*ast.StringNode); ok {
 				in.usage.baseServer = in.usage.baseServer || p.Value == "server"
 				in.usage.baseHost = in.usage.baseHost || p.Value == "host"
+				in.usage.baseFlow = in.usage.baseFlow || slices.Contains(flowFigures, p.Value)
 			}
 		}
 		in.cands = append(in.cands, x)
@@ -363,8 +396,10 @@ func (in *inspector) checkKey(m *ast.MemberNode) {
 	switch {
 	case len(names) == 0 && what == "matrix key":
 		msg += ": the scenario has no matrix"
+	case what == "request name" && slices.Contains(in.known.setupNames, key.Value):
+		msg = fmt.Sprintf("%q is a setup step, which is not measured (steps: %s)", key.Value, orNone(names))
 	case len(names) == 0:
-		msg += ": no target has a named `requests:` mix"
+		msg += ": no target has a named `requests:` mix or a flow"
 	default:
 		msg += fmt.Sprintf(" (known: %s)", strings.Join(names, ", "))
 	}

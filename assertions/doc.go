@@ -26,6 +26,9 @@
 // Rules also read the system under test's CPU and memory and the host's
 // load (server.*, host.*) from the runner's per-case usage samples. Like a
 // missing baseline, missing samples skip a rule rather than judge zeros.
+// The same holds for a flow's figures (iterations, iterations_rps,
+// iteration.*): a case whose target has no flow skips the rules reading
+// them. A flow's steps are named requests, read through requests_by_name.
 //
 // Rules are expr-lang expressions (github.com/expr-lang/expr) extended with
 // the literals of the scenario format: durations (50ms), sizes (64MiB) and

@@ -79,6 +79,18 @@ type CaseMetrics struct {
 	Host HostMetrics `expr:"host"`
 	// Generator is loadgate's own health while it generated this load.
 	Generator GeneratorMetrics `expr:"generator"`
+
+	// Iterations, IterationsRPS and Iteration describe a flow's whole
+	// iterations (SPEC §12): one iteration runs every step once. Rules
+	// that read them are skipped on a case whose target has no flow, so
+	// zeros never pass for figures.
+	Iterations int64 `expr:"iterations"` // completed: succeeded + failed
+	// IterationsRPS is succeeded iterations per second of measured wall time.
+	IterationsRPS float64 `expr:"iterations_rps"`
+	// Iteration is the latency of succeeded iterations, from the
+	// iteration's due time to the end of its last step, think times
+	// excluded.
+	Iteration runner.Distribution `expr:"iteration"`
 }
 
 // ServerMetrics is what rules see of the system under test (SPEC §3, §8):
@@ -127,7 +139,7 @@ type Env struct {
 	Matrix map[string]any `expr:"matrix"` // the case's matrix values: int64, float64, bool or string
 
 	// RequestsByName holds the metrics of each request of a weighted
-	// `requests:` mix, keyed by the request's name.
+	// `requests:` mix, or of each step of a flow, keyed by its name.
 	RequestsByName map[string]Metrics `expr:"requests_by_name"`
 
 	// Baseline is the same case, narrowed to the same phase, in the
@@ -194,6 +206,9 @@ func caseMetricsOf(st runner.Stats, u *runner.Usage) CaseMetrics {
 	if u != nil {
 		cm.Server = ServerMetrics{CPU: u.CPUMean, CPUMax: u.CPUMax, RSS: u.RSSMean, RSSMax: u.RSSMax}
 		cm.Host = HostMetrics{Load1: u.HostLoad1Max, CPU: u.HostCPUMean}
+	}
+	if it := st.Iterations; it != nil {
+		cm.Iterations, cm.IterationsRPS, cm.Iteration = it.Iterations, it.RPS, it.Latency
 	}
 	return cm
 }

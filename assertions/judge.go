@@ -23,6 +23,11 @@ const (
 	ReasonNoServer = "no server was started or monitored"
 	// ReasonNoBaselineServer: the same, of baseline.server or baseline.host.
 	ReasonNoBaselineServer = "the baseline case has no server figures"
+	// ReasonNoFlow: the rule reads iterations, iterations_rps or
+	// iteration.*, which only a flow target measures.
+	ReasonNoFlow = "target has no flow"
+	// ReasonNoBaselineFlow: the same, of the baseline case.
+	ReasonNoBaselineFlow = "the baseline case has no flow"
 )
 
 // JudgeOptions are what a judgement needs beyond the run itself.
@@ -134,6 +139,10 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	case missingUsage(ru.usage.server, ru.usage.host, cj.c.Server):
 		v.Status, v.Reason = StatusSkip, ReasonNoServer
 		return v
+	case ru.usage.flow && !hasFlow(phases):
+		// Zero iterations would pass `iteration.p99 < 1s` in silence.
+		v.Status, v.Reason = StatusSkip, ReasonNoFlow
+		return v
 	case ru.needsBaseline && cj.opts.Baseline == nil && cj.abTarget == "":
 		v.Status, v.Reason = StatusSkip, ReasonNoBaseline
 		return v
@@ -155,6 +164,10 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 		}
 		if missingUsage(ru.usage.baseServer, ru.usage.baseHost, rs.usage) {
 			v.Status, v.Reason = StatusSkip, ReasonNoBaselineServer
+			return v
+		}
+		if ru.usage.baseFlow && !rs.flow {
+			v.Status, v.Reason = StatusSkip, ReasonNoBaselineFlow
 			return v
 		}
 		rs.startRule()
@@ -289,10 +302,21 @@ func (cj *caseJudge) withBaseline(env *Env, phase string, phases []*runner.Phase
 		env.Baseline = &cm
 		rs = newRegressState(bc.Trials, TrialsOf(phases))
 		rs.usage = bc.Server
+		rs.flow = bc.Stats.Iterations != nil
 		env.Regressed = rs.regressed
 	}
 	cj.regress[phase] = rs
 	return rs
+}
+
+// hasFlow reports whether phases ran a flow, whose iterations rules read.
+func hasFlow(phases []*runner.PhaseResult) bool {
+	for _, p := range phases {
+		if p.Iterations != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // missingUsage reports whether a rule reading server.* (server) or host.*

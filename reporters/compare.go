@@ -279,6 +279,7 @@ func compareCase(b *bytes.Buffer, cc CaseComparison) {
 	num("max", float64(bs.Latency.Max), float64(ns.Latency.Max), dur)
 	num("error rate", bs.ErrorRate, ns.ErrorRate, fmtPct)
 	num("dropped", float64(bs.Dropped), float64(ns.Dropped), count)
+	compareFlow(num, bs, ns, dur)
 	compareUsage(b, cc.Base.Server, cc.New.Server)
 	b.WriteString("\n| | judgement |\n|:-:|:--|\n")
 	for _, j := range cc.Judgements {

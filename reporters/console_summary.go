@@ -71,6 +71,9 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 				line += ", " + group(st.Dropped) + " dropped"
 			}
 			line += ", p99 " + fmtDur(st.Latency.P99)
+			if isFlow(st) {
+				line += quietFlow(st)
+			}
 		}
 		b.WriteString(line + "\n")
 		return
@@ -95,6 +98,9 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 	}
 	b.WriteString("\n")
 	abBlock(b, measured, maxInFlight(sc, cr.ID, measured))
+	if st := runner.Summarize(measured); isFlow(st) {
+		consoleFlow(b, st, namedStats(measured))
+	}
 	consoleUsage(b, cr)
 }
 

@@ -21,6 +21,8 @@ func consoleSummaries(t *testing.T, opts ConsoleOptions) string {
 	c.Summary(res, verdicts)
 	slo, sloVerdicts := sloResult()
 	c.Summary(slo, sloVerdicts)
+	flow, flowVerdicts := flowResult()
+	c.Summary(flow, flowVerdicts)
 	if err := c.Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +57,14 @@ func TestConsoleSummaryGolden(t *testing.T) {
 		// Trials: the median, each trial, the spread.
 		"Requests per second:    4920.00 [#/sec] (succeeded; median of 3 trials)",
 		"rps median 4920.0 (min 4850.0, max 5100.0, CV 2.6%)",
+		// A flow: a row per step after the block of all steps, the failed
+		// step's errors by kind, then the iterations.
+		"   list     10000  997.00      2.96      3.96      30",
+		"    get      9970  997.00      1.48      1.98       0",
+		"   list failed: extract 30",
+		"Complete iterations:    10000 (30 failed: ended by a failed step)",
+		"Iterations per second:  997.00 [#/sec] (succeeded)",
+		"Time per iteration:     p50 8.89, p99 11.89",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q", want)
@@ -75,6 +85,7 @@ func TestConsoleSummaryQuiet(t *testing.T) {
 	for _, want := range []string{
 		"hello-slo / paced: 29,889 requests, 1,992.6 rps, 0 failed, 111 dropped, p99",
 		"hello-slo / repeated: 148,700 requests, 4,920.0 rps (median of 3 trials, CV 2.6%), 0 failed, p99",
+		"shop-api / shop: 29,940 requests, 2,991.0 rps, 30 failed, p99 5.88ms, 10,000 iterations (997.0/s), iteration p99 11.9ms",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("quiet summary lacks %q:\n%s", want, out)

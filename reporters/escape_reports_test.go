@@ -25,6 +25,11 @@ func hostileRun() (*Run, *runner.ScenarioResult, []assertions.Verdict) {
 		Matrix: []scenarios.MatrixValue{{Key: "m", Text: hostile, Value: hostile}},
 		Phases: []*runner.PhaseResult{fixturePhase(spec, "phase "+hostile, false, t0, 3, 100)},
 	}
+	// A flow whose step name is hostile: it appears in every report's rows.
+	p := ok.Phases[0]
+	step := &runner.NamedResult{Name: "step " + hostile, Counters: p.Counters, Latency: p.Latency}
+	p.ByName = []*runner.NamedResult{step}
+	p.Iterations = &runner.IterationResult{Iterations: p.Requests, Succeeded: p.Succeeded, Failed: p.Failed, Latency: p.Latency}
 	broken := &runner.CaseResult{ID: "broken", Target: spec.target, Err: "server log tail:\n" + hostile}
 	res := &runner.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(3e9), Cases: []*runner.CaseResult{ok, broken}}
 	verdicts := []assertions.Verdict{{
@@ -64,6 +69,16 @@ func TestReportsEscapeHostileText(t *testing.T) {
 	c.Summary(res, verdicts)
 	assertNoRaw(t, "console", con.String())
 	golden(t, "hostile-console.golden.txt", con.Bytes())
+	if !strings.Contains(md.String(), "| ``step <img") || !strings.Contains(con.String(), "  step <img src=x onerror=alert(1)> `tick` a|b \\x1b[2J\\x07\\x00       300") {
+		t.Error("the hostile step's row is missing")
+	}
+
+	var junit bytes.Buffer
+	if err := WriteJUnit(&junit, run); err != nil {
+		t.Fatal(err)
+	}
+	assertNoRaw(t, "junit", junit.String())
+	xmllint(t, junit.Bytes())
 
 	cmp, err := Compare(run, run, CompareOptions{Tolerance: 0.05, BaseName: "a|" + hostile, NewName: "b"})
 	if err != nil {

@@ -267,15 +267,17 @@ func fixtureMeta() Meta {
 }
 
 // fixtureRun is the synthetic run behind every golden file: the hello-http
-// sweep, the hello-slo scenario (open model and trials) and a third
-// scenario whose server never became ready.
+// sweep, the hello-slo scenario (open model and trials), a third scenario
+// whose server never became ready and the shop-api flow.
 func fixtureRun() *Run {
 	res, verdicts := fixtureResult()
 	slo, sloVerdicts := sloResult()
+	flow, flowVerdicts := flowResult()
 	broken := &scenarios.Scenario{File: "testdata/agent.yaml", Name: "tcp-agent", Hash: "aa55"}
 	return NewRun(fixtureMeta(), []ScenarioInput{
 		{Result: res, Verdicts: verdicts},
 		{Result: slo, Verdicts: sloVerdicts},
 		{Scenario: broken, Err: errors.New("server did not become ready within 30s: connect 127.0.0.1:13888: connection refused")},
+		{Result: flow, Verdicts: flowVerdicts},
 	})
 }

@@ -335,6 +335,7 @@ func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
 			}
 			add(id+".host_load1_max", fmtLoad(u.HostLoad1Max))
 		}
+		junitFlowProperties(id, c, add)
 		if cb := c.Baseline; cb != nil {
 			add(id+".baseline.rps", strconv.FormatFloat(cb.RPS, 'f', 2, 64))
 			add(id+".baseline.p50_ms", strconv.FormatFloat(ms(cb.P50), 'f', 3, 64))

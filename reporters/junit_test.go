@@ -113,8 +113,8 @@ func TestWriteJUnitCounts(t *testing.T) {
 	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Suites) != 3 {
-		t.Fatalf("%d suites, want 3", len(doc.Suites))
+	if len(doc.Suites) != 4 {
+		t.Fatalf("%d suites, want 4", len(doc.Suites))
 	}
 	hello := doc.Suites[0]
 	// 6 cases × 4 thresholds + 3 close cases × 1 narrowed threshold.
@@ -143,6 +143,13 @@ func TestWriteJUnitCounts(t *testing.T) {
 	agent := doc.Suites[2]
 	if agent.Tests != 1 || agent.Errors != 1 {
 		t.Errorf("tcp-agent: tests=%d errors=%d, want one error", agent.Tests, agent.Errors)
+	}
+	// The flow's step and iteration rules pass; its extract errors fail
+	// errors.extract == 0.
+	shop := doc.Suites[3]
+	if shop.Tests != 3 || shop.Failures != 1 || shop.Errors != 0 || shop.Skipped != 0 {
+		t.Errorf("shop-api: tests=%d failures=%d errors=%d skipped=%d, want 3/1/0/0",
+			shop.Tests, shop.Failures, shop.Errors, shop.Skipped)
 	}
 }
 

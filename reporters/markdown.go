@@ -211,6 +211,7 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 			b.WriteString(strings.Join(failed, "") + "\n")
 		}
 		mdErrorSamples(b, sr)
+		mdFlows(b, sr)
 	}
 	if vs := sr.allVerdicts(); len(vs) > 0 {
 		mdThresholds(b, vs)

@@ -29,6 +29,10 @@ func TestWriteMarkdownGolden(t *testing.T) {
 		"| ⚠️ | `close concurrency=100` |",
 		"| ⏭ |",
 		"> ❌ **Could not run:**",
+		// The flow: iterations, then a row per step with its errors.
+		"#### Flow `shop`\n\nIterations: 10,000 (30 failed) · 997.0/s succeeded · p50 8.89ms · p99 11.9ms",
+		"| `list` | 10,000 | 997.0 | 2.96ms | 3.96ms | 30 (extract 30) |",
+		"| `order` | 9,970 | 997.0 | 4.44ms | 5.94ms | 0 |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("summary lacks %q", want)

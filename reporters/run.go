@@ -93,7 +93,11 @@ type CaseRun struct {
 	// Phases are the measured phases in run order, histograms included.
 	Phases []*runner.PhaseResult `json:"phases"`
 	// Stats summarise Phases taken together (runner.Summarize).
-	Stats    runner.Stats         `json:"stats"`
+	Stats runner.Stats `json:"stats"`
+	// ByName summarises each named request of Phases taken together: the
+	// requests of a weighted mix, or the steps of a flow in step order;
+	// empty for a single-request target.
+	ByName   []NamedStats         `json:"by_name,omitempty"`
 	Verdicts []assertions.Verdict `json:"verdicts"`
 	Error    string               `json:"error,omitempty"` // the case could not be carried out
 	// Baseline holds the same case's figures in the baseline; nil without
@@ -253,6 +257,7 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 			Target:   c.Target,
 			Phases:   measured,
 			Stats:    runner.Summarize(measured),
+			ByName:   namedStats(measured),
 			Verdicts: byCase[c.ID],
 			Error:    c.Err,
 			Baseline: bl.caseBaseline(sr.Name, c.ID),
@@ -359,8 +364,15 @@ func ReadRun(r io.Reader) (*Run, error) {
 				if p.Connect == nil {
 					p.Connect = runner.NewHistogram()
 				}
+				if err := readFlowParts(p); err != nil {
+					return nil, fmt.Errorf("decode results: case %q: %w", c.ID, err)
+				}
 			}
 			c.Stats.LatencyHist = runner.Summarize(c.Phases).LatencyHist
+			if c.ByName == nil {
+				// Written before by_name existed: derive it.
+				c.ByName = namedStats(c.Phases)
+			}
 		}
 	}
 	if err := validate(&run); err != nil {

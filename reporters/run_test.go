@@ -38,8 +38,8 @@ func TestNewRun(t *testing.T) {
 	if run.Passed {
 		t.Error("Passed = true, want false: rps >= 5000 fails on four cases")
 	}
-	if got := len(run.Scenarios); got != 3 {
-		t.Fatalf("%d scenarios, want 3", got)
+	if got := len(run.Scenarios); got != 4 {
+		t.Fatalf("%d scenarios, want 4", got)
 	}
 	hello := run.Scenarios[0]
 	if got := len(hello.Cases); got != 6 {
@@ -163,8 +163,8 @@ func TestJSONHasNoWarmup(t *testing.T) {
 			}
 		}
 	}
-	if phases != 8 {
-		t.Errorf("%d phases in JSON, want 8 measured ones", phases)
+	if phases != 9 {
+		t.Errorf("%d phases in JSON, want 9 measured ones", phases)
 	}
 }
 

@@ -32,6 +32,9 @@ func validate(run *Run) error {
 		for _, c := range sr.Cases {
 			where := fmt.Sprintf("scenario %q, case %q", sr.Name, c.ID)
 			v.stats(where, &c.Stats)
+			for _, n := range c.ByName {
+				v.named(where+", request "+strconv.Quote(n.Name), &n)
+			}
 			for _, p := range c.Phases {
 				v.phase(where+", phase "+strconv.Quote(p.Name), p)
 			}
@@ -125,6 +128,11 @@ func (v *validator) stats(where string, st *runner.Stats) {
 	v.distribution(where+": failed_latency", st.FailedLatency)
 	v.distribution(where+": connect", st.Connect)
 	v.number(where+": generator.cpu", st.Generator.CPU, 1e6)
+	if it := st.Iterations; it != nil {
+		v.iterations(where+": iterations", it.Iterations, it.Succeeded, it.Failed)
+		v.rate(where+": iterations.rps", it.RPS)
+		v.distribution(where+": iterations.latency", it.Latency)
+	}
 	if sp := st.Trials; sp != nil {
 		v.count(where+": trials.n", int64(sp.N))
 		for _, f := range append([]float64{sp.RPSMedian, sp.RPSMin, sp.RPSMax}, sp.RPS...) {
@@ -154,6 +162,28 @@ func (v *validator) phase(where string, p *runner.PhaseResult) {
 			v.counters(where+", request "+strconv.Quote(n.Name), &n.Counters)
 		}
 	}
+	if it := p.Iterations; it != nil {
+		v.iterations(where+": iterations", it.Iterations, it.Succeeded, it.Failed)
+	}
+}
+
+// iterations checks a flow's iteration counters, which add up the way a
+// request's do: every completed iteration succeeded or failed.
+func (v *validator) iterations(where string, n, succeeded, failed int64) {
+	v.count(where, n)
+	v.count(where+" succeeded", succeeded)
+	v.count(where+" failed", failed)
+	if n >= 0 && succeeded >= 0 && failed >= 0 && succeeded+failed != n {
+		v.add("%s: succeeded %d + failed %d is not iterations %d", where, succeeded, failed, n)
+	}
+}
+
+// named checks the summary of one named request (a mix's, a flow step's).
+func (v *validator) named(where string, n *NamedStats) {
+	v.counters(where, &n.Counters)
+	v.rate(where+": rps", n.RPS)
+	v.ratio(where+": error_rate", n.ErrorRate)
+	v.distribution(where+": latency", n.Latency)
 }
 
 func (v *validator) usage(where string, u *runner.Usage) {
