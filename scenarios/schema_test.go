@@ -64,6 +64,9 @@ func TestSchemaMatchesDecoder(t *testing.T) {
 		{"ready", def("ready"), fieldNames(readyFields, true)},
 		{"monitor", def("monitor"), fieldNames(monitorFields, true)},
 		{"var", def("var"), fieldNames(varFields, true)},
+		{"step", def("step"), fieldNames(flowStepFields, true)},
+		{"extraction", def("extraction"), fieldNames(extractFields, true)},
+		{"dataSource", def("dataSource"), fieldNames(dataFields, true)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.object, func(t *testing.T) {

@@ -93,6 +93,19 @@ func (r *resolver) http(h *rawHTTP) *HTTPTarget {
 		}
 	}
 	out.Expect = r.expect(&h.expect)
+	r.clientCert(&h.tls, &out.TLS)
+	if h.proxy != nil {
+		out.Proxy = r.proxy(h.proxy)
+	}
+	if h.flowKey != nil || h.setupKey != nil {
+		r.flowTarget(h, out, flowBase{h.url != nil, base, baseText, headers})
+		return out
+	}
+	if h.cookies != nil {
+		if v, ok := r.bool(h.cookies, "cookies"); ok && v {
+			r.d.errorf(h.cookies, "cookies: a cookie jar carries cookies from one step of a flow to the next; this target has no flow")
+		}
+	}
 
 	if h.requestsKey == nil {
 		if h.url == nil {
@@ -201,6 +214,11 @@ func (r *resolver) url(n *yaml.Node, label string) (string, *url.URL) {
 	if !ok {
 		return "", nil
 	}
+	return r.checkURL(n, label, s)
+}
+
+// checkURL checks s, the value of n after substitution, as url does.
+func (r *resolver) checkURL(n *yaml.Node, label, s string) (string, *url.URL) {
 	u, err := url.Parse(s)
 	if err == nil {
 		pieces := urlSecrets(u)
@@ -289,7 +307,7 @@ func (r *resolver) body(h *rawHTTP) []byte {
 	case h.bodyFile != nil:
 		if name, ok := r.text(h.bodyFile); ok {
 			data, msg := r.d.readFile(name)
-			if msg != "" {
+			if msg != "" && !r.d.judgeOnly {
 				r.d.errorf(h.bodyFile, "body_file: cannot read %q: %s", name, msg)
 			}
 			return data
@@ -363,6 +381,9 @@ func (r *resolver) caFile(n *yaml.Node) string {
 		return ""
 	}
 	path := r.d.relPath(name)
+	if r.d.judgeOnly {
+		return path
+	}
 	if info, err := os.Stat(path); err != nil {
 		r.d.errorf(n, "ca_file: cannot read %q: %s", name, describeIOError(err))
 	} else if !info.Mode().IsRegular() {
