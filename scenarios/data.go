@@ -17,8 +17,9 @@ import (
 type dataSet struct {
 	sources []*DataSource
 	raw     []*rawData
-	// loaded is false for a source whose file could not be read in a
-	// judge-only parse: its columns are unknown, so any is accepted.
+	// loaded is false for a source whose file could not be read (an
+	// error already, unless the parse is judge-only): its columns are
+	// unknown, so any is accepted.
 	loaded []bool
 }
 
@@ -72,13 +73,14 @@ func (d *decoder) dataSource(r *resolver, rd *rawData, name string) (*DataSource
 	src.File = d.relPath(file)
 	src.Format = d.dataFormat(r, rd, label, file)
 	src.Mode, src.OnExhausted = d.dataMode(r, rd, label)
+	// A source whose file is missing or bad is still registered, without
+	// columns, so that its uses are not reported as unknown names too.
 	data, msg := d.readFile(file)
 	if msg != "" {
-		if d.judgeOnly {
-			return src, false
+		if !d.judgeOnly {
+			d.errorf(rd.file, "%s: cannot read %q: %s", label, file, msg)
 		}
-		d.errorf(rd.file, "%s: cannot read %q: %s", label, file, msg)
-		return nil, false
+		return src, false
 	}
 	var line int
 	if src.Format == DataJSONLines {
@@ -92,7 +94,7 @@ func (d *decoder) dataSource(r *resolver, rd *rawData, name string) (*DataSource
 			at = fmt.Sprintf("%s:%d", file, line)
 		}
 		d.errorf(rd.file, "%s: %s: %s", label, at, msg)
-		return nil, false
+		return src, false
 	}
 	return src, true
 }

@@ -104,6 +104,9 @@ func checkFlowCorpus(t *testing.T, s *Scenario) {
 	if diff := cmp.Diff(wantReqs, h.Requests); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
+	if h.Proxy != "http://proxy.example:3128" || filepath.Base(h.TLS.CertFile) != "client.pem" || filepath.Base(h.TLS.KeyFile) != "client.key" {
+		t.Errorf("proxy %q, cert %q, key %q", h.Proxy, h.TLS.CertFile, h.TLS.KeyFile)
+	}
 	if len(s.Data) != 2 {
 		t.Fatalf("%d data sources, want 2", len(s.Data))
 	}
