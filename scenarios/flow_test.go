@@ -277,3 +277,39 @@ phases:
 		t.Errorf("data source %+v: want the missing file kept by name, with no rows", s.Data[0])
 	}
 }
+
+// TestFlowExample keeps the flow example of docs/scenario.md (SPEC §12's)
+// valid: completed with a header, phases and a users.csv, it parses into
+// the flow the text describes.
+func TestFlowExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/scenario.md")
+	if err != nil {
+		t.Skip("docs/scenario.md not found:", err)
+	}
+	_, rest, _ := strings.Cut(string(doc), "### Flows")
+	_, rest, _ = strings.Cut(rest, "```yaml\n")
+	example, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("no yaml block after \"### Flows\"")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "users.csv"), []byte("name,password\na,1\nb,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := "version: 1\nname: flow-example\n" + example + "phases:\n  - { name: measured, duration: 1s, concurrency: 2 }\n"
+	s, err := Parse(filepath.Join(dir, "shop.yaml"), []byte(src), LoadOptions{Vars: map[string]string{"host": "127.0.0.1:8080"}})
+	if err != nil {
+		t.Fatalf("Parse:\n%v", err)
+	}
+	f := s.Targets[0].HTTP.Flow
+	var names []string
+	for _, st := range append(f.Setup, f.Steps...) {
+		names = append(names, st.Name)
+	}
+	if !cmp.Equal(names, []string{"login", "list", "get", "order"}) || len(f.Setup) != 1 || !f.Cookies {
+		t.Errorf("steps %v (%d in setup), cookies %v; want login in setup, then list, get, order, with cookies", names, len(f.Setup), f.Cookies)
+	}
+	if s.Data[0].Mode != DataUnique || s.Data[0].OnExhausted != ExhaustedStop {
+		t.Errorf("users: mode %d, on_exhausted %d; want unique, stop", s.Data[0].Mode, s.Data[0].OnExhausted)
+	}
+}
