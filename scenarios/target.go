@@ -81,22 +81,8 @@ func (r *resolver) http(h *rawHTTP) *HTTPTarget {
 			out.MaxBody = v
 		}
 	}
-	if h.tls.insecureSkipVerify != nil {
-		out.TLS.InsecureSkipVerify, _ = r.bool(h.tls.insecureSkipVerify, "insecure_skip_verify")
-	}
-	if h.tls.caFile != nil {
-		out.TLS.CAFile = r.caFile(h.tls.caFile)
-	}
-	if h.http2 != nil {
-		if v, ok := r.bool(h.http2, "http2"); ok && v {
-			r.d.errorf(h.http2, "%q is not supported by this version of loadgate", "http2: true")
-		}
-	}
+	r.transport(h, out)
 	out.Expect = r.expect(&h.expect)
-	r.clientCert(&h.tls, &out.TLS)
-	if h.proxy != nil {
-		out.Proxy = r.proxy(h.proxy)
-	}
 	if h.flowKey != nil || h.setupKey != nil {
 		r.flowTarget(h, out, flowBase{h.url != nil, base, baseText, headers})
 		return out
@@ -130,6 +116,26 @@ func (r *resolver) http(h *rawHTTP) *HTTPTarget {
 		out.Requests = append(out.Requests, req)
 	}
 	return out
+}
+
+// transport resolves how a target reaches its server: TLS, client
+// certificate, proxy and protocol version.
+func (r *resolver) transport(h *rawHTTP, out *HTTPTarget) {
+	if h.tls.insecureSkipVerify != nil {
+		out.TLS.InsecureSkipVerify, _ = r.bool(h.tls.insecureSkipVerify, "insecure_skip_verify")
+	}
+	if h.tls.caFile != nil {
+		out.TLS.CAFile = r.caFile(h.tls.caFile)
+	}
+	r.clientCert(&h.tls, &out.TLS)
+	if h.proxy != nil {
+		out.Proxy = r.proxy(h.proxy)
+	}
+	if h.http2 != nil {
+		if v, ok := r.bool(h.http2, "http2"); ok && v {
+			r.d.errorf(h.http2, "%q is not supported by this version of loadgate", "http2: true")
+		}
+	}
 }
 
 // requestDefaults is what an entry of a `requests:` mix takes from its
