@@ -313,3 +313,33 @@ func TestFlowExample(t *testing.T) {
 		t.Errorf("users: mode %d, on_exhausted %d; want unique, stop", s.Data[0].Mode, s.Data[0].OnExhausted)
 	}
 }
+
+// FuzzScopedTemplate checks that flow templates report problems inside the
+// string and only ever hold slots the scope handed out.
+func FuzzScopedTemplate(f *testing.F) {
+	for _, s := range []string{"/items/{{item}}", "{{u.name}}{{seq}}", "{{nope}}", "{{ item }}{{u.name x}}", "{{item 1}}", "{{.}}"} {
+		f.Add(s)
+	}
+	scope := func(name string) (int, string) {
+		switch name {
+		case "item":
+			return 0, ""
+		case "u.name":
+			return 1, ""
+		}
+		return 0, "unknown " + name
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tpl, errs := compileScoped(s, scope)
+		for _, e := range errs {
+			if e.Off < 0 || e.Off > len(s) {
+				t.Fatalf("offset %d outside %q", e.Off, s)
+			}
+		}
+		for _, p := range tpl.Parts {
+			if p.Kind == PartVar && p.Slot != 0 && p.Slot != 1 {
+				t.Fatalf("slot %d in %q", p.Slot, s)
+			}
+		}
+	})
+}
