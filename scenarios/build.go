@@ -46,7 +46,11 @@ func (d *decoder) build(raw *rawScenario, opts LoadOptions) *Scenario {
 		shared[i].BaselineTarget = b
 	}
 
+	top.where = "data:, which is read once for every case"
+	d.dataSources(top, raw.data)
+	s.Data = d.data.sources
 	firstPhases := d.cases(raw, vt, s, targetNames, phaseNames, shared)
+	d.checkUnique(s)
 
 	top.where = "a threshold (a rule can use matrix.NAME instead)"
 	for _, t := range raw.thresholds {

@@ -44,6 +44,9 @@ type decoder struct {
 	// secrets are the values found in credentials and secret variables;
 	// diagnostics are redacted with them before they are returned.
 	secrets secretSet
+	// judgeOnly: see LoadOptions.JudgeOnly.
+	judgeOnly bool
+	data      dataSet
 }
 
 type fileResult struct {

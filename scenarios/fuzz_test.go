@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -41,6 +42,11 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("version: 1\nname: t\ntargets:\n- name: a\n  tcp:\n    address: h:1\n    framing: {length_prefixed: {fields: [{u64le: length}], adjust: -8}}\n" +
 		"    iteration: [{send: '{{rand_int -9223372036854775808 9223372036854775807}}'}, {expect: {}}]\nphases: [{name: m, requests: 1}]\n"))
 	f.Add([]byte("version: 1\nname: t\ntargets:\n- name: a\n  tcp:\n    address: h:1\n    iteration: [{send_hex: '0'}, {expect: {contains: x}}]\nphases: [{name: m, requests: 1}]\n"))
+	f.Add([]byte("version: 1\nname: t\ntargets:\n- name: a\n  http:\n    url: http://h:1\n    setup: [{name: l, path: '/l?u={{worker}}', extract: {tok: {json: a.b}}}]\n" +
+		"    flow: [{name: g, url: 'http://h:1/{{tok}}?r={{rand_int 1 2}}', headers: {A: 'B {{tok}}'}, extract: {x: {regex: 'id=(\\d+)'}, y: {header: Location}}}, {name: h, path: '/{{x}}{{y}}'}]\n" +
+		"phases: [{name: m, requests: 1}]\n"))
+	f.Add([]byte("version: 1\nname: t\ndata: {u: {file: ../testdata/scenarios/ok/users.csv, mode: unique}}\ntargets:\n- name: a\n  http:\n    url: http://h:1\n" +
+		"    setup: [{name: l, path: '/{{u.name}}'}]\n    flow: [{name: g, path: '/{{u.password}}'}]\nphases: [{name: m, duration: 1s, concurrency: 9}]\n"))
 	opts := LoadOptions{Vars: map[string]string{"host": "127.0.0.1:1"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("fuzz.yaml", data, opts)
@@ -68,6 +74,11 @@ func FuzzParse(f *testing.F) {
 			}
 			if c.Target.HTTP != nil && len(c.Target.HTTP.Requests) == 0 {
 				t.Fatalf("case %q is incomplete: %+v", c.ID, c)
+			}
+			if h := c.Target.HTTP; h != nil && h.Flow != nil {
+				if msg := checkFlow(h, s.Data); msg != "" {
+					t.Fatalf("case %q: flow: %s", c.ID, msg)
+				}
 			}
 			for _, r := range httpRequests(c.Target) {
 				if r.Weight < 1 || r.URL == "" || r.Method == "" {
@@ -278,4 +289,54 @@ func FuzzHex(f *testing.F) {
 			t.Fatalf("parseHex(%q) = %x, encoding/hex says %x (%v)", s, b, want, err)
 		}
 	})
+}
+
+// checkFlow states what the runner may rely on about a parsed flow: every
+// slot indexes the variable table, every column its source, every URL
+// starts with a written scheme, and each step is listed as a request.
+func checkFlow(h *HTTPTarget, data []*DataSource) string {
+	f := h.Flow
+	if len(f.Steps) == 0 || len(h.Requests) != len(f.Steps) {
+		return fmt.Sprintf("%d steps, %d requests", len(f.Steps), len(h.Requests))
+	}
+	for _, v := range f.Vars {
+		if v.Source >= len(data) || v.Source >= 0 && (v.Column < 0 || v.Column >= len(data[v.Source].Columns)) {
+			return fmt.Sprintf("variable %+v", v)
+		}
+	}
+	for _, list := range [][]int{f.SetupData, f.StepData} {
+		for _, i := range list {
+			if i < 0 || i >= len(data) {
+				return fmt.Sprintf("data source %d of %d", i, len(data))
+			}
+		}
+	}
+	names := map[string]bool{}
+	for _, st := range append(slices.Clone(f.Setup), f.Steps...) {
+		if names[st.Name] || st.Name == "" {
+			return fmt.Sprintf("step name %q", st.Name)
+		}
+		names[st.Name] = true
+		tpls := []Template{st.URL, st.Body}
+		for _, h := range st.Headers {
+			tpls = append(tpls, h.Value)
+		}
+		for _, tpl := range tpls {
+			for _, p := range tpl.Parts {
+				if p.Kind == PartVar && (p.Slot < 0 || p.Slot >= len(f.Vars)) {
+					return fmt.Sprintf("step %q: slot %d of %d", st.Name, p.Slot, len(f.Vars))
+				}
+			}
+		}
+		if len(st.URL.Parts) == 0 || st.URL.Parts[0].Kind != PartLiteral ||
+			!bytes.HasPrefix(st.URL.Parts[0].Literal, []byte("http://")) && !bytes.HasPrefix(st.URL.Parts[0].Literal, []byte("https://")) {
+			return fmt.Sprintf("step %q: URL %+v", st.Name, st.URL)
+		}
+		for _, x := range st.Extract {
+			if x.Slot < 0 || x.Slot >= len(f.Vars) || f.Vars[x.Slot].Source != -1 || f.Vars[x.Slot].Name != x.Var {
+				return fmt.Sprintf("step %q: extraction %+v", st.Name, x)
+			}
+		}
+	}
+	return ""
 }

@@ -39,6 +39,12 @@ type LoadOptions struct {
 	// file's `vars:`. A value found under the first is secret. Normally os.LookupEnv. Nil
 	// means the environment is not consulted.
 	LookupEnv func(key string) (string, bool)
+	// JudgeOnly parses a scenario only to judge results already measured
+	// (loadgate merge re-reads a part's stored source): the files it
+	// refers to (data files, body_file, ca_file, client certificates)
+	// need not exist where it runs. What is missing is left empty and the
+	// checks that need it are skipped; nothing parsed so may be run.
+	JudgeOnly bool
 }
 
 // Load reads the scenario file at path with ReadFile and parses it with
@@ -116,7 +122,7 @@ func ioError(path string, err error) error {
 // ErrorList of *Error values carrying file:line:col. Parse is safe for
 // concurrent use.
 func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
-	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}, secrets: secretSet{}}
+	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}, secrets: secretSet{}, judgeOnly: opts.JudgeOnly}
 	if len(data) > MaxFileSize {
 		return nil, ErrorList{Errorf(Pos{File: file, Line: 1, Col: 1}, "the file is larger than %d MiB", MaxFileSize>>20)}
 	}

@@ -22,6 +22,7 @@ type rawScenario struct {
 	thresholds                 []*rawThreshold
 	server                     *rawServer
 	monitor                    *rawMonitor
+	data                       []*rawData
 }
 
 // rawVar is one entry of `vars:`, written `name: value` or
@@ -57,10 +58,14 @@ type rawHTTP struct {
 	requestsKey                        *yaml.Node
 	requests                           []*rawRequest
 	expect                             rawExpect
+	cookies, proxy                     *yaml.Node
+	setupKey, flowKey                  *yaml.Node
+	setup, flow                        []*rawFlowStep
 }
 
 type rawTLS struct {
 	insecureSkipVerify, caFile *yaml.Node
+	certFile, keyFile          *yaml.Node
 }
 
 type rawExpect struct {
@@ -134,6 +139,7 @@ var scenarioFields = []field[rawScenario]{
 	}},
 	{name: "server", set: func(d *decoder, s *rawScenario, k, v *yaml.Node) { s.server = d.server(k, v) }},
 	{name: "monitor", set: func(d *decoder, s *rawScenario, k, v *yaml.Node) { s.monitor = d.monitor(k, v) }},
+	{name: "data", set: func(d *decoder, s *rawScenario, _, v *yaml.Node) { s.data = d.dataList(v) }},
 }
 
 var targetFields = []field[rawTarget]{
@@ -176,11 +182,23 @@ var httpFields = []field[rawHTTP]{
 	{name: "expect", set: func(d *decoder, h *rawHTTP, _, v *yaml.Node) {
 		fields(d, v, "expect", "expect", expectFields, &h.expect)
 	}},
+	scalarField("cookies", aBool, func(h *rawHTTP) **yaml.Node { return &h.cookies }),
+	scalarField("proxy", aString, func(h *rawHTTP) **yaml.Node { return &h.proxy }),
+	{name: "setup", set: func(d *decoder, h *rawHTTP, k, v *yaml.Node) {
+		h.setupKey = k
+		h.setup = d.flowSteps(v, "setup")
+	}},
+	{name: "flow", set: func(d *decoder, h *rawHTTP, k, v *yaml.Node) {
+		h.flowKey = k
+		h.flow = d.flowSteps(v, "flow")
+	}},
 }
 
 var tlsFields = []field[rawTLS]{
 	scalarField("insecure_skip_verify", aBool, func(t *rawTLS) **yaml.Node { return &t.insecureSkipVerify }),
 	scalarField("ca_file", aString, func(t *rawTLS) **yaml.Node { return &t.caFile }),
+	scalarField("cert_file", aString, func(t *rawTLS) **yaml.Node { return &t.certFile }),
+	scalarField("key_file", aString, func(t *rawTLS) **yaml.Node { return &t.keyFile }),
 }
 
 var requestFields = []field[rawRequest]{

@@ -64,6 +64,9 @@ func TestSchemaMatchesDecoder(t *testing.T) {
 		{"ready", def("ready"), fieldNames(readyFields, true)},
 		{"monitor", def("monitor"), fieldNames(monitorFields, true)},
 		{"var", def("var"), fieldNames(varFields, true)},
+		{"step", def("step"), fieldNames(flowStepFields, true)},
+		{"extraction", def("extraction"), fieldNames(extractFields, true)},
+		{"dataSource", def("dataSource"), fieldNames(dataFields, true)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.object, func(t *testing.T) {
@@ -103,7 +106,8 @@ func TestSchemaAcceptsCorpus(t *testing.T) {
 		})
 	}
 	for _, name := range []string{"unknown-field-top", "unknown-field-target", "unknown-field-phase", "unknown-field-expect", "unsupported", "no-stop", "version-2", "bad-duration", "bad-type",
-		"tcp-and-http", "tcp-framing-errors", "tcp-step-errors", "server-and-monitor", "server-errors", "monitor-errors", "url-secrets"} {
+		"tcp-and-http", "tcp-framing-errors", "tcp-step-errors", "server-and-monitor", "server-errors", "monitor-errors", "url-secrets",
+		"flow-and-requests", "flow-setup-without-flow", "flow-extract-two-sources"} {
 		t.Run(name, func(t *testing.T) {
 			doc := loadYAML(t, filepath.Join(corpus, "err", name+".yaml"))
 			if problems := validate(root, root, doc, "$"); len(problems) == 0 {

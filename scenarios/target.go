@@ -81,18 +81,17 @@ func (r *resolver) http(h *rawHTTP) *HTTPTarget {
 			out.MaxBody = v
 		}
 	}
-	if h.tls.insecureSkipVerify != nil {
-		out.TLS.InsecureSkipVerify, _ = r.bool(h.tls.insecureSkipVerify, "insecure_skip_verify")
+	r.transport(h, out)
+	out.Expect = r.expect(&h.expect)
+	if h.flowKey != nil || h.setupKey != nil {
+		r.flowTarget(h, out, flowBase{h.url != nil, base, baseText, headers})
+		return out
 	}
-	if h.tls.caFile != nil {
-		out.TLS.CAFile = r.caFile(h.tls.caFile)
-	}
-	if h.http2 != nil {
-		if v, ok := r.bool(h.http2, "http2"); ok && v {
-			r.d.errorf(h.http2, "%q is not supported by this version of loadgate", "http2: true")
+	if h.cookies != nil {
+		if v, ok := r.bool(h.cookies, "cookies"); ok && v {
+			r.d.errorf(h.cookies, "cookies: a cookie jar carries cookies from one step of a flow to the next; this target has no flow")
 		}
 	}
-	out.Expect = r.expect(&h.expect)
 
 	if h.requestsKey == nil {
 		if h.url == nil {
@@ -117,6 +116,26 @@ func (r *resolver) http(h *rawHTTP) *HTTPTarget {
 		out.Requests = append(out.Requests, req)
 	}
 	return out
+}
+
+// transport resolves how a target reaches its server: TLS, client
+// certificate, proxy and protocol version.
+func (r *resolver) transport(h *rawHTTP, out *HTTPTarget) {
+	if h.tls.insecureSkipVerify != nil {
+		out.TLS.InsecureSkipVerify, _ = r.bool(h.tls.insecureSkipVerify, "insecure_skip_verify")
+	}
+	if h.tls.caFile != nil {
+		out.TLS.CAFile = r.caFile(h.tls.caFile)
+	}
+	r.clientCert(&h.tls, &out.TLS)
+	if h.proxy != nil {
+		out.Proxy = r.proxy(h.proxy)
+	}
+	if h.http2 != nil {
+		if v, ok := r.bool(h.http2, "http2"); ok && v {
+			r.d.errorf(h.http2, "%q is not supported by this version of loadgate", "http2: true")
+		}
+	}
 }
 
 // requestDefaults is what an entry of a `requests:` mix takes from its
@@ -201,6 +220,11 @@ func (r *resolver) url(n *yaml.Node, label string) (string, *url.URL) {
 	if !ok {
 		return "", nil
 	}
+	return r.checkURL(n, label, s)
+}
+
+// checkURL checks s, the value of n after substitution, as url does.
+func (r *resolver) checkURL(n *yaml.Node, label, s string) (string, *url.URL) {
 	u, err := url.Parse(s)
 	if err == nil {
 		pieces := urlSecrets(u)
@@ -289,7 +313,7 @@ func (r *resolver) body(h *rawHTTP) []byte {
 	case h.bodyFile != nil:
 		if name, ok := r.text(h.bodyFile); ok {
 			data, msg := r.d.readFile(name)
-			if msg != "" {
+			if msg != "" && !r.d.judgeOnly {
 				r.d.errorf(h.bodyFile, "body_file: cannot read %q: %s", name, msg)
 			}
 			return data
@@ -363,6 +387,9 @@ func (r *resolver) caFile(n *yaml.Node) string {
 		return ""
 	}
 	path := r.d.relPath(name)
+	if r.d.judgeOnly {
+		return path
+	}
 	if info, err := os.Stat(path); err != nil {
 		r.d.errorf(n, "ca_file: cannot read %q: %s", name, describeIOError(err))
 	} else if !info.Mode().IsRegular() {

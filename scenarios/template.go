@@ -30,6 +30,16 @@ var placeholderKinds = map[string]PartKind{
 // spaces inside the braces; {{"text"}} inserts a Go-quoted literal, which
 // is the way to send a literal "{{".
 func compileTemplate(s string) (Template, []varError) {
+	return compileScoped(s, nil)
+}
+
+// varScope resolves a placeholder that is not a built-in to a flow
+// variable's slot, or explains why the name cannot be used there.
+type varScope func(name string) (slot int, msg string)
+
+// compileScoped is compileTemplate where names other than the built-ins
+// are looked up in scope (a flow's variables); nil allows built-ins only.
+func compileScoped(s string, scope varScope) (Template, []varError) {
 	var t Template
 	var errs []varError
 	lit := func(b string) {
@@ -66,7 +76,7 @@ func compileTemplate(s string) (Template, []varError) {
 			lit(text)
 			continue
 		}
-		part, msg := placeholder(body)
+		part, msg := placeholder(body, scope)
 		if msg != "" {
 			errs = append(errs, varError{start, msg})
 			continue
@@ -77,7 +87,7 @@ func compileTemplate(s string) (Template, []varError) {
 }
 
 // placeholder parses the inside of {{ }}.
-func placeholder(body string) (TemplatePart, string) {
+func placeholder(body string, scope varScope) (TemplatePart, string) {
 	words := strings.Fields(body)
 	if len(words) == 0 {
 		return TemplatePart{}, "empty placeholder {{}}; " + placeholderHelp
@@ -85,6 +95,12 @@ func placeholder(body string) (TemplatePart, string) {
 	name, args := words[0], words[1:]
 	k, ok := placeholderKinds[name]
 	switch {
+	case !ok && scope != nil:
+		slot, msg := scope(body)
+		if msg != "" {
+			return TemplatePart{}, msg
+		}
+		return TemplatePart{Kind: PartVar, Slot: slot}, ""
 	case !ok:
 		return TemplatePart{}, fmt.Sprintf("unknown placeholder {{%s}}%s; %s", body, suggest(name, placeholderNames), placeholderHelp)
 	case k != PartRandInt && len(args) > 0:
@@ -197,6 +213,10 @@ func (p TemplatePart) lenRange() (lo, hi int) {
 		return uuidLen, uuidLen
 	case PartRandInt:
 		return 1, max(len(strconv.FormatInt(p.Min, 10)), len(strconv.FormatInt(p.Max, 10)))
+	case PartVar:
+		// A flow variable has no bound known at load time; flow templates
+		// are never framed, so only the lower bound is meaningful.
+		return 0, 0
 	}
 	return 1, 0
 }

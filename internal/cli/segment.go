@@ -154,6 +154,9 @@ func splitPlan(p plan, seg runner.Segment) (part plan, empty bool, notes []strin
 	sc, _ := runner.SplitScenario(p.scenario, seg)
 	kept := *sc
 	kept.Cases = nil
+	// Each part hands out only its own slice of a unique source, so no
+	// row is used twice across the parts of the run.
+	kept.Data = sc.SegmentData(seg.Index, seg.Count)
 	var dropped []string
 	for i, c := range sc.Cases {
 		if hasMeasured(c.Phases) {

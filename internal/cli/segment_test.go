@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -90,6 +93,58 @@ phases:
 	_, empty, notes, err = splitPlan(p, runner.Segment{Index: 9, Count: 9})
 	if err != nil || !empty || len(notes) != 1 || !strings.HasPrefix(notes[0], `segment 9/9 of scenario "split" has nothing to send: no case has a share`) {
 		t.Errorf("segment 9/9: empty %v, notes %q, err %v", empty, notes, err)
+	}
+}
+
+// TestSplitPlanUniqueData checks that the parts of a run hand out every
+// row of a unique source exactly once between them, and leave a
+// sequential source whole.
+func TestSplitPlanUniqueData(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("id\n")
+	for i := range 10 {
+		fmt.Fprintf(&csv, "%d\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rows.csv"), []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(filepath.Join(dir, "s.yaml"), []byte(`version: 1
+name: unique
+data:
+  once: { file: rows.csv, mode: unique }
+  again: { file: rows.csv }
+targets:
+  - name: t
+    http:
+      url: "http://127.0.0.1:1"
+      flow: [{ name: get, path: "/{{once.id}}/{{again.id}}" }]
+phases:
+  - { name: measured, duration: 1s, concurrency: 3 }
+`), scenarios.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for i := 1; i <= 3; i++ {
+		part, _, _, err := splitPlan(plan{scenario: sc}, runner.Segment{Index: i, Count: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range part.scenario.Data[0].Rows {
+			seen[row[0]]++
+		}
+		if n := len(part.scenario.Data[1].Rows); n != 10 {
+			t.Errorf("segment %d/3: the sequential source has %d rows, want all 10", i, n)
+		}
+	}
+	for i := range 10 {
+		if n := seen[strconv.Itoa(i)]; n != 1 {
+			t.Errorf("row %d is in %d parts, want exactly 1", i, n)
+		}
+	}
+	if len(sc.Data[0].Rows) != 10 {
+		t.Error("splitPlan changed the data of the scenario it was given")
 	}
 }
 
