@@ -9,7 +9,7 @@ import (
 
 func TestCollectorSeriesAndTotals(t *testing.T) {
 	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram()}
-	shards := []*shard{newShard(0, false), newShard(0, false)}
+	shards := []*shard{newShard(0, false, false), newShard(0, false, false)}
 	col := newCollector(p, shards)
 	ok := Outcome{BytesSent: 10, BytesReceived: 100}
 	bad := Outcome{Kind: KindStatus, Status: 503, BytesSent: 10, BytesReceived: 50, Connect: time.Millisecond}
@@ -109,7 +109,7 @@ func TestSummarizeMergesPhases(t *testing.T) {
 // BenchmarkRecord is the hot path's bookkeeping: one completed request into
 // a shard. It must not allocate.
 func BenchmarkRecord(b *testing.B) {
-	sh := newShard(3, true)
+	sh := newShard(3, true, false)
 	out := Outcome{BytesSent: 80, BytesReceived: 160}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -118,7 +118,7 @@ func BenchmarkRecord(b *testing.B) {
 }
 
 func TestRecordDoesNotAllocate(t *testing.T) {
-	sh := newShard(2, false)
+	sh := newShard(2, false, false)
 	out := Outcome{Kind: KindTimeout}
 	allocs := testing.AllocsPerRun(1000, func() { sh.record(1, 3*time.Millisecond, 0, &out) })
 	if allocs != 0 {
