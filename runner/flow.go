@@ -231,16 +231,18 @@ func splitOrigin(t scenarios.Template) (string, scenarios.Template, error) {
 	if i < 0 {
 		return "", t, fmt.Errorf("url %q is not absolute", lit)
 	}
+	// A placeholder right after the host starts the path: `path:
+	// "{{order_url}}"` joined to the target's url.
 	end := strings.IndexAny(lit[i+3:], "/?#")
 	if end < 0 {
-		if len(t.Parts) > 1 {
-			return "", t, errors.New("the url's host must be literal, without placeholders")
-		}
 		end = len(lit)
 	} else {
 		end += i + 3
 	}
 	origin := lit[:end]
+	if end == i+3 {
+		return "", t, errors.New("the url's host must be literal, without placeholders")
+	}
 	if s := origin[:i]; s != "http" && s != "https" {
 		return "", t, fmt.Errorf("scheme %s is not http or https", s)
 	}
@@ -251,7 +253,7 @@ func splitOrigin(t scenarios.Template) (string, scenarios.Template, error) {
 	if j := strings.IndexByte(first, '#'); j >= 0 && len(t.Parts) == 1 {
 		first = first[:j] // a fragment never goes on the wire
 	}
-	if !strings.HasPrefix(first, "/") {
+	if !strings.HasPrefix(first, "/") && (first != "" || len(t.Parts) == 1) {
 		first = "/" + first
 	}
 	rest := scenarios.Template{Parts: make([]scenarios.TemplatePart, len(t.Parts))}

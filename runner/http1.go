@@ -31,13 +31,13 @@ type http1Client struct {
 	resp    response
 	// exp, check and errLength are the checks of the response being read:
 	// the target's, or a flow step's (see expectation).
-	exp     *scenarios.Expect
-	check   *bodyCheck // expect's body checks, nil when there are none
-	proxy   *proxyRoute // nil: the connection goes straight to the server
-	reused  bool        // conn has carried a complete exchange
-	raw     rawExchange // of the current connection, when rawOK
-	rawOK   bool        // conn is a plain socket the raw exchange can drive
-	sock    *socketAddr // non-nil: conn is opened by dialSocket
+	exp    *scenarios.Expect
+	check  *bodyCheck  // expect's body checks, nil when there are none
+	proxy  *proxyRoute // nil: the connection goes straight to the server
+	reused bool        // conn has carried a complete exchange
+	raw    rawExchange // of the current connection, when rawOK
+	rawOK  bool        // conn is a plain socket the raw exchange can drive
+	sock   *socketAddr // non-nil: conn is opened by dialSocket
 	// Errors made once, for Outcome.Err.
 	errLength error      // the body's length is not expect.length
 	dialErrs  dialErrors // of dialSocket
