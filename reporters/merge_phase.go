@@ -51,6 +51,7 @@ func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResu
 		}
 		m.Generator = worseGenerator(m.Generator, p.Generator)
 		m.ByName = mergeNamed(m.ByName, p.ByName)
+		m.Iterations = runner.MergeIterations(m.Iterations, p.Iterations)
 		spans = append(spans, span{p.Start, p.Elapsed})
 	}
 	if m.Rate != nil && sp != nil && sp.Rate.Open() {

@@ -38,9 +38,12 @@ type NewClientFunc func(target *scenarios.Target, worker int) (Client, error)
 // NewClient makes the client for the target's protocol. HTTP targets get
 // the lean HTTP/1.1 client unless they need what only net/http does (see
 // http1Unsupported: HTTP/2, a mix spanning several origins, CONNECT,
-// internationalised host names).
+// internationalised host names, a proxy). A flow target gets the flow
+// client, which runs its steps through the lean client's wire code.
 func NewClient(t *scenarios.Target, worker int) (Client, error) {
 	switch {
+	case t.HTTP != nil && t.HTTP.Flow != nil:
+		return newFlowClient(t, worker)
 	case t.HTTP != nil && http1Unsupported(t.HTTP) == "":
 		return newHTTP1Client(t, worker)
 	case t.HTTP != nil:

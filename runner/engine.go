@@ -43,6 +43,9 @@ type Config struct {
 	// grace period stay on the wall clock: they pace reporting, not the
 	// measurement.)
 	Clock Clock
+
+	// feeds are the run's data feeds, made by Run for the whole run.
+	feeds feeds
 }
 
 func (c *Config) defaults() {
@@ -71,6 +74,7 @@ func (c *Config) defaults() {
 // them — and comes with whatever was measured before.
 func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResult, error) {
 	cfg.defaults()
+	cfg.feeds = newFeeds(sc.Data)
 	res := &ScenarioResult{Scenario: sc, Start: cfg.Clock.Now()}
 	defer func() { res.End = cfg.Clock.Now() }()
 
@@ -272,6 +276,8 @@ type phaseRun struct {
 	phase     *scenarios.Phase
 	target    *scenarios.Target
 	newClient NewClientFunc
+	feeds     feeds
+	flow      bool // the target runs a flow: workers iterate, not request
 	clock     Clock
 	start     time.Time
 	end       time.Time // the phase's hard deadline
@@ -279,6 +285,11 @@ type phaseRun struct {
 	weights   []int // cumulative weights of the request mix
 	claimed   atomic.Int64
 	inFlight  atomic.Int64
+	// exhausted is set when a user found a data source with no row left
+	// (on_exhausted: stop): the open model's scheduler then stops.
+	exhausted atomic.Bool
+	dataEnd   chan struct{} // closed when exhausted is set
+	endOnce   sync.Once
 	wg        sync.WaitGroup
 
 	schedLag *Histogram // owned by the open-model scheduler
@@ -305,12 +316,21 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 		res.SendLag = NewHistogram()
 	}
 	mix := requestMix(&c.Target)
-	if len(mix) > 1 {
+	flow := c.Target.HTTP != nil && c.Target.HTTP.Flow != nil
+	if len(mix) > 1 && !flow {
 		for _, r := range mix {
 			res.ByName = append(res.ByName, &NamedResult{Name: r.name, Latency: NewHistogram()})
 		}
 	}
-	pr := &phaseRun{phase: ph, target: &c.Target, newClient: cfg.NewClient, clock: cfg.Clock, schedLag: NewHistogram()}
+	if flow {
+		// Every step is a named request, in flow order, even a single one.
+		for _, st := range c.Target.HTTP.Flow.Steps {
+			res.ByName = append(res.ByName, &NamedResult{Name: st.Name, Latency: NewHistogram()})
+		}
+		res.Iterations = &IterationResult{Latency: NewHistogram()}
+	}
+	pr := &phaseRun{phase: ph, target: &c.Target, newClient: cfg.NewClient, feeds: cfg.feeds, flow: flow,
+		clock: cfg.Clock, schedLag: NewHistogram(), dataEnd: make(chan struct{})}
 	sum := 0
 	for _, r := range mix {
 		sum += r.weight
@@ -327,7 +347,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	}
 	pr.shards = make([]*shard, max(1, min(parallel, 2*runtime.GOMAXPROCS(0))))
 	for i := range pr.shards {
-		pr.shards[i] = newShard(len(res.ByName), open)
+		pr.shards[i] = newShard(len(res.ByName), open, flow)
 	}
 	col := newCollector(res, pr.shards)
 
@@ -376,7 +396,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 			pr.wg.Add(1)
 			go func() {
 				defer pr.wg.Done()
-				pr.closedWorker(phaseCtx, w, pr.clients[w], pr.shards[w%len(pr.shards)])
+				pr.worker(phaseCtx, w, pr.clients[w], pr.shards[w%len(pr.shards)])
 			}()
 		}
 	}
@@ -426,7 +446,10 @@ loop:
 	res.Interrupted = ctx.Err() != nil
 	res.Generator.CPU = cpuShare(clock.CPU()-cpu0, clock.Since(res.Start))
 	if open {
-		res.Dropped = dropped(ph, res.Elapsed, sent.Load())
+		if !pr.exhausted.Load() {
+			// Arrivals after the data ran out were not due: the phase ended.
+			res.Dropped = dropped(ph, res.Elapsed, sent.Load())
+		}
 		var idleShare float64
 		select {
 		case <-done: // the scheduler has finished with its figures
@@ -473,6 +496,14 @@ func (pr *phaseRun) addClient() (Client, error) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	cl, err := pr.newClient(pr.target, pr.spawned)
+	if err == nil && pr.flow {
+		if it, ok := cl.(iterator); ok {
+			it.bind(pr.feeds)
+		} else {
+			_ = cl.Close()
+			err = fmt.Errorf("target %q: its client cannot run a flow", pr.target.Name)
+		}
+	}
 	if err != nil {
 		err = fmt.Errorf("worker %d: %w", pr.spawned, err)
 		if pr.err == nil {

@@ -28,12 +28,16 @@ type http1Client struct {
 	tlsConf *tls.Config // nil for http://
 	reqs    []http1Request
 	rd      respReader
-	check   *bodyCheck // expect's body checks, nil when there are none
 	resp    response
-	reused  bool        // conn has carried a complete exchange
-	raw     rawExchange // of the current connection, when rawOK
-	rawOK   bool        // conn is a plain socket the raw exchange can drive
-	sock    *socketAddr // non-nil: conn is opened by dialSocket
+	// exp, check and errLength are the checks of the response being read:
+	// the target's, or a flow step's (see expectation).
+	exp    *scenarios.Expect
+	check  *bodyCheck  // expect's body checks, nil when there are none
+	proxy  *proxyRoute // nil: the connection goes straight to the server
+	reused bool        // conn has carried a complete exchange
+	raw    rawExchange // of the current connection, when rawOK
+	rawOK  bool        // conn is a plain socket the raw exchange can drive
+	sock   *socketAddr // non-nil: conn is opened by dialSocket
 	// Errors made once, for Outcome.Err.
 	errLength error      // the body's length is not expect.length
 	dialErrs  dialErrors // of dialSocket
@@ -86,6 +90,11 @@ func http1Unsupported(h *scenarios.HTTPTarget) string {
 			return "an internationalised host name needs IDNA conversion"
 		case first == nil:
 			first = u
+			if p, err := proxyFor(h, u); err != nil || p != nil {
+				// The lean client tunnels flows only (see proxyRoute); a
+				// plain target through a proxy is net/http's job.
+				return "a proxy needs net/http"
+			}
 		case u.Scheme != first.Scheme || u.Host != first.Host:
 			// One connection per worker cannot reach two origins.
 			return "requests go to more than one scheme://host"
@@ -116,14 +125,27 @@ func newHTTP1Client(t *scenarios.Target, _ int) (Client, error) {
 		return nil, fmt.Errorf("target %q: %s", t.Name, why)
 	}
 	u, _ := url.Parse(h.Requests[0].URL)
-	c := &http1Client{
-		target: h,
-		check:  newBodyCheck(h.Expect.BodyContains, h.Expect.BodyRegex),
+	c, err := newHTTP1Conn(t, u, nil)
+	if err != nil {
+		return nil, err
 	}
+	c.use(newExpectation(&h.Expect))
+	for i := range h.Requests {
+		r, err := serialize(&h.Requests[i], h.Keepalive)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: %w", t.Name, err)
+		}
+		c.reqs = append(c.reqs, r)
+	}
+	return c, nil
+}
+
+// newHTTP1Conn makes a lean client that reaches the origin of u, through
+// proxy when it is set, with no request of its own yet.
+func newHTTP1Conn(t *scenarios.Target, u *url.URL, proxy *proxyRoute) (*http1Client, error) {
+	h := t.HTTP
+	c := &http1Client{target: h, proxy: proxy}
 	c.rd = newRespReader(h.MaxBody, nil)
-	if c.check != nil {
-		c.rd.body = c.check
-	}
 	port := u.Port()
 	if port == "" {
 		port = "80"
@@ -141,21 +163,36 @@ func newHTTP1Client(t *scenarios.Target, _ int) (Client, error) {
 		conf.NextProtos = []string{"http/1.1"}
 		c.tlsConf = conf
 	}
-	if c.tlsConf == nil {
+	if c.tlsConf == nil && proxy == nil {
 		c.sock = newSocketAddr(u.Hostname(), port)
 		c.dialErrs.addr = dialAddr(c.addr)
 	}
-	if h.Expect.Length >= 0 {
-		c.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", h.Expect.Length)
-	}
-	for i := range h.Requests {
-		r, err := serialize(&h.Requests[i], h.Keepalive)
-		if err != nil {
-			return nil, fmt.Errorf("target %q: %w", t.Name, err)
-		}
-		c.reqs = append(c.reqs, r)
-	}
 	return c, nil
+}
+
+// expectation is the checks applied to a response, made once: a target's
+// expect, or a flow step's.
+type expectation struct {
+	exp       *scenarios.Expect
+	check     *bodyCheck // nil when there is no body check
+	errLength error      // the body's length is not expect.length
+	body      bodyReader // what reads the body: check, a bodyKeep, or nil to discard it
+}
+
+func newExpectation(exp *scenarios.Expect) *expectation {
+	e := &expectation{exp: exp, check: newBodyCheck(exp.BodyContains, exp.BodyRegex)}
+	if e.check != nil {
+		e.body = e.check
+	}
+	if exp.Length >= 0 {
+		e.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", exp.Length)
+	}
+	return e
+}
+
+// use makes e the checks of the following responses.
+func (c *http1Client) use(e *expectation) {
+	c.exp, c.check, c.errLength, c.rd.body = e.exp, e.check, e.errLength, e.body
 }
 
 // tlsConfig is the client TLS configuration of an https target.
@@ -172,11 +209,24 @@ func tlsConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
 		}
 		conf.RootCAs = pool
 	}
+	if t.CertFile != "" || t.KeyFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: tls cert_file/key_file: %w", target, err)
+		}
+		conf.Certificates = []tls.Certificate{cert}
+	}
 	return conf, nil
 }
 
 // Do sends request req and reads its whole response.
 func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
+	c.exchange(ctx, &c.reqs[req], out)
+}
+
+// exchange sends p and reads its whole response, checked against the
+// expectation in use.
+func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *Outcome) {
 	*out = Outcome{}
 	c.watch(ctx)
 	now := time.Now()
@@ -186,7 +236,6 @@ func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
 	}
 	idle := now.Sub(c.lastStart)
 	c.lastStart = now
-	p := &c.reqs[req]
 	for attempt := 0; ; attempt++ {
 		if c.conn == nil {
 			if out.Kind, out.Err = c.dial(ctx, deadline, out); out.Kind != KindNone {
@@ -271,7 +320,7 @@ func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
 // kinds of readAndCheck. A status failure needs no error: the status says
 // it.
 func (c *http1Client) verdict(r *response) (ErrorKind, error) {
-	exp := &c.target.Expect
+	exp := c.exp
 	switch {
 	case !statusAccepted(exp.Status, r.status):
 		return KindStatus, nil
@@ -307,13 +356,23 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome
 	// TCP keep-alive probes are for connections idle for long, which a load
 	// test's are not, and setting them up costs four system calls.
 	d := net.Dialer{Deadline: deadline, KeepAlive: -1}
-	conn, err := d.DialContext(ctx, "tcp", c.addr)
+	addr := c.addr
+	if c.proxy != nil {
+		addr = c.proxy.addr
+	}
+	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return connectFailure(ctx, err, deadline), err
 	}
 	if err := conn.SetDeadline(deadline); err != nil {
 		conn.Close()
 		return KindOther, err
+	}
+	if c.proxy != nil && c.tlsConf != nil {
+		if err := c.proxy.tunnel(conn, c.addr); err != nil {
+			conn.Close()
+			return connectFailure(ctx, err, deadline), err
+		}
 	}
 	if c.tlsConf != nil {
 		tc := tls.Client(conn, c.tlsConf)

@@ -66,6 +66,9 @@ type respReader struct {
 	rerr    error // error returned by src alongside data, reported next
 	maxBody int64
 	body    bodyReader // reads the body when set; else it is discarded
+	// head, when set, receives a copy of each response's header block, for
+	// a flow's header extractions and cookies.
+	head *[]byte
 
 	// The body being read, piece by piece (see next).
 	mode    bodyMode
@@ -246,6 +249,9 @@ func (p *respReader) readHeader(h *header) error {
 	for {
 		if end := headerEnd(p.buf[:p.w], p.r+scanned); end >= 0 {
 			err := parseHeader(p.buf[p.r:end], h)
+			if p.head != nil {
+				*p.head = append((*p.head)[:0], p.buf[p.r:end]...)
+			}
 			p.r = end
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -66,17 +65,9 @@ func NewHTTPClient(t *scenarios.Target, _ int) (Client, error) {
 		c.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", h.Expect.Length)
 	}
 	c.tr = c.newTrace()
-	tlsConf := &tls.Config{InsecureSkipVerify: h.TLS.InsecureSkipVerify} //nolint:gosec // the user asked for it
-	if h.TLS.CAFile != "" {
-		pem, err := os.ReadFile(h.TLS.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("target %q: tls ca_file: %w", t.Name, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("target %q: tls ca_file %s: no certificate found", t.Name, h.TLS.CAFile)
-		}
-		tlsConf.RootCAs = pool
+	tlsConf, err := tlsConfig(t.Name, &h.TLS)
+	if err != nil {
+		return nil, err
 	}
 	dialer := &net.Dialer{Timeout: h.Timeout}
 	c.transport = &http.Transport{
@@ -95,7 +86,7 @@ func NewHTTPClient(t *scenarios.Target, _ int) (Client, error) {
 		// An empty map keeps net/http from negotiating h2 on https targets.
 		TLSNextProto:          map[string]func(string, *tls.Conn) http.RoundTripper{},
 		ResponseHeaderTimeout: h.Timeout,
-		Proxy:                 nil,
+		Proxy:                 proxyFunc(h),
 	}
 	c.client = &http.Client{
 		Transport: c.transport,

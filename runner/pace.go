@@ -159,6 +159,10 @@ func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
 		pr.wg.Add(1)
 		go func() {
 			defer pr.wg.Done()
+			if pr.flow {
+				pr.openFlowWorker(ctx, w, cl.(iterator), pr.shards[w%len(pr.shards)], due, work)
+				return
+			}
 			pr.openWorker(ctx, w, cl, pr.shards[w%len(pr.shards)], due, work)
 		}()
 		return true
@@ -175,7 +179,8 @@ func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
 	backlog := false
 	for {
 		due, wait, stop := p.next(sent, pr.clock.Since(pr.start))
-		if stop {
+		if stop || pr.exhausted.Load() {
+			// A flow's data ran out: the phase has nothing more to send.
 			return sent
 		}
 		if wait > 0 {
@@ -218,6 +223,8 @@ func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
 					return sent
 				}
 			case <-ctx.Done():
+				return sent
+			case <-pr.dataEnd:
 				return sent
 			}
 		}

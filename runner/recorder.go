@@ -17,7 +17,8 @@ type shard struct {
 	failed   *Histogram // failed requests, kept apart so they cannot flatter the percentiles
 	connect  *Histogram
 	sendLag  *Histogram   // open model only
-	byName   []namedShard // parallel to the request mix; nil for a single request
+	byName   []namedShard // parallel to the request mix or the flow's steps; nil for a single request
+	iter     *iterShard   // a flow's iterations; nil for other targets
 	// samples holds the first message of each error kind this shard saw
 	// that the collector has not taken yet; sampled marks the kinds already
 	// described, so that each is formatted once per phase, not per failure.
@@ -30,12 +31,23 @@ type namedShard struct {
 	latency  *Histogram
 }
 
-func newShard(names int, open bool) *shard {
+// iterShard is one shard's part of a flow's iterations.
+type iterShard struct {
+	iterations, succeeded, failed int64
+	latency                       *Histogram // succeeded iterations only
+}
+
+// newShard makes a shard for names named requests (0 for a single one)
+// and, with flow, the iterations of a flow.
+func newShard(names int, open, flow bool) *shard {
 	s := &shard{latency: NewHistogram(), failed: NewHistogram(), connect: NewHistogram()}
 	if open {
 		s.sendLag = NewHistogram()
 	}
-	if names > 1 {
+	if flow {
+		s.iter = &iterShard{latency: NewHistogram()}
+	}
+	if names > 0 {
 		s.byName = make([]namedShard, names)
 		for i := range s.byName {
 			s.byName[i].latency = NewHistogram()
@@ -48,18 +60,55 @@ func newShard(names int, open bool) *shard {
 // It allocates nothing, except once per error kind per phase to describe it.
 func (s *shard) record(req int, latency, lag time.Duration, o *Outcome) {
 	s.mu.Lock()
+	s.add(req, "", latency, o)
+	if s.sendLag != nil {
+		s.sendLag.Record(lag)
+	}
+	s.mu.Unlock()
+}
+
+// recordStep adds one completed step of a flow iteration, named request
+// req; req < 0 is a failed setup step, counted among the phase's requests
+// and errors only (setup is not measured, but its failures must show). A
+// step has no send lag of its own: its iteration has (recordIteration).
+func (s *shard) recordStep(req int, name string, latency time.Duration, o *Outcome) {
+	s.mu.Lock()
+	s.add(req, name, latency, o)
+	s.mu.Unlock()
+}
+
+// recordIteration adds one completed iteration of a flow; lag is its send
+// lag in the open model.
+func (s *shard) recordIteration(latency, lag time.Duration, kind ErrorKind) {
+	s.mu.Lock()
+	it := s.iter
+	it.iterations++
+	if kind == KindNone {
+		it.succeeded++
+		it.latency.Record(latency)
+	} else {
+		it.failed++
+	}
+	if s.sendLag != nil {
+		s.sendLag.Record(lag)
+	}
+	s.mu.Unlock()
+}
+
+// add counts one request; name, when set, prefixes its error sample. The
+// caller holds mu.
+func (s *shard) add(req int, name string, latency time.Duration, o *Outcome) {
+	if req < 0 {
+		addOutcome(&s.counters, o)
+		s.sample(name, o)
+		return
+	}
 	addOutcome(&s.counters, o)
 	if o.Kind == KindNone {
 		s.latency.Record(latency)
 	} else {
 		s.failed.Record(latency)
-		if k := min(o.Kind, numKinds-1); !s.sampled[k] {
-			s.sampled[k] = true
-			s.samples[k] = describeFailure(o)
-		}
-	}
-	if s.sendLag != nil {
-		s.sendLag.Record(lag)
+		s.sample(name, o)
 	}
 	if o.Connect > 0 {
 		s.connect.Record(o.Connect)
@@ -71,7 +120,17 @@ func (s *shard) record(req int, latency, lag time.Duration, o *Outcome) {
 			n.latency.Record(latency)
 		}
 	}
-	s.mu.Unlock()
+}
+
+// sample describes the first failure of each kind, once per phase.
+func (s *shard) sample(name string, o *Outcome) {
+	if k := min(o.Kind, numKinds-1); o.Kind != KindNone && !s.sampled[k] {
+		s.sampled[k] = true
+		s.samples[k] = describeFailure(o)
+		if name != "" {
+			s.samples[k] = name + ": " + s.samples[k]
+		}
+	}
 }
 
 func addOutcome(c *Counters, o *Outcome) {
@@ -125,6 +184,15 @@ func (c *collector) drain() {
 			c.total.ByName[i].Latency.Merge(n.latency)
 			n.counters = Counters{}
 			n.latency.Reset()
+		}
+		if it := s.iter; it != nil {
+			t := c.total.Iterations
+			t.Iterations += it.iterations
+			t.Succeeded += it.succeeded
+			t.Failed += it.failed
+			t.Latency.Merge(it.latency)
+			it.iterations, it.succeeded, it.failed = 0, 0, 0
+			it.latency.Reset()
 		}
 		s.counters = Counters{}
 		s.latency.Reset()

@@ -9,7 +9,7 @@ import (
 
 func TestCollectorSeriesAndTotals(t *testing.T) {
 	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram()}
-	shards := []*shard{newShard(0, false), newShard(0, false)}
+	shards := []*shard{newShard(0, false, false), newShard(0, false, false)}
 	col := newCollector(p, shards)
 	ok := Outcome{BytesSent: 10, BytesReceived: 100}
 	bad := Outcome{Kind: KindStatus, Status: 503, BytesSent: 10, BytesReceived: 50, Connect: time.Millisecond}
@@ -109,7 +109,7 @@ func TestSummarizeMergesPhases(t *testing.T) {
 // BenchmarkRecord is the hot path's bookkeeping: one completed request into
 // a shard. It must not allocate.
 func BenchmarkRecord(b *testing.B) {
-	sh := newShard(3, true)
+	sh := newShard(3, true, false)
 	out := Outcome{BytesSent: 80, BytesReceived: 160}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -118,10 +118,63 @@ func BenchmarkRecord(b *testing.B) {
 }
 
 func TestRecordDoesNotAllocate(t *testing.T) {
-	sh := newShard(2, false)
+	sh := newShard(2, false, false)
 	out := Outcome{Kind: KindTimeout}
 	allocs := testing.AllocsPerRun(1000, func() { sh.record(1, 3*time.Millisecond, 0, &out) })
 	if allocs != 0 {
 		t.Errorf("record allocates %v times per request", allocs)
+	}
+}
+
+func TestRecordStepAndIterationDoNotAllocate(t *testing.T) {
+	sh := newShard(3, true, true)
+	ok := Outcome{BytesSent: 80}
+	bad := Outcome{Kind: KindExtract}
+	sh.recordStep(0, "list", time.Millisecond, &bad) // the one description of the kind
+	allocs := testing.AllocsPerRun(1000, func() {
+		sh.recordStep(1, "get", 3*time.Millisecond, &ok)
+		sh.recordStep(2, "order", 3*time.Millisecond, &bad)
+		sh.recordStep(-1, "login", 0, &bad)
+		sh.recordIteration(9*time.Millisecond, time.Microsecond, KindNone)
+		sh.recordIteration(0, 0, KindExtract)
+	})
+	if allocs != 0 {
+		t.Errorf("recording a flow's steps and iterations allocates %v times", allocs)
+	}
+}
+
+func TestCollectorFlowTotals(t *testing.T) {
+	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(),
+		ByName:     []*NamedResult{{Name: "a", Latency: NewHistogram()}, {Name: "b", Latency: NewHistogram()}},
+		Iterations: &IterationResult{Latency: NewHistogram()}}
+	shards := []*shard{newShard(2, false, true), newShard(2, false, true)}
+	col := newCollector(p, shards)
+	ok, bad := Outcome{}, Outcome{Kind: KindExtract, Err: errFlowDo}
+	for i := range 4 {
+		sh := shards[i%2]
+		sh.recordStep(0, "a", time.Millisecond, &ok)
+		sh.recordStep(1, "b", 2*time.Millisecond, &ok)
+		sh.recordIteration(3*time.Millisecond, 0, KindNone)
+	}
+	shards[0].recordStep(0, "a", time.Millisecond, &bad)
+	shards[0].recordIteration(0, 0, KindExtract)
+	shards[1].recordStep(-1, "login", 0, &Outcome{Kind: KindStatus, Status: 500})
+	shards[1].recordIteration(0, 0, KindStatus)
+	col.closeSecond(0, 0)
+	if got := *p.Iterations; got.Iterations != 6 || got.Succeeded != 4 || got.Failed != 2 || got.Latency.Count() != 4 {
+		t.Errorf("iterations = %+v, want 6: 4 succeeded, 2 failed, 4 latencies", got)
+	}
+	if p.ByName[0].Requests != 5 || p.ByName[0].Errors.Extract != 1 || p.ByName[1].Requests != 4 {
+		t.Errorf("by name = %+v, %+v", p.ByName[0].Counters, p.ByName[1].Counters)
+	}
+	want := Counters{Requests: 10, Succeeded: 8, Failed: 2, Errors: ErrorCounts{Extract: 1, Status: 1}}
+	if p.Counters != want {
+		t.Errorf("totals = %+v, want %+v: steps and the failed setup request", p.Counters, want)
+	}
+	if got := p.ErrorSamples["extract"]; got != "a: "+errFlowDo.Error() {
+		t.Errorf("extract sample = %q, want it named after its step", got)
+	}
+	if got := p.ErrorSamples["status"]; got != "login: unexpected status 500" {
+		t.Errorf("status sample = %q", got)
 	}
 }

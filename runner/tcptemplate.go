@@ -16,6 +16,10 @@ type renderEnv struct {
 	seq    uint64 // the iteration being rendered, from 1
 	nowMS  int64  // read once per iteration, when first needed; 0 = not yet
 	rng    *rand.Rand
+	// vars holds a flow's variables by slot (Flow.Vars): the user's data
+	// columns and extracted values, each in a buffer reused from one
+	// iteration to the next. An unset variable renders empty.
+	vars [][]byte
 }
 
 func newRenderEnv(worker int) renderEnv {
@@ -51,6 +55,10 @@ func (r *renderEnv) render(dst []byte, t *scenarios.Template) []byte {
 			dst = appendUUID(dst, r.rng.Uint64(), r.rng.Uint64())
 		case scenarios.PartRandInt:
 			dst = strconv.AppendInt(dst, randIntIn(r.rng, p.Min, p.Max), 10)
+		case scenarios.PartVar:
+			if p.Slot >= 0 && p.Slot < len(r.vars) {
+				dst = append(dst, r.vars[p.Slot]...)
+			}
 		}
 	}
 	return dst

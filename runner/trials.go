@@ -21,6 +21,9 @@ func mergeTrials(runs []*PhaseResult) *PhaseResult {
 	for _, n := range first.ByName {
 		m.ByName = append(m.ByName, &NamedResult{Name: n.Name, Latency: NewHistogram()})
 	}
+	if first.Iterations != nil {
+		m.Iterations = &IterationResult{Latency: NewHistogram()}
+	}
 	offset := 0
 	for _, r := range runs {
 		m.End = r.End
@@ -40,6 +43,7 @@ func mergeTrials(runs []*PhaseResult) *PhaseResult {
 			m.ByName[i].Counters.Merge(n.Counters)
 			m.ByName[i].Latency.Merge(n.Latency)
 		}
+		m.Iterations = MergeIterations(m.Iterations, r.Iterations)
 		for _, s := range r.Series {
 			s.At += offset
 			m.Series = append(m.Series, s)
@@ -111,4 +115,23 @@ func median(sorted []float64) float64 {
 		return sorted[mid]
 	}
 	return (sorted[mid-1] + sorted[mid]) / 2
+}
+
+// MergeIterations adds the iterations of b to a, either of which may be
+// nil (a target without a flow), and returns the sum: counters add,
+// histograms merge. a is updated in place when it is not nil.
+func MergeIterations(a, b *IterationResult) *IterationResult {
+	if b == nil {
+		return a
+	}
+	if a == nil {
+		a = &IterationResult{Latency: NewHistogram()}
+	}
+	a.Iterations += b.Iterations
+	a.Succeeded += b.Succeeded
+	a.Failed += b.Failed
+	if b.Latency != nil {
+		a.Latency.Merge(b.Latency)
+	}
+	return a
 }

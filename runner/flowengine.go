@@ -1,0 +1,117 @@
+package runner
+
+import (
+	"context"
+	"time"
+)
+
+// worker runs closed-model worker w: a flow's user, or a requester.
+func (pr *phaseRun) worker(ctx context.Context, w int, cl Client, sh *shard) {
+	if pr.flow {
+		pr.closedFlowWorker(ctx, w, cl.(iterator), sh)
+		return
+	}
+	pr.closedWorker(ctx, w, cl, sh)
+}
+
+// flowSink records the steps of one worker's iterations into its shard.
+type flowSink struct {
+	pr    *phaseRun
+	sh    *shard
+	timer Timer // for think times; made on first use
+}
+
+func (s *flowSink) now() time.Time { return s.pr.clock.Now() }
+
+func (s *flowSink) sleep(ctx context.Context, d time.Duration) bool {
+	if s.timer == nil {
+		s.timer = s.pr.clock.NewTimer(d)
+	} else {
+		s.timer.Reset(d)
+	}
+	select {
+	case <-ctx.Done():
+		s.timer.Stop()
+		return false
+	case <-s.timer.C():
+		return true
+	}
+}
+
+func (s *flowSink) step(ctx context.Context, i int, name string, latency time.Duration, out *Outcome) bool {
+	if out.Kind != KindNone && s.pr.cutShort(ctx, s.pr.clock.Now()) {
+		return false
+	}
+	s.sh.recordStep(i, name, latency, out)
+	return true
+}
+
+func (s *flowSink) stop() {
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+}
+
+// closedFlowWorker is one closed-model virtual user of a flow: iterate,
+// think, repeat, until the phase's deadline, its iteration limit (a
+// phase's requests: counts iterations of a flow) or the end of its data.
+func (pr *phaseRun) closedFlowWorker(ctx context.Context, w int, it iterator, sh *shard) {
+	ph := pr.phase
+	if at := rampStart(ph, w); at > 0 && !sleepCtx(ctx, pr.clock, at) {
+		return
+	}
+	sink := &flowSink{pr: pr, sh: sh}
+	defer sink.stop()
+	for ctx.Err() == nil {
+		if ph.Requests > 0 && pr.claimed.Add(1) > ph.Requests {
+			return
+		}
+		pr.inFlight.Add(1)
+		r := it.iterate(ctx, pr.clock.Now(), sink)
+		pr.inFlight.Add(-1)
+		if !pr.endIteration(sh, r, 0) {
+			return
+		}
+		if ph.ThinkTime > 0 && !sink.sleep(ctx, ph.ThinkTime) {
+			return
+		}
+	}
+}
+
+// openFlowWorker runs the iterations it is handed, first, then whatever
+// the scheduler passes on the work channel: one arrival is one iteration,
+// due at its scheduled time.
+func (pr *phaseRun) openFlowWorker(ctx context.Context, _ int, it iterator, sh *shard, first time.Duration, work <-chan time.Duration) {
+	sink := &flowSink{pr: pr, sh: sh}
+	defer sink.stop()
+	due, ok := first, true
+	for ok {
+		pr.inFlight.Add(1)
+		lag := pr.clock.Since(pr.start) - due
+		r := it.iterate(ctx, pr.start.Add(due), sink)
+		pr.inFlight.Add(-1)
+		if !pr.endIteration(sh, r, max(lag, 0)) {
+			// Leave the rest of the arrivals to the scheduler, which stops.
+			return
+		}
+		due, ok = <-work
+	}
+}
+
+// endIteration records iteration r; false when the worker must stop: its
+// data ran out (which ends the phase cleanly, nothing counted) or the
+// phase ended under it.
+func (pr *phaseRun) endIteration(sh *shard, r iterOutcome, lag time.Duration) bool {
+	switch {
+	case r.Exhausted:
+		pr.endOnce.Do(func() {
+			pr.exhausted.Store(true)
+			close(pr.dataEnd)
+		})
+		return false
+	case r.Cut:
+		return false
+	}
+	sh.recordIteration(r.Latency, lag, r.Kind)
+	return true
+}
