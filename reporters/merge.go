@@ -285,7 +285,7 @@ func mergeScenario(name string, parts []Part) (MergedScenario, error) {
 	if file == "" {
 		file = name + ".yaml"
 	}
-	sc, err := scenarios.Parse(file, []byte(src.Source), scenarios.LoadOptions{Vars: src.Vars})
+	sc, err := scenarios.Parse(file, []byte(src.Source), scenarios.LoadOptions{Vars: src.Vars, JudgeOnly: true})
 	if err != nil {
 		return MergedScenario{}, fmt.Errorf("scenario %q cannot be parsed again from the parts' source (merge where the files it refers to exist): %w", name, err)
 	}
