@@ -287,7 +287,7 @@ func mergeScenario(name string, parts []Part) (MergedScenario, error) {
 	}
 	sc, err := scenarios.Parse(file, []byte(src.Source), scenarios.LoadOptions{Vars: src.Vars, JudgeOnly: true})
 	if err != nil {
-		return MergedScenario{}, fmt.Errorf("scenario %q cannot be parsed again from the parts' source (merge where the files it refers to exist): %w", name, err)
+		return MergedScenario{}, fmt.Errorf("scenario %q cannot be parsed again from the parts' source: %w", name, err)
 	}
 	if src.Hash != "" && sc.Hash != src.Hash {
 		return MergedScenario{}, fmt.Errorf("scenario %q: the parts' source does not match their file hash %.12s: was the part edited?", name, src.Hash)
