@@ -290,7 +290,7 @@ func (sc *flowScope) stepURL(e *rawFlowStep, fb flowBase, name string) Template 
 			_, after, hasScheme := strings.Cut(s[:i], "://")
 			if !hasScheme || !strings.ContainsAny(after, "/?#") {
 				r.d.errs = append(r.d.errs, Errorf(r.substitutedPos(e.url, s, i),
-					"url: write the scheme and host out; placeholders may stand only in the path and query"))
+					"url: write the scheme and host out; placeholders may stand only in the path and query (for a whole path from a placeholder, write path: \"{{name}}\")"))
 				return Template{}
 			}
 		}
@@ -304,8 +304,10 @@ func (sc *flowScope) stepURL(e *rawFlowStep, fb flowBase, name string) Template 
 		s, ok := r.text(e.path)
 		switch {
 		case !ok:
-		case !strings.HasPrefix(s, "/"):
-			r.d.errorf(e.path, "path: must start with /, got %q", s)
+		case !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "{{"):
+			// A path may start with a placeholder holding a whole path, such
+			// as an extracted Location header: `path: "{{order_url}}"`.
+			r.d.errorf(e.path, "path: must start with / or a placeholder, got %q", s)
 		case !fb.hasURL:
 			r.d.errorf(e.path, "step %q: path needs the target's url to join onto", name)
 		case fb.base != nil:
