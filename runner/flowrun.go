@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -150,7 +151,13 @@ func (c *flowClient) drawRow(src int) bool {
 // send renders step s, sends it, checks its response and runs its
 // extractions.
 func (c *flowClient) send(ctx context.Context, s *flowStep, out *Outcome) {
-	c.render(s)
+	if !c.render(s) {
+		// A value from a response or a data file would split the request
+		// line or a header: sending it would test the server's parser, not
+		// the flow, and could smuggle a second request.
+		*out = Outcome{Kind: KindOther, Err: errUnsafeValue}
+		return
+	}
 	conn := c.conns[s.conn]
 	conn.use(s.expect)
 	conn.rd.head = nil
@@ -174,8 +181,13 @@ func (c *flowClient) send(ctx context.Context, s *flowStep, out *Outcome) {
 	}
 }
 
-// render writes step s as it goes on the wire into c.wire.
-func (c *flowClient) render(s *flowStep) {
+// errUnsafeValue fails a step whose rendered URL or header would not be
+// one line of HTTP.
+var errUnsafeValue = errors.New("a {{placeholder}} value holds a line break (or, in the URL, a space): the request would not be valid HTTP/1.1")
+
+// render writes step s as it goes on the wire into c.wire; false when a
+// placeholder's value made the request line or a header invalid.
+func (c *flowClient) render(s *flowStep) bool {
 	c.body = c.env.render(c.body[:0], &s.body)
 	w := append(c.wire[:0], s.method...)
 	w = append(w, ' ')
@@ -184,6 +196,9 @@ func (c *flowClient) render(s *flowStep) {
 	}
 	from := len(w)
 	w = c.env.render(w, &s.target)
+	if bytes.ContainsAny(w[from:], " \r\n") {
+		return false
+	}
 	if c.jar != nil {
 		c.cookieURL, _ = url.Parse(s.origin + string(w[from:]))
 	}
@@ -194,7 +209,12 @@ func (c *flowClient) render(s *flowStep) {
 	for i := range s.headers {
 		h := &s.headers[i]
 		w = append(append(w, h.Name...), ": "...)
-		w = append(c.env.render(w, &h.Value), "\r\n"...)
+		at := len(w)
+		w = c.env.render(w, &h.Value)
+		if bytes.ContainsAny(w[at:], "\r\n") {
+			return false
+		}
+		w = append(w, "\r\n"...)
 	}
 	if !s.ownUA {
 		w = append(w, "User-Agent: loadgate\r\n"...)
@@ -213,6 +233,7 @@ func (c *flowClient) render(s *flowStep) {
 	}
 	w = append(w, "\r\n"...)
 	c.wire = append(w, c.body...)
+	return true
 }
 
 func appendHeader(w []byte, name, value string) []byte {
