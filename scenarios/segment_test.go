@@ -1,12 +1,10 @@
-package runner
+package scenarios
 
 import (
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/loadgate/loadgate/scenarios"
 )
 
 func TestParseSegment(t *testing.T) {
@@ -31,28 +29,28 @@ func TestParseSegment(t *testing.T) {
 }
 
 func TestSplitPhase(t *testing.T) {
-	closed := scenarios.Phase{Name: "m", Concurrency: 10, Requests: 1001, Duration: time.Minute}
-	open := scenarios.Phase{Name: "o", Rate: scenarios.Rate{From: 100, To: 300}, MaxInFlight: 7, Duration: time.Minute}
-	ramp := scenarios.Phase{Name: "r", ConcurrencyFrom: 2, Concurrency: 9, Duration: time.Minute}
+	closed := Phase{Name: "m", Concurrency: 10, Requests: 1001, Duration: time.Minute}
+	open := Phase{Name: "o", Rate: Rate{From: 100, To: 300}, MaxInFlight: 7, Duration: time.Minute}
+	ramp := Phase{Name: "r", ConcurrencyFrom: 2, Concurrency: 9, Duration: time.Minute}
 	for _, tc := range []struct {
 		name  string
-		phase scenarios.Phase
+		phase Phase
 		seg   Segment
-		want  scenarios.Phase
+		want  Phase
 		ok    bool
 	}{
 		{"whole run is untouched", closed, Whole, closed, true},
 		// 10 workers over 4: 3, 3, 2, 2; 1001 requests: 251, 250, 250, 250.
-		{"first segment takes the remainders", closed, Segment{1, 4}, scenarios.Phase{Name: "m", Concurrency: 3, Requests: 251, Duration: time.Minute}, true},
-		{"last segment", closed, Segment{4, 4}, scenarios.Phase{Name: "m", Concurrency: 2, Requests: 250, Duration: time.Minute}, true},
+		{"first segment takes the remainders", closed, Segment{1, 4}, Phase{Name: "m", Concurrency: 3, Requests: 251, Duration: time.Minute}, true},
+		{"last segment", closed, Segment{4, 4}, Phase{Name: "m", Concurrency: 2, Requests: 250, Duration: time.Minute}, true},
 		// 10 workers over 12 segments: segments 11 and 12 get none and say so;
 		// the 1001 requests go to the 10 segments with a worker (101, then 100).
-		{"more segments than workers: share 1", closed, Segment{10, 12}, scenarios.Phase{Name: "m", Concurrency: 1, Requests: 100, Duration: time.Minute}, true},
-		{"more segments than workers: share 0", closed, Segment{11, 12}, scenarios.Phase{Name: "m", Concurrency: 0, Requests: 0, Duration: time.Minute}, false},
+		{"more segments than workers: share 1", closed, Segment{10, 12}, Phase{Name: "m", Concurrency: 1, Requests: 100, Duration: time.Minute}, true},
+		{"more segments than workers: share 0", closed, Segment{11, 12}, Phase{Name: "m", Concurrency: 0, Requests: 0, Duration: time.Minute}, false},
 		// Rates divide exactly; max_in_flight 7 over 2 is 4 and 3.
-		{"open model rates divide", open, Segment{2, 2}, scenarios.Phase{Name: "o", Rate: scenarios.Rate{From: 50, To: 150}, MaxInFlight: 3, Duration: time.Minute}, true},
+		{"open model rates divide", open, Segment{2, 2}, Phase{Name: "o", Rate: Rate{From: 50, To: 150}, MaxInFlight: 3, Duration: time.Minute}, true},
 		// Ramp 2→9 over 3: from 1,1,0→(joins during the ramp: 1); to 3,3,3.
-		{"concurrency ramp splits both ends", ramp, Segment{3, 3}, scenarios.Phase{Name: "r", ConcurrencyFrom: 1, Concurrency: 3, Duration: time.Minute}, true},
+		{"concurrency ramp splits both ends", ramp, Segment{3, 3}, Phase{Name: "r", ConcurrencyFrom: 1, Concurrency: 3, Duration: time.Minute}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := SplitPhase(tc.phase, tc.seg)
@@ -88,7 +86,7 @@ func TestSegmentSharesAddUp(t *testing.T) {
 }
 
 func TestSplitScenarioEmptySegment(t *testing.T) {
-	sc := &scenarios.Scenario{Cases: []scenarios.Case{{ID: "a", Phases: []scenarios.Phase{
+	sc := &Scenario{Cases: []Case{{ID: "a", Phases: []Phase{
 		{Name: "warm", Warmup: true, Concurrency: 3, Requests: 30},
 		{Name: "m", Concurrency: 2, Duration: time.Second},
 	}}}}
@@ -109,7 +107,7 @@ func TestSplitScenarioEmptySegment(t *testing.T) {
 func TestSplitKeepsEveryRequest(t *testing.T) {
 	for conc := 1; conc <= 6; conc++ {
 		for n := 1; n <= 9; n++ {
-			ph := scenarios.Phase{Name: "m", Concurrency: conc, Requests: 10}
+			ph := Phase{Name: "m", Concurrency: conc, Requests: 10}
 			var sent int64
 			for i := 1; i <= n; i++ {
 				part, ok := SplitPhase(ph, Segment{i, n})

@@ -1,9 +1,7 @@
-package runner
+package scenarios
 
 import (
 	"fmt"
-
-	"github.com/loadgate/loadgate/scenarios"
 )
 
 // Segment names one share of a distributed run: Index of Count, 1-based as
@@ -45,7 +43,7 @@ func (s Segment) share(total int64) int64 {
 // duration, the matrix and the targets stay the same in every segment. ok
 // is false when the segment's share of this phase is zero (more segments
 // than workers or requests), so it has nothing to send.
-func SplitPhase(ph scenarios.Phase, s Segment) (part scenarios.Phase, ok bool) {
+func SplitPhase(ph Phase, s Segment) (part Phase, ok bool) {
 	if s.Count <= 1 {
 		return ph, true
 	}
@@ -67,7 +65,7 @@ func SplitPhase(ph scenarios.Phase, s Segment) (part scenarios.Phase, ok bool) {
 	}
 	if ph.Rate.Open() {
 		// Rates are real numbers: every segment gets an equal share.
-		part.Rate = scenarios.Rate{From: ph.Rate.From / float64(s.Count), To: ph.Rate.To / float64(s.Count)}
+		part.Rate = Rate{From: ph.Rate.From / float64(s.Count), To: ph.Rate.To / float64(s.Count)}
 		part.MaxInFlight = int(max(1, s.share(int64(ph.MaxInFlight))))
 	} else {
 		part.Concurrency = int(s.share(int64(ph.Concurrency)))
@@ -89,12 +87,12 @@ func SplitPhase(ph scenarios.Phase, s Segment) (part scenarios.Phase, ok bool) {
 // SplitScenario returns a copy of sc whose every phase is segment s's part.
 // Phases with a zero share are dropped; empty reports whether nothing at
 // all is left for this segment to send.
-func SplitScenario(sc *scenarios.Scenario, s Segment) (part *scenarios.Scenario, empty bool) {
+func SplitScenario(sc *Scenario, s Segment) (part *Scenario, empty bool) {
 	if s.Count <= 1 {
 		return sc, false
 	}
 	cp := *sc
-	cp.Cases = make([]scenarios.Case, len(sc.Cases))
+	cp.Cases = make([]Case, len(sc.Cases))
 	empty = true
 	for i, c := range sc.Cases {
 		c.Phases = nil
