@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // Config tunes a run. The zero value works: it logs nothing, observes
@@ -79,14 +80,14 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	sys := newSystems(&cfg, cancel)
-	defer sys.stopAll()
+	sys := sut.NewSystems(sut.Options{Logger: cfg.Logger, LogDir: cfg.LogDir, MonitorEvery: cfg.MonitorEvery, Kill: cfg.Kill}, cancel)
+	defer sys.StopAll()
 	if sc.Server != nil {
-		if err := sys.start(runCtx, sc.Server); err != nil {
+		if err := sys.Start(runCtx, sc.Server); err != nil {
 			return res, err
 		}
 	} else if sc.Monitor != nil {
-		if err := sys.resolveMonitor("", sc.Monitor); err != nil {
+		if err := sys.ResolveMonitor("", sc.Monitor); err != nil {
 			return res, err
 		}
 	}
@@ -104,7 +105,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 		}
 		for _, i := range group {
 			c := &sc.Cases[i]
-			if err := sys.prepare(runCtx, sc, &c.Target, keep); err != nil {
+			if err := sys.Prepare(runCtx, sc, &c.Target, keep); err != nil {
 				res.Cases = collect(results)
 				return res, fmt.Errorf("target %q: %w", c.Target.Name, err)
 			}
@@ -122,7 +123,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 		}
 	}
 	res.Cases = collect(results)
-	if err := serverExitCause(runCtx); err != nil {
+	if err := sut.ExitCause(runCtx); err != nil {
 		return res, err
 	}
 	res.Interrupted = ctx.Err() != nil
@@ -132,8 +133,8 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 // runGroup runs the phases of the cases of one group. An interleaved phase
 // alternates trial k of every case before trial k+1; other phases run case
 // by case. The server of each case is sampled while its measured phases run.
-func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results []*CaseResult, sys *systems, cfg *Config) error {
-	monitors := make([]*Monitor, len(group))
+func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results []*CaseResult, sys *sut.Systems, cfg *Config) error {
+	monitors := make([]*sut.Monitor, len(group))
 	defer func() {
 		for gi, m := range monitors {
 			if m != nil {
@@ -153,7 +154,7 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 		if !phases[j].Warmup {
 			for gi, i := range group {
 				if monitors[gi] == nil {
-					monitors[gi], results[i].ServerName = sys.watch(sc, &sc.Cases[i].Target)
+					monitors[gi], results[i].ServerName = sys.Watch(sc, &sc.Cases[i].Target)
 				}
 			}
 		}

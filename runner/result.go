@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // ErrorKind classifies a failed request (SPEC §3). A failed request is data,
@@ -260,7 +261,7 @@ type CaseResult struct {
 	// Server is the system under test's CPU and memory while this case's
 	// measured phases ran, with the host's load; nil when no server was
 	// started or monitored. Usage.PID is 0 when only the host was sampled.
-	Server *Usage `json:"server,omitempty"`
+	Server *sut.Usage `json:"server,omitempty"`
 	// ServerName names the server: "server", or its target's name.
 	ServerName string `json:"server_name,omitempty"`
 }

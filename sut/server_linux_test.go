@@ -1,4 +1,4 @@
-package runner
+package sut
 
 import (
 	"bufio"
@@ -14,7 +14,7 @@ import (
 // TestServerDiesWithLoadgate: a loadgate killed with SIGKILL runs no
 // cleanup at all, yet the server it started, and the children in that
 // server's process group, must not outlive it. The test binary plays
-// loadgate (see TestMain in sut_test.go).
+// loadgate (see TestMain in main_test.go).
 func TestServerDiesWithLoadgate(t *testing.T) {
 	tests := []struct{ name, script string }{
 		// The server is the direct child: the death signal ends it.

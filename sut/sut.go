@@ -1,4 +1,4 @@
-package runner
+package sut
 
 import (
 	"context"
@@ -10,28 +10,46 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/rs/zerolog"
 )
 
-// systems manages the servers under test of one run: the scenario's, or
+// Options tunes how a run's servers under test are started, logged,
+// sampled and stopped.
+type Options struct {
+	Logger zerolog.Logger
+	// LogDir receives server-<name>.log for every server started; "" keeps
+	// only the last lines, for error messages.
+	LogDir string
+	// MonitorEvery is the sampling interval of servers under test.
+	MonitorEvery time.Duration
+	// Kill, when closed, ends every server under test with SIGKILL at once
+	// instead of waiting out its stop timeout (a second Ctrl-C).
+	Kill <-chan struct{}
+}
+
+// Systems manages the servers under test of one run: the scenario's, or
 // one per target, and what watches them. A server that exits while the
 // run needs it cancels the run through onExit.
-type systems struct {
-	cfg     *Config
+type Systems struct {
+	cfg     Options
 	onExit  func(error)
 	running map[string]*Server       // by server name
 	leaving map[string]chan struct{} // closed when loadgate itself stops that server
 	pids    map[string]int           // monitored, by target name ("" = scenario level)
 }
 
-func newSystems(cfg *Config, onExit func(error)) *systems {
-	return &systems{cfg: cfg, onExit: onExit, running: map[string]*Server{},
+// NewSystems manages the servers of one run; onExit receives the error of
+// a server that exits while the run still needs it.
+func NewSystems(cfg Options, onExit func(error)) *Systems {
+	return &Systems{cfg: cfg, onExit: onExit, running: map[string]*Server{},
 		leaving: map[string]chan struct{}{}, pids: map[string]int{}}
 }
 
 // specOf translates a scenario's server block for StartServer.
-func (s *systems) specOf(srv *scenarios.Server) (ServerSpec, error) {
+func (s *Systems) specOf(srv *scenarios.Server) (ServerSpec, error) {
 	sig, err := signalByName(srv.StopSignal)
 	if err != nil {
 		return ServerSpec{}, err
@@ -47,8 +65,8 @@ func (s *systems) specOf(srv *scenarios.Server) (ServerSpec, error) {
 	return spec, nil
 }
 
-// start starts srv unless it already runs, and watches it for an early exit.
-func (s *systems) start(ctx context.Context, srv *scenarios.Server) error {
+// Start starts srv unless it already runs, and watches it for an early exit.
+func (s *Systems) Start(ctx context.Context, srv *scenarios.Server) error {
 	if _, ok := s.running[srv.Name]; ok {
 		return nil
 	}
@@ -83,7 +101,7 @@ func (s *systems) start(ctx context.Context, srv *scenarios.Server) error {
 }
 
 // stop ends the named server, if it runs.
-func (s *systems) stop(name string) {
+func (s *Systems) stop(name string) {
 	if srv, ok := s.running[name]; ok {
 		delete(s.running, name)
 		close(s.leaving[name])
@@ -94,18 +112,18 @@ func (s *systems) stop(name string) {
 	}
 }
 
-// stopAll ends every server this run started, whatever happened.
-func (s *systems) stopAll() {
+// StopAll ends every server this run started, whatever happened.
+func (s *Systems) StopAll() {
 	for name := range s.running {
 		s.stop(name)
 	}
 }
 
-// prepare makes sure what target t is measured against runs: its own server
+// Prepare makes sure what target t is measured against runs: its own server
 // or monitored process, or the scenario's. Target-level servers of other
 // targets are stopped first unless keep says they are still needed (the
 // interleaved trials of a same-job A/B comparison need both at once).
-func (s *systems) prepare(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Target, keep map[string]bool) error {
+func (s *Systems) Prepare(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Target, keep map[string]bool) error {
 	for name := range s.running {
 		if (sc.Server == nil || name != sc.Server.Name) && !keep[name] {
 			s.stop(name)
@@ -113,14 +131,16 @@ func (s *systems) prepare(ctx context.Context, sc *scenarios.Scenario, t *scenar
 	}
 	switch {
 	case t.Server != nil:
-		return s.start(ctx, t.Server)
+		return s.Start(ctx, t.Server)
 	case t.Monitor != nil:
-		return s.resolveMonitor(t.Name, t.Monitor)
+		return s.ResolveMonitor(t.Name, t.Monitor)
 	}
 	return nil
 }
 
-func (s *systems) resolveMonitor(key string, m *scenarios.Monitor) error {
+// ResolveMonitor finds the process a monitor block names and keeps its
+// pid under key: a target's name, or "" for the scenario's.
+func (s *Systems) ResolveMonitor(key string, m *scenarios.Monitor) error {
 	if _, ok := s.pids[key]; ok {
 		return nil
 	}
@@ -136,8 +156,9 @@ func (s *systems) resolveMonitor(key string, m *scenarios.Monitor) error {
 	return nil
 }
 
-// watch starts sampling whatever serves target t; nil when nothing does.
-func (s *systems) watch(sc *scenarios.Scenario, t *scenarios.Target) (*Monitor, string) {
+// Watch starts sampling whatever serves target t; nil when nothing does.
+// The name says what is sampled: a server's name or the target's.
+func (s *Systems) Watch(sc *scenarios.Scenario, t *scenarios.Target) (*Monitor, string) {
 	switch {
 	case t.Server != nil:
 		if srv, ok := s.running[t.Server.Name]; ok {
@@ -228,9 +249,9 @@ func safeName(s string) string {
 	}, s)
 }
 
-// errServerExit marks the run context's cancellation by a server exit, so
-// the run is reported as failed, not interrupted.
-func serverExitCause(ctx context.Context) error {
+// ExitCause is the server exit that cancelled ctx, if one did, so the run
+// is reported as failed, not interrupted.
+func ExitCause(ctx context.Context) error {
 	if err := context.Cause(ctx); errors.Is(err, ErrServerExited) {
 		return err
 	}
