@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
 )
@@ -19,8 +20,8 @@ import (
 // nothing and uses the net/http client.
 type Config struct {
 	Logger    zerolog.Logger
-	Observer  Observer      // nil = no progress reporting
-	NewClient NewClientFunc // nil = NewClient, which picks the client for the target's protocol
+	Observer  Observer                // nil = no progress reporting
+	NewClient protocols.NewClientFunc // nil = NewClient, which picks the client for the target's protocol
 	// MaxPhase is the hard deadline of a phase that has no duration (a
 	// request count only), so that a stalled server cannot hang the run.
 	// Default 1h.
@@ -45,7 +46,7 @@ type Config struct {
 	Clock Clock
 
 	// feeds are the run's data feeds, made by Run for the whole run.
-	feeds feeds
+	feeds protocols.Feeds
 }
 
 func (c *Config) defaults() {
@@ -74,7 +75,7 @@ func (c *Config) defaults() {
 // them — and comes with whatever was measured before.
 func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResult, error) {
 	cfg.defaults()
-	cfg.feeds = newFeeds(sc.Data)
+	cfg.feeds = protocols.NewFeeds(sc.Data)
 	res := &ScenarioResult{Scenario: sc, Start: cfg.Clock.Now()}
 	defer func() { res.End = cfg.Clock.Now() }()
 
@@ -215,8 +216,8 @@ func runTrials(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 type phaseRun struct {
 	phase     *scenarios.Phase
 	target    *scenarios.Target
-	newClient NewClientFunc
-	feeds     feeds
+	newClient protocols.NewClientFunc
+	feeds     protocols.Feeds
 	flow      bool // the target runs a flow: workers iterate, not request
 	clock     Clock
 	start     time.Time
@@ -239,7 +240,7 @@ type phaseRun struct {
 	idleHandoffs int64
 
 	mu      sync.Mutex
-	clients []Client
+	clients []protocols.Client
 	spawned int
 	err     error // the first client that could not be made
 }
@@ -432,13 +433,13 @@ func dropped(ph *scenarios.Phase, elapsed time.Duration, sent int64) int64 {
 }
 
 // addClient makes one more worker client; the phase closes them all at its end.
-func (pr *phaseRun) addClient() (Client, error) {
+func (pr *phaseRun) addClient() (protocols.Client, error) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	cl, err := pr.newClient(pr.target, pr.spawned)
 	if err == nil && pr.flow {
-		if it, ok := cl.(iterator); ok {
-			it.bind(pr.feeds)
+		if it, ok := cl.(protocols.Iterator); ok {
+			it.Bind(pr.feeds)
 		} else {
 			_ = cl.Close()
 			err = fmt.Errorf("target %q: its client cannot run a flow", pr.target.Name)
@@ -472,7 +473,7 @@ func (pr *phaseRun) closeClients() {
 
 // closedWorker is one closed-model worker: request, wait for the response,
 // think, repeat, until the phase's deadline or request limit.
-func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shard) {
+func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl protocols.Client, sh *shard) {
 	ph := pr.phase
 	if at := rampStart(ph, w); at > 0 && !sleepCtx(ctx, pr.clock, at) {
 		return
@@ -483,7 +484,7 @@ func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shar
 		think = pr.clock.NewTimer(time.Hour)
 		think.Stop()
 	}
-	var out Outcome
+	var out protocols.Outcome
 	for ctx.Err() == nil {
 		if ph.Requests > 0 && pr.claimed.Add(1) > ph.Requests {
 			return
@@ -497,7 +498,7 @@ func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shar
 		done := pr.clock.Now()
 		latency := done.Sub(start)
 		pr.inFlight.Add(-1)
-		if out.Kind != KindNone && pr.cutShort(ctx, done) {
+		if out.Kind != protocols.KindNone && pr.cutShort(ctx, done) {
 			return
 		}
 		sh.record(req, latency, 0, &out)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -27,8 +28,8 @@ type flowClient struct {
 	conns  []*http1Client // one per origin, in order of first use
 	setup  []flowStep
 	steps  []flowStep
-	env    renderEnv
-	feeds  feeds
+	env    protocols.RenderEnv
+	feeds  protocols.Feeds
 	// columns lists, by index into Scenario.Data, the variables a row of
 	// that source sets.
 	columns [][]varColumn
@@ -37,7 +38,7 @@ type flowClient struct {
 	wire, body []byte
 	head       []byte // the last response's header block, when a step keeps it
 	req        http1Request
-	out        Outcome
+	out        protocols.Outcome
 
 	setUp     bool           // setup has succeeded
 	setupRows bool           // the setup's rows are drawn (once per user)
@@ -88,8 +89,8 @@ func newFlowClient(t *scenarios.Target, worker int) (*flowClient, error) {
 	if len(f.Steps) == 0 {
 		return nil, fmt.Errorf("target %q: flow has no step", t.Name)
 	}
-	c := &flowClient{target: t.Name, flow: f, h: h, env: newRenderEnv(worker)}
-	c.env.vars = make([][]byte, len(f.Vars))
+	c := &flowClient{target: t.Name, flow: f, h: h, env: protocols.NewRenderEnv(worker)}
+	c.env.Vars = make([][]byte, len(f.Vars))
 	origins := map[string]int{}
 	for _, list := range []struct {
 		src []scenarios.Step
@@ -292,11 +293,11 @@ func newExtractor(e *scenarios.Extraction) (extractor, error) {
 }
 
 // bind gives the client the run's data feeds.
-func (c *flowClient) bind(f feeds) { c.feeds = f }
+func (c *flowClient) Bind(f protocols.Feeds) { c.feeds = f }
 
 // Do is not how a flow runs: the engine calls iterate.
-func (c *flowClient) Do(_ context.Context, _ int, out *Outcome) {
-	*out = Outcome{Kind: KindOther, Err: errFlowDo}
+func (c *flowClient) Do(_ context.Context, _ int, out *protocols.Outcome) {
+	*out = protocols.Outcome{Kind: protocols.KindOther, Err: errFlowDo}
 }
 
 // Close closes every connection of the user.

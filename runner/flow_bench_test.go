@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -16,9 +17,11 @@ const jsonCanned = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent
 // the client alone.
 type nopSink struct{}
 
-func (nopSink) now() time.Time                                                  { return time.Now() }
-func (nopSink) sleep(context.Context, time.Duration) bool                       { return true }
-func (nopSink) step(context.Context, int, string, time.Duration, *Outcome) bool { return true }
+func (nopSink) Now() time.Time                            { return time.Now() }
+func (nopSink) Sleep(context.Context, time.Duration) bool { return true }
+func (nopSink) Step(context.Context, int, string, time.Duration, *protocols.Outcome) bool {
+	return true
+}
 
 func benchTarget(url string, f *scenarios.Flow) *scenarios.Target {
 	h := &scenarios.HTTPTarget{Keepalive: true, Timeout: 5 * time.Second, MaxBody: 10 << 20, Flow: f,
@@ -47,12 +50,12 @@ func BenchmarkFlowStep(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if r := c.iterate(ctx, time.Now(), nopSink{}); r.Kind != KindNone {
+		if r := c.Iterate(ctx, time.Now(), nopSink{}); r.Kind != protocols.KindNone {
 			b.Fatalf("step failed: %v", c.out.Err)
 		}
 	}
-	if string(c.env.vars[0]) != "abc123" {
-		b.Fatalf("token = %q", c.env.vars[0])
+	if string(c.env.Vars[0]) != "abc123" {
+		b.Fatalf("token = %q", c.env.Vars[0])
 	}
 }
 
@@ -76,7 +79,7 @@ func BenchmarkFlowVsMix(b *testing.B) {
 		defer c.Close()
 		b.ReportAllocs()
 		for b.Loop() {
-			if r := c.iterate(ctx, time.Now(), nopSink{}); r.Kind != KindNone {
+			if r := c.Iterate(ctx, time.Now(), nopSink{}); r.Kind != protocols.KindNone {
 				b.Fatalf("iteration failed: %v", c.out.Err)
 			}
 		}
@@ -88,11 +91,11 @@ func BenchmarkFlowVsMix(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer c.Close()
-		var out Outcome
+		var out protocols.Outcome
 		b.ReportAllocs()
 		for b.Loop() {
 			for req := range 3 {
-				if c.Do(ctx, req, &out); out.Kind != KindNone {
+				if c.Do(ctx, req, &out); out.Kind != protocols.KindNone {
 					b.Fatalf("request failed: %v", out.Err)
 				}
 			}

@@ -12,74 +12,43 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
-// iterator is a client that runs whole iterations of a flow instead of
-// single requests. The engine gives it the run's data feeds once, then
-// calls iterate for every iteration, and records what it reports.
-type iterator interface {
-	Client
-	bind(f feeds)
-	// iterate runs setup if the user needs it, then one iteration, due at
-	// due. It reports every step to sink as the step ends.
-	iterate(ctx context.Context, due time.Time, sink stepSink) iterOutcome
-}
-
-// stepSink is the engine's side of an iteration: its clock, its pauses,
-// and the recorder of steps.
-type stepSink interface {
-	now() time.Time
-	// sleep pauses for d; false when ctx ended first.
-	sleep(ctx context.Context, d time.Duration) bool
-	// step records step i of Flow.Steps, which took latency and ended as
-	// out says; i < 0 is a failed setup step, recorded without latency.
-	// It returns false when the step was cut short by the phase's end, so
-	// the iteration is abandoned, uncounted.
-	step(ctx context.Context, i int, name string, latency time.Duration, out *Outcome) bool
-}
-
-// iterOutcome is how an iteration ended.
-type iterOutcome struct {
-	Kind      ErrorKind     // KindNone: every step succeeded
-	Latency   time.Duration // from due to the end of the last step, setup and think times excluded
-	Exhausted bool          // a data source had no row left: the user stops
-	Cut       bool          // cut short by the phase's end: not an iteration
-}
-
-var _ iterator = (*flowClient)(nil)
+var _ protocols.Iterator = (*flowClient)(nil)
 
 // iterate runs one iteration of the flow.
-func (c *flowClient) iterate(ctx context.Context, due time.Time, sink stepSink) iterOutcome {
+func (c *flowClient) Iterate(ctx context.Context, due time.Time, sink protocols.StepSink) protocols.IterOutcome {
 	var skipped time.Duration // setup and think times, which no latency includes
 	if !c.setUp {
-		start := sink.now()
+		start := sink.Now()
 		if r, ok := c.runSetup(ctx, sink); !ok {
 			return r
 		}
-		skipped = sink.now().Sub(start)
+		skipped = sink.Now().Sub(start)
 	}
 	for _, src := range c.flow.StepData {
 		if !c.drawRow(src) {
-			return iterOutcome{Exhausted: true}
+			return protocols.IterOutcome{Exhausted: true}
 		}
 	}
-	c.env.next()
+	c.env.Next()
 	start := due.Add(skipped)
 	var end time.Time
 	last := len(c.steps) - 1
 	for i := range c.steps {
 		s := &c.steps[i]
 		if i > 0 {
-			start = sink.now()
+			start = sink.Now()
 		}
 		c.send(ctx, s, &c.out)
-		end = sink.now()
-		if !sink.step(ctx, i, s.name, end.Sub(start), &c.out) {
-			return iterOutcome{Cut: true}
+		end = sink.Now()
+		if !sink.Step(ctx, i, s.name, end.Sub(start), &c.out) {
+			return protocols.IterOutcome{Cut: true}
 		}
-		if c.out.Kind != KindNone {
-			return iterOutcome{Kind: c.out.Kind}
+		if c.out.Kind != protocols.KindNone {
+			return protocols.IterOutcome{Kind: c.out.Kind}
 		}
 		if s.think <= 0 {
 			continue
@@ -87,47 +56,47 @@ func (c *flowClient) iterate(ctx context.Context, due time.Time, sink stepSink) 
 		if i == last {
 			// The pause after the last step ends the iteration's turn,
 			// not the iteration.
-			sink.sleep(ctx, s.think)
+			sink.Sleep(ctx, s.think)
 			break
 		}
-		t0 := sink.now()
-		if !sink.sleep(ctx, s.think) {
-			return iterOutcome{Cut: true}
+		t0 := sink.Now()
+		if !sink.Sleep(ctx, s.think) {
+			return protocols.IterOutcome{Cut: true}
 		}
-		skipped += sink.now().Sub(t0)
+		skipped += sink.Now().Sub(t0)
 	}
-	return iterOutcome{Latency: end.Sub(due) - skipped}
+	return protocols.IterOutcome{Latency: end.Sub(due) - skipped}
 }
 
 // runSetup draws the setup's rows (once per user: a retry reuses them)
 // and runs the setup steps; false with the iteration's outcome when it
 // did not succeed.
-func (c *flowClient) runSetup(ctx context.Context, sink stepSink) (iterOutcome, bool) {
+func (c *flowClient) runSetup(ctx context.Context, sink protocols.StepSink) (protocols.IterOutcome, bool) {
 	if !c.setupRows {
 		for _, src := range c.flow.SetupData {
 			if !c.drawRow(src) {
-				return iterOutcome{Exhausted: true}, false
+				return protocols.IterOutcome{Exhausted: true}, false
 			}
 		}
 		c.setupRows = true
 	}
-	c.env.next()
+	c.env.Next()
 	for i := range c.setup {
 		s := &c.setup[i]
 		c.send(ctx, s, &c.out)
-		if c.out.Kind == KindNone {
-			if s.think > 0 && !sink.sleep(ctx, s.think) {
-				return iterOutcome{Cut: true}, false
+		if c.out.Kind == protocols.KindNone {
+			if s.think > 0 && !sink.Sleep(ctx, s.think) {
+				return protocols.IterOutcome{Cut: true}, false
 			}
 			continue
 		}
-		if !sink.step(ctx, -1, s.name, 0, &c.out) {
-			return iterOutcome{Cut: true}, false
+		if !sink.Step(ctx, -1, s.name, 0, &c.out) {
+			return protocols.IterOutcome{Cut: true}, false
 		}
-		return iterOutcome{Kind: c.out.Kind}, false
+		return protocols.IterOutcome{Kind: c.out.Kind}, false
 	}
 	c.setUp = true
-	return iterOutcome{}, true
+	return protocols.IterOutcome{}, true
 }
 
 // drawRow takes the next row of data source src into the variables its
@@ -136,13 +105,13 @@ func (c *flowClient) drawRow(src int) bool {
 	if src < 0 || src >= len(c.feeds) {
 		return true // no feed bound: the variables stay empty
 	}
-	row, ok := c.feeds[src].draw(c.env.rng)
+	row, ok := c.feeds[src].Draw(c.env.Rand())
 	if !ok {
 		return false
 	}
 	if src < len(c.columns) {
 		for _, vc := range c.columns[src] {
-			c.env.vars[vc.slot] = append(c.env.vars[vc.slot][:0], row[vc.col]...)
+			c.env.Vars[vc.slot] = append(c.env.Vars[vc.slot][:0], row[vc.col]...)
 		}
 	}
 	return true
@@ -150,12 +119,12 @@ func (c *flowClient) drawRow(src int) bool {
 
 // send renders step s, sends it, checks its response and runs its
 // extractions.
-func (c *flowClient) send(ctx context.Context, s *flowStep, out *Outcome) {
+func (c *flowClient) send(ctx context.Context, s *flowStep, out *protocols.Outcome) {
 	if !c.render(s) {
 		// A value from a response or a data file would split the request
 		// line or a header: sending it would test the server's parser, not
 		// the flow, and could smuggle a second request.
-		*out = Outcome{Kind: KindOther, Err: errUnsafeValue}
+		*out = protocols.Outcome{Kind: protocols.KindOther, Err: errUnsafeValue}
 		return
 	}
 	conn := c.conns[s.conn]
@@ -166,7 +135,7 @@ func (c *flowClient) send(ctx context.Context, s *flowStep, out *Outcome) {
 	}
 	c.req = http1Request{wire: c.wire, head: s.isHead, close: s.close}
 	conn.exchange(ctx, &c.req, out)
-	if out.Kind != KindNone {
+	if out.Kind != protocols.KindNone {
 		return
 	}
 	if c.jar != nil {
@@ -175,7 +144,7 @@ func (c *flowClient) send(ctx context.Context, s *flowStep, out *Outcome) {
 	for i := range s.extract {
 		e := &s.extract[i]
 		if !c.extractOne(e, s) {
-			out.Kind, out.Err = KindExtract, e.err
+			out.Kind, out.Err = protocols.KindExtract, e.err
 			return
 		}
 	}
@@ -188,14 +157,14 @@ var errUnsafeValue = errors.New("a {{placeholder}} value holds a line break (or,
 // render writes step s as it goes on the wire into c.wire; false when a
 // placeholder's value made the request line or a header invalid.
 func (c *flowClient) render(s *flowStep) bool {
-	c.body = c.env.render(c.body[:0], &s.body)
+	c.body = c.env.Render(c.body[:0], &s.body)
 	w := append(c.wire[:0], s.method...)
 	w = append(w, ' ')
 	if s.absolute {
 		w = append(w, s.origin...)
 	}
 	from := len(w)
-	w = c.env.render(w, &s.target)
+	w = c.env.Render(w, &s.target)
 	if bytes.ContainsAny(w[from:], " \r\n") {
 		return false
 	}
@@ -210,7 +179,7 @@ func (c *flowClient) render(s *flowStep) bool {
 		h := &s.headers[i]
 		w = append(append(w, h.Name...), ": "...)
 		at := len(w)
-		w = c.env.render(w, &h.Value)
+		w = c.env.Render(w, &h.Value)
 		if bytes.ContainsAny(w[at:], "\r\n") {
 			return false
 		}
@@ -290,7 +259,7 @@ func eachHeader(head []byte, name string, fn func(v []byte) bool) {
 // extractOne runs extraction e on the response to step s; false when it
 // found nothing.
 func (c *flowClient) extractOne(e *extractor, s *flowStep) bool {
-	dst := &c.env.vars[e.slot]
+	dst := &c.env.Vars[e.slot]
 	switch e.kind {
 	case scenarios.ExtractJSON:
 		// gjson reads the body in place; the value is copied out at once,

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -67,7 +68,7 @@ type http1Request struct {
 	close bool // the request itself asks the server to close
 }
 
-var _ Client = (*http1Client)(nil)
+var _ protocols.Client = (*http1Client)(nil)
 
 // http1Unsupported says why the lean client cannot serve target h, or ""
 // when it can; NewClient then falls back to net/http.
@@ -116,7 +117,7 @@ func isASCII(s string) bool {
 }
 
 // newHTTP1Client makes the lean HTTP/1.1 client of one worker.
-func newHTTP1Client(t *scenarios.Target, _ int) (Client, error) {
+func newHTTP1Client(t *scenarios.Target, _ int) (protocols.Client, error) {
 	h := t.HTTP
 	if h == nil {
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
@@ -220,14 +221,14 @@ func tlsConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
 }
 
 // Do sends request req and reads its whole response.
-func (c *http1Client) Do(ctx context.Context, req int, out *Outcome) {
+func (c *http1Client) Do(ctx context.Context, req int, out *protocols.Outcome) {
 	c.exchange(ctx, &c.reqs[req], out)
 }
 
 // exchange sends p and reads its whole response, checked against the
 // expectation in use.
-func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *Outcome) {
-	*out = Outcome{}
+func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protocols.Outcome) {
+	*out = protocols.Outcome{}
 	c.watch(ctx)
 	now := time.Now()
 	var deadline time.Time // zero: no timeout
@@ -238,19 +239,19 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *Outcom
 	c.lastStart = now
 	for attempt := 0; ; attempt++ {
 		if c.conn == nil {
-			if out.Kind, out.Err = c.dial(ctx, deadline, out); out.Kind != KindNone {
+			if out.Kind, out.Err = c.dial(ctx, deadline, out); out.Kind != protocols.KindNone {
 				return
 			}
 		} else if err := c.conn.SetDeadline(deadline); err != nil {
 			c.drop()
-			out.Kind, out.Err = KindOther, err
+			out.Kind, out.Err = protocols.KindOther, err
 			return
 		}
 		// interrupt may have run between the dial or the deadline above and
 		// now; the deadline just set would then have undone it.
 		if err := ctx.Err(); err != nil {
 			c.drop()
-			out.Kind, out.Err = KindOther, err
+			out.Kind, out.Err = protocols.KindOther, err
 			return
 		}
 		reused, connecting := c.reused, c.connecting
@@ -273,7 +274,7 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *Outcom
 				// The handshake failed, or the server closed the connection
 				// at once.
 				c.drop()
-				out.Kind, out.Err = KindReset, peerError(err)
+				out.Kind, out.Err = protocols.KindReset, peerError(err)
 				if !closedByPeer(err) {
 					out.Kind = connectFailure(ctx, err, deadline)
 					out.Err = c.dialErrs.of("connect", err)
@@ -293,7 +294,7 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *Outcom
 			if self {
 				// The kernel picked the target's own port for this end of the
 				// connection, which then reached itself: nothing listens there.
-				out.Kind, out.Err = KindConnect, c.dialErrs.of("connect", syscall.ECONNREFUSED)
+				out.Kind, out.Err = protocols.KindConnect, c.dialErrs.of("connect", syscall.ECONNREFUSED)
 				return
 			}
 			// A server may close an idle kept-alive connection at any time;
@@ -319,36 +320,36 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *Outcom
 // verdict applies expect to a complete response, in the order and with the
 // kinds of readAndCheck. A status failure needs no error: the status says
 // it.
-func (c *http1Client) verdict(r *response) (ErrorKind, error) {
+func (c *http1Client) verdict(r *response) (protocols.ErrorKind, error) {
 	exp := c.exp
 	switch {
 	case !statusAccepted(exp.Status, r.status):
-		return KindStatus, nil
+		return protocols.KindStatus, nil
 	case exp.Length >= 0 && r.bodyLen != exp.Length:
-		return KindLength, c.errLength
+		return protocols.KindLength, c.errLength
 	case c.check != nil && c.check.err() != nil:
-		return KindCheck, c.check.err()
+		return protocols.KindCheck, c.check.err()
 	}
-	return KindNone, nil
+	return protocols.KindNone, nil
 }
 
 // kindOf maps a failed exchange to its error kind.
-func (c *http1Client) kindOf(err error) ErrorKind {
+func (c *http1Client) kindOf(err error) protocols.ErrorKind {
 	var he http1Error
 	switch {
 	case errors.Is(err, errBodyTooLarge):
-		return KindLength
+		return protocols.KindLength
 	case errors.As(err, &he):
-		return KindProtocol
+		return protocols.KindProtocol
 	case errors.Is(err, io.ErrNoProgress):
-		return KindOther
+		return protocols.KindOther
 	}
 	return classify(err)
 }
 
 // dial opens the worker's connection (with its TLS handshake on https) and
 // records how long that took; Do records it for dialSocket's connections.
-func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome) (ErrorKind, error) {
+func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protocols.Outcome) (protocols.ErrorKind, error) {
 	start := time.Now()
 	if c.sock != nil {
 		return c.dialSocket(ctx, start, deadline)
@@ -366,7 +367,7 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome
 	}
 	if err := conn.SetDeadline(deadline); err != nil {
 		conn.Close()
-		return KindOther, err
+		return protocols.KindOther, err
 	}
 	if c.proxy != nil && c.tlsConf != nil {
 		if err := c.proxy.tunnel(conn, c.addr); err != nil {
@@ -384,9 +385,9 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome
 	}
 	out.Connect = time.Since(start)
 	if !c.setConn(conn) {
-		return KindOther, net.ErrClosed
+		return protocols.KindOther, net.ErrClosed
 	}
-	return KindNone, nil
+	return protocols.KindNone, nil
 }
 
 // dialSocket opens the worker's connection to an IP address without
@@ -398,7 +399,7 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *Outcome
 // wait for the poller, and this way one (os.NewFile reads the socket's
 // flags) and no wait when the handshake is over before connect returns, as
 // it is on loopback.
-func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time) (ErrorKind, error) {
+func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time) (protocols.ErrorKind, error) {
 	c.dialStart = start
 	fd, op, err := openSocket(c.sock)
 	if err != nil {
@@ -407,13 +408,13 @@ func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time)
 	conn := socketConn{os.NewFile(uintptr(fd), c.addr)}
 	if err := conn.SetDeadline(deadline); err != nil {
 		conn.Close()
-		return KindOther, err
+		return protocols.KindOther, err
 	}
 	if !c.setConn(conn) {
-		return KindOther, net.ErrClosed
+		return protocols.KindOther, net.ErrClosed
 	}
 	c.connecting = true
-	return KindNone, nil
+	return protocols.KindNone, nil
 }
 
 // socketConn is a TCP connection dialSocket opened, driven through the

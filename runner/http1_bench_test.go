@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -87,10 +88,10 @@ func TestHTTP1KeepAliveAllocatesNothing(t *testing.T) {
 		cl := newTestHTTP1(t, http1Target(url, tc.mod))
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		var out Outcome
+		var out protocols.Outcome
 		do := func() {
 			cl.Do(ctx, 0, &out)
-			if out.Kind != KindNone && out.Kind != KindCheck {
+			if out.Kind != protocols.KindNone && out.Kind != protocols.KindCheck {
 				t.Fatalf("%s: request failed: %v", tc.name, out.Kind)
 			}
 		}
@@ -105,7 +106,7 @@ func BenchmarkHTTP1KeepAlive(b *testing.B) {
 	url := cannedServer(b, nginxHello)
 	for _, bc := range []struct {
 		name string
-		make NewClientFunc
+		make protocols.NewClientFunc
 	}{
 		{"lean", newHTTP1Client},
 		{"net-http", NewHTTPClient},
@@ -118,11 +119,11 @@ func BenchmarkHTTP1KeepAlive(b *testing.B) {
 			defer cl.Close()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			var out Outcome
+			var out protocols.Outcome
 			b.ReportAllocs()
 			for b.Loop() {
 				cl.Do(ctx, 0, &out)
-				if out.Kind != KindNone {
+				if out.Kind != protocols.KindNone {
 					b.Fatal(out.Kind)
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/loadgate/loadgate/protocols"
 )
 
 // Errors of a server that closed the connection, clearer in a report than
@@ -47,16 +49,16 @@ func closedByPeer(err error) bool {
 // failures in a tight loop meanwhile, so connectFailure waits for ctx to be
 // done: the caller then sees the request was cut short by the end of its
 // context, not failed by the server.
-func connectFailure(ctx context.Context, err error, deadline time.Time) ErrorKind {
+func connectFailure(ctx context.Context, err error, deadline time.Time) protocols.ErrorKind {
 	now := time.Now()
 	if end, ok := ctx.Deadline(); ok && !now.Before(end) {
 		awaitDone(ctx)
-		return KindTimeout
+		return protocols.KindTimeout
 	}
 	if !deadline.IsZero() && !now.Before(deadline) && isTimeout(err) {
-		return KindTimeout
+		return protocols.KindTimeout
 	}
-	return KindConnect
+	return protocols.KindConnect
 }
 
 // awaitDone waits until ctx, whose deadline has passed, is done: a moment,

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -52,10 +53,10 @@ type preparedRequest struct {
 	body   []byte
 }
 
-var _ Client = (*netHTTPClient)(nil)
+var _ protocols.Client = (*netHTTPClient)(nil)
 
 // NewHTTPClient is the default NewClientFunc for HTTP targets.
-func NewHTTPClient(t *scenarios.Target, _ int) (Client, error) {
+func NewHTTPClient(t *scenarios.Target, _ int) (protocols.Client, error) {
 	if t.HTTP == nil {
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
 	}
@@ -125,8 +126,8 @@ func (c *netHTTPClient) newTrace() *httptrace.ClientTrace {
 }
 
 // Do sends request req and reads the whole response.
-func (c *netHTTPClient) Do(ctx context.Context, req int, out *Outcome) {
-	*out = Outcome{}
+func (c *netHTTPClient) Do(ctx context.Context, req int, out *protocols.Outcome) {
+	*out = protocols.Outcome{}
 	c.connect.Store(0)
 	c.requests.Add(1)
 	sent0, recv0 := c.sent.Load(), c.received.Load()
@@ -143,7 +144,7 @@ func (c *netHTTPClient) Do(ctx context.Context, req int, out *Outcome) {
 	}
 	r, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, c.tr), p.method, p.url, body)
 	if err != nil {
-		out.Kind, out.Err = KindOther, err
+		out.Kind, out.Err = protocols.KindOther, err
 		return
 	}
 	r.Header = p.header.Clone()
@@ -160,7 +161,7 @@ func (c *netHTTPClient) Do(ctx context.Context, req int, out *Outcome) {
 // readAndCheck drains the body (bounded by max_body) and applies expect.
 // The body checks see it as it streams: a worker keeps a bounded part of
 // it, whatever its size.
-func (c *netHTTPClient) readAndCheck(resp *http.Response) (ErrorKind, error) {
+func (c *netHTTPClient) readAndCheck(resp *http.Response) (protocols.ErrorKind, error) {
 	exp := &c.target.Expect
 	limit := c.target.MaxBody
 	var n int64
@@ -177,17 +178,17 @@ func (c *netHTTPClient) readAndCheck(resp *http.Response) (ErrorKind, error) {
 	}
 	switch {
 	case errors.Is(err, errBodyTooLarge):
-		return KindLength, err
+		return protocols.KindLength, err
 	case err != nil:
 		return classify(err), err
 	case !statusAccepted(exp.Status, resp.StatusCode):
-		return KindStatus, nil
+		return protocols.KindStatus, nil
 	case exp.Length >= 0 && n != exp.Length:
-		return KindLength, c.errLength
+		return protocols.KindLength, c.errLength
 	case c.check != nil && c.check.err() != nil:
-		return KindCheck, c.check.err()
+		return protocols.KindCheck, c.check.err()
 	}
-	return KindNone, nil
+	return protocols.KindNone, nil
 }
 
 // readerSource hands out a body read from an io.Reader through one buffer,
@@ -251,32 +252,32 @@ func (c *netHTTPClient) Close() error {
 }
 
 // classify maps a transport error to the error kinds of SPEC §3.
-func classify(err error) ErrorKind {
+func classify(err error) protocols.ErrorKind {
 	var opErr *net.OpError
 	var netErr net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
-		return KindTimeout
+		return protocols.KindTimeout
 	case errors.As(err, &netErr) && netErr.Timeout():
-		return KindTimeout
+		return protocols.KindTimeout
 	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return KindConnect
+		return protocols.KindConnect
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return KindConnect
+		return protocols.KindConnect
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return KindReset
+		return protocols.KindReset
 	case errors.Is(err, errNotHTTP):
-		return KindProtocol
+		return protocols.KindProtocol
 	case isTLSHandshake(err):
-		return KindConnect
+		return protocols.KindConnect
 	case strings.Contains(err.Error(), "malformed"), strings.Contains(err.Error(), "invalid"),
 		strings.Contains(err.Error(), "bad "):
-		return KindProtocol
+		return protocols.KindProtocol
 	case strings.Contains(err.Error(), "server closed") || strings.Contains(err.Error(), "connection reset"):
-		return KindReset
+		return protocols.KindReset
 	default:
-		return KindOther
+		return protocols.KindOther
 	}
 }
 

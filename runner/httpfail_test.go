@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -20,11 +21,11 @@ import (
 // with each, and the lean one along both of its dial paths.
 var httpClients = []struct {
 	name string
-	make func(t *testing.T, tg *scenarios.Target) Client
+	make func(t *testing.T, tg *scenarios.Target) protocols.Client
 }{
-	{"lean-socket", func(t *testing.T, tg *scenarios.Target) Client { return newTestHTTP1Via(t, tg, false) }},
-	{"lean-dialer", func(t *testing.T, tg *scenarios.Target) Client { return newTestHTTP1Via(t, tg, true) }},
-	{"net-http", func(t *testing.T, tg *scenarios.Target) Client {
+	{"lean-socket", func(t *testing.T, tg *scenarios.Target) protocols.Client { return newTestHTTP1Via(t, tg, false) }},
+	{"lean-dialer", func(t *testing.T, tg *scenarios.Target) protocols.Client { return newTestHTTP1Via(t, tg, true) }},
+	{"net-http", func(t *testing.T, tg *scenarios.Target) protocols.Client {
 		cl, err := NewHTTPClient(tg, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -86,30 +87,30 @@ func TestHTTPClientsClassifyWhatIsNotHTTP(t *testing.T) {
 		name   string
 		handle func(net.Conn)
 		mod    func(h *scenarios.HTTPTarget)
-		want   ErrorKind
+		want   protocols.ErrorKind
 		errIs  error // for the lean client
 	}{
-		{"a line of text, then close", answerOnce("hello\n"), long, KindProtocol, errNotHTTP},
-		{"random bytes on an open connection", thenHold(randomBytes(512)), long, KindProtocol, errNotHTTP},
-		{"HTTP/2 preface-like reply, held open", thenHold([]byte("HTTP/2 200\r\n")), long, KindProtocol, errNotHTTP},
-		{"a bad status code, held open", thenHold([]byte("HTTP/1.1 2xx OK\r\n")), long, KindProtocol, errStatusLine},
-		{"closed before any byte", func(c net.Conn) { readRequest(bufio.NewReader(c)) }, long, KindReset, errClosedBeforeReply},
+		{"a line of text, then close", answerOnce("hello\n"), long, protocols.KindProtocol, errNotHTTP},
+		{"random bytes on an open connection", thenHold(randomBytes(512)), long, protocols.KindProtocol, errNotHTTP},
+		{"HTTP/2 preface-like reply, held open", thenHold([]byte("HTTP/2 200\r\n")), long, protocols.KindProtocol, errNotHTTP},
+		{"a bad status code, held open", thenHold([]byte("HTTP/1.1 2xx OK\r\n")), long, protocols.KindProtocol, errStatusLine},
+		{"closed before any byte", func(c net.Conn) { readRequest(bufio.NewReader(c)) }, long, protocols.KindReset, errClosedBeforeReply},
 		// net/http calls this a malformed response: a protocol error.
-		{"closed mid status line", answerOnce("HTTP/1."), long, KindReset, errClosedMidReply},
+		{"closed mid status line", answerOnce("HTTP/1."), long, protocols.KindReset, errClosedMidReply},
 		{"endless body over max_body", endlessChunks, func(h *scenarios.HTTPTarget) {
 			long(h)
 			h.MaxBody = 1 << 20
-		}, KindLength, errBodyTooLarge},
+		}, protocols.KindLength, errBodyTooLarge},
 		{"endless body over max_body, body_contains", endlessChunks, func(h *scenarios.HTTPTarget) {
 			long(h)
 			h.MaxBody = 1 << 20
 			h.Expect.BodyContains = "never-there"
-		}, KindLength, errBodyTooLarge},
+		}, protocols.KindLength, errBodyTooLarge},
 		{"endless body over max_body, body_regex", endlessChunks, func(h *scenarios.HTTPTarget) {
 			long(h)
 			h.MaxBody = 1 << 20
 			h.Expect.BodyRegex = regexp.MustCompile(`never-there$`)
-		}, KindLength, errBodyTooLarge},
+		}, protocols.KindLength, errBodyTooLarge},
 	} {
 		for _, hc := range httpClients {
 			t.Run(tc.name+"/"+hc.name, func(t *testing.T) {
@@ -122,7 +123,7 @@ func TestHTTPClientsClassifyWhatIsNotHTTP(t *testing.T) {
 				// this deadline makes it fail, as a timeout, well before.
 				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 				defer cancel()
-				var out Outcome
+				var out protocols.Outcome
 				cl.Do(ctx, 0, &out)
 				if out.Kind != tc.want {
 					t.Errorf("kind %v (%v), want %v", out.Kind, out.Err, tc.want)
@@ -154,19 +155,19 @@ func TestHTTPClientsSayWhyRequestsFail(t *testing.T) {
 		name   string
 		handle func(net.Conn) // nil: the refused address
 		mod    func(h *scenarios.HTTPTarget)
-		want   ErrorKind
+		want   protocols.ErrorKind
 		msg    string // what the error says; net/http's may say more around it
 	}{
-		{"refused", nil, nil, KindConnect, "dial tcp " + refused + ": connect: connection refused"},
+		{"refused", nil, nil, protocols.KindConnect, "dial tcp " + refused + ": connect: connection refused"},
 		{"body_contains", answer(okHello), func(h *scenarios.HTTPTarget) { h.Expect.BodyContains = "bye" },
-			KindCheck, `body does not contain "bye"`},
+			protocols.KindCheck, `body does not contain "bye"`},
 		{"body_regex", answer(okHello), func(h *scenarios.HTTPTarget) { h.Expect.BodyRegex = regexp.MustCompile(`^bye`) },
-			KindCheck, "body does not match \"^bye\""},
+			protocols.KindCheck, "body does not match \"^bye\""},
 		{"length", answer(okHello), func(h *scenarios.HTTPTarget) { h.Expect.Length = 4 },
-			KindLength, "body length is not 4 bytes (expect.length)"},
+			protocols.KindLength, "body length is not 4 bytes (expect.length)"},
 		{"max_body", answer(okHello), func(h *scenarios.HTTPTarget) { h.MaxBody = 4 },
-			KindLength, "body exceeds max_body"},
-		{"not HTTP", answerOnce("hello\n"), nil, KindProtocol, "not HTTP/1.x"},
+			protocols.KindLength, "body exceeds max_body"},
+		{"not HTTP", answerOnce("hello\n"), nil, protocols.KindProtocol, "not HTTP/1.x"},
 	} {
 		for _, hc := range httpClients {
 			t.Run(tc.name+"/"+hc.name, func(t *testing.T) {
@@ -177,7 +178,7 @@ func TestHTTPClientsSayWhyRequestsFail(t *testing.T) {
 				cl := hc.make(t, http1Target(url, tc.mod))
 				var first error
 				for i := range 3 {
-					var out Outcome
+					var out protocols.Outcome
 					cl.Do(t.Context(), 0, &out)
 					if out.Kind != tc.want || out.Err == nil || !strings.Contains(out.Err.Error(), tc.msg) {
 						t.Fatalf("request %d: kind %v, error %v; want %v, %q", i, out.Kind, out.Err, tc.want, tc.msg)
@@ -207,11 +208,11 @@ func TestHTTP1RefusedAllocatesLikeASuccess(t *testing.T) {
 	dead := "http://" + l.Addr().String() + "/"
 	l.Close()
 	perConn := func(h *scenarios.HTTPTarget) { h.Keepalive = false }
-	allocs := func(url string, want ErrorKind) float64 {
+	allocs := func(url string, want protocols.ErrorKind) float64 {
 		cl := newTestHTTP1Via(t, http1Target(url, perConn), false)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		var out Outcome
+		var out protocols.Outcome
 		do := func() {
 			cl.Do(ctx, 0, &out)
 			if out.Kind != want {
@@ -221,8 +222,8 @@ func TestHTTP1RefusedAllocatesLikeASuccess(t *testing.T) {
 		do()
 		return testing.AllocsPerRun(100, do)
 	}
-	ok := allocs(cannedServer(t, okHello), KindNone)
-	if refused := allocs(dead, KindConnect); refused > ok+1 {
+	ok := allocs(cannedServer(t, okHello), protocols.KindNone)
+	if refused := allocs(dead, protocols.KindConnect); refused > ok+1 {
 		t.Errorf("%v allocations per refused request, %v per successful one", refused, ok)
 	}
 }

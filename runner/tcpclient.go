@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -24,7 +25,7 @@ type tcpClient struct {
 	onConnect []tcpOp
 	iteration []tcpOp
 	dialer    net.Dialer
-	env       renderEnv
+	env       protocols.RenderEnv
 	wbuf      []byte // messages not yet written, reused across iterations
 	rd        frameReader
 
@@ -48,13 +49,13 @@ type tcpOp struct {
 	framed bool
 }
 
-var _ Client = (*tcpClient)(nil)
+var _ protocols.Client = (*tcpClient)(nil)
 
-func newTCPClient(t *scenarios.Target, worker int) (Client, error) {
+func newTCPClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	if t.TCP == nil {
 		return nil, fmt.Errorf("target %q has no tcp block", t.Name)
 	}
-	c := &tcpClient{target: t.TCP, codec: newFrameCodec(t.TCP), env: newRenderEnv(worker)}
+	c := &tcpClient{target: t.TCP, codec: newFrameCodec(t.TCP), env: protocols.NewRenderEnv(worker)}
 	// Keep-alive probes would add traffic the scenario did not ask for; a
 	// persistent connection is used continuously anyway.
 	c.dialer.KeepAlive = -1
@@ -88,10 +89,10 @@ func (c *tcpClient) encode(dst []byte, op *tcpOp) []byte {
 		return append(dst, op.static...)
 	}
 	if !op.framed {
-		return c.env.render(dst, op.tpl)
+		return c.env.Render(dst, op.tpl)
 	}
 	dst, start := c.codec.open(dst)
-	dst = c.env.render(dst, op.tpl)
+	dst = c.env.Render(dst, op.tpl)
 	return c.codec.close(dst, start)
 }
 
@@ -101,10 +102,10 @@ var tcpInterrupted = time.Unix(1, 0)
 
 // Do runs one iteration, first opening a connection and running on_connect
 // when the worker has none. Time spent opening is reported as Connect.
-func (c *tcpClient) Do(ctx context.Context, _ int, out *Outcome) {
-	*out = Outcome{}
+func (c *tcpClient) Do(ctx context.Context, _ int, out *protocols.Outcome) {
+	*out = protocols.Outcome{}
 	c.watch(ctx)
-	c.env.next()
+	c.env.Next()
 	deadline := time.Now().Add(c.target.Timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -112,26 +113,26 @@ func (c *tcpClient) Do(ctx context.Context, _ int, out *Outcome) {
 	conn := c.current()
 	if conn == nil {
 		began := time.Now()
-		var kind ErrorKind
-		if conn, kind = c.open(ctx, deadline, out); kind != KindNone {
+		var kind protocols.ErrorKind
+		if conn, kind = c.open(ctx, deadline, out); kind != protocols.KindNone {
 			out.Kind = kind
 			return
 		}
 		out.Connect = time.Since(began)
 	} else if err := conn.SetDeadline(deadline); err != nil {
 		c.drop()
-		out.Kind, out.Err = KindOther, err
+		out.Kind, out.Err = protocols.KindOther, err
 		return
 	}
 	// Checked after the deadline is set, so a cancellation that came
 	// before it is not overwritten unseen.
 	if err := ctx.Err(); err != nil {
 		c.drop()
-		out.Kind, out.Err = KindTimeout, err
+		out.Kind, out.Err = protocols.KindTimeout, err
 		return
 	}
 	out.Kind = c.run(conn, c.iteration, out)
-	if out.Kind != KindNone || c.target.Connection == scenarios.PerIteration {
+	if out.Kind != protocols.KindNone || c.target.Connection == scenarios.PerIteration {
 		// After a failure the stream's state is unknown: the next
 		// iteration starts on a new connection.
 		c.drop()
@@ -139,22 +140,22 @@ func (c *tcpClient) Do(ctx context.Context, _ int, out *Outcome) {
 }
 
 // open dials and runs on_connect on the new connection.
-func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *Outcome) (net.Conn, ErrorKind) {
+func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *protocols.Outcome) (net.Conn, protocols.ErrorKind) {
 	c.dialer.Deadline = deadline
 	conn, err := c.dialer.DialContext(ctx, "tcp", c.target.Address)
 	if err != nil {
 		out.Err = err
 		if ctx.Err() != nil {
-			return nil, KindTimeout
+			return nil, protocols.KindTimeout
 		}
-		return nil, KindConnect
+		return nil, protocols.KindConnect
 	}
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		_ = conn.Close()
 		out.Err = net.ErrClosed
-		return nil, KindOther
+		return nil, protocols.KindOther
 	}
 	c.conn = conn
 	c.mu.Unlock()
@@ -162,19 +163,19 @@ func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *Outcome) 
 	if err := conn.SetDeadline(deadline); err != nil {
 		c.drop()
 		out.Err = err
-		return nil, KindOther
+		return nil, protocols.KindOther
 	}
-	if kind := c.run(conn, c.onConnect, out); kind != KindNone {
+	if kind := c.run(conn, c.onConnect, out); kind != protocols.KindNone {
 		c.drop()
 		return nil, kind
 	}
-	return conn, KindNone
+	return conn, protocols.KindNone
 }
 
 // run performs steps on conn. Consecutive sends go out in one write, as a
 // buffered stream would send them, so a message is never split across
 // system calls by the client.
-func (c *tcpClient) run(conn net.Conn, ops []tcpOp, out *Outcome) ErrorKind {
+func (c *tcpClient) run(conn net.Conn, ops []tcpOp, out *protocols.Outcome) protocols.ErrorKind {
 	c.wbuf = c.wbuf[:0]
 	for i := range ops {
 		op := &ops[i]
@@ -182,7 +183,7 @@ func (c *tcpClient) run(conn net.Conn, ops []tcpOp, out *Outcome) ErrorKind {
 			c.wbuf = c.encode(c.wbuf, op)
 			continue
 		}
-		if kind := c.flush(conn, out); kind != KindNone {
+		if kind := c.flush(conn, out); kind != protocols.KindNone {
 			return kind
 		}
 		payload, n, err := c.rd.next(conn, &c.codec, op.expect)
@@ -193,15 +194,15 @@ func (c *tcpClient) run(conn net.Conn, ops []tcpOp, out *Outcome) ErrorKind {
 		}
 		if !tcpMatches(payload, op.expect) {
 			out.Err = errTCPExpect
-			return KindCheck
+			return protocols.KindCheck
 		}
 	}
 	return c.flush(conn, out)
 }
 
-func (c *tcpClient) flush(conn net.Conn, out *Outcome) ErrorKind {
+func (c *tcpClient) flush(conn net.Conn, out *protocols.Outcome) protocols.ErrorKind {
 	if len(c.wbuf) == 0 {
-		return KindNone
+		return protocols.KindNone
 	}
 	n, err := conn.Write(c.wbuf)
 	out.BytesSent += int64(n)
@@ -210,7 +211,7 @@ func (c *tcpClient) flush(conn net.Conn, out *Outcome) ErrorKind {
 		out.Err = err
 		return tcpErrorKind(err)
 	}
-	return KindNone
+	return protocols.KindNone
 }
 
 // errTCPExpect is the error of a reply that fails its step's expect.
@@ -224,18 +225,18 @@ func tcpMatches(payload []byte, e *scenarios.TCPExpect) bool {
 }
 
 // tcpErrorKind maps a read, write or frame error to the kinds of SPEC §3.
-func tcpErrorKind(err error) ErrorKind {
+func tcpErrorKind(err error) protocols.ErrorKind {
 	var netErr net.Error
 	switch {
 	case errors.Is(err, errFrameTooLarge), errors.Is(err, errBadFrame):
-		return KindProtocol
+		return protocols.KindProtocol
 	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return KindTimeout
+		return protocols.KindTimeout
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
 		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED):
-		return KindReset
+		return protocols.KindReset
 	}
-	return KindOther
+	return protocols.KindOther
 }
 
 // watch makes cancelling ctx interrupt a blocked Do. The engine passes the

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -174,9 +175,9 @@ func TestTCPConnectionPolicies(t *testing.T) {
 			srv := newAckServer(t)
 			cl := newTestTCPClient(t, monitorTarget(srv.addr(), tc.conn), 0)
 			for i := range iterations {
-				var out Outcome
+				var out protocols.Outcome
 				cl.Do(t.Context(), 0, &out)
-				if out.Kind != KindNone {
+				if out.Kind != protocols.KindNone {
 					t.Fatalf("iteration %d failed: %v", i, out.Kind)
 				}
 				opened := i == 0 || tc.conn == scenarios.PerIteration
@@ -242,15 +243,15 @@ func TestTCPErrorKinds(t *testing.T) {
 	tests := []struct {
 		name   string
 		handle func(net.Conn) // nil: nothing listens
-		want   ErrorKind
+		want   protocols.ErrorKind
 	}{
-		{"refused", nil, KindConnect},
-		{"silent server", reply(nil, false), KindTimeout},
-		{"closed mid-frame", reply(monitorFrame(1, `{"T":"Ack"}`)[:9], true), KindReset},
-		{"closed before replying", reply(nil, true), KindReset},
-		{"declared length over max_frame", reply([]byte("\x00\x01\xff\xff\xff\xff"), false), KindProtocol},
-		{"garbage", reply([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"), false), KindProtocol},
-		{"unexpected reply", reply(monitorFrame(1, `{"T":"Error"}`), false), KindCheck},
+		{"refused", nil, protocols.KindConnect},
+		{"silent server", reply(nil, false), protocols.KindTimeout},
+		{"closed mid-frame", reply(monitorFrame(1, `{"T":"Ack"}`)[:9], true), protocols.KindReset},
+		{"closed before replying", reply(nil, true), protocols.KindReset},
+		{"declared length over max_frame", reply([]byte("\x00\x01\xff\xff\xff\xff"), false), protocols.KindProtocol},
+		{"garbage", reply([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"), false), protocols.KindProtocol},
+		{"unexpected reply", reply(monitorFrame(1, `{"T":"Error"}`), false), protocols.KindCheck},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -266,7 +267,7 @@ func TestTCPErrorKinds(t *testing.T) {
 			target.TCP.Timeout = 200 * time.Millisecond
 			target.TCP.MaxFrame = 64
 			cl := newTestTCPClient(t, target, 0)
-			var out Outcome
+			var out protocols.Outcome
 			cl.Do(t.Context(), 0, &out)
 			if out.Kind != tc.want {
 				t.Fatalf("kind = %v, want %v", out.Kind, tc.want)
@@ -296,9 +297,9 @@ func TestTCPHandshakeFailureIsNotConnected(t *testing.T) {
 		_, _ = c.Write(monitorFrame(1, `{"T":"Denied"}`))
 	})
 	cl := newTestTCPClient(t, monitorTarget(srv.addr(), scenarios.Persistent), 0)
-	var out Outcome
+	var out protocols.Outcome
 	cl.Do(t.Context(), 0, &out)
-	if out.Kind != KindCheck || out.Connect != 0 || cl.current() != nil {
+	if out.Kind != protocols.KindCheck || out.Connect != 0 || cl.current() != nil {
 		t.Errorf("kind %v, connect %v, connection kept %v; want a check error and no connection", out.Kind, out.Connect, cl.current() != nil)
 	}
 }
@@ -315,9 +316,9 @@ func TestTCPCancelAndCloseInterruptDo(t *testing.T) {
 			cl := newTestTCPClient(t, target, 0)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			done := make(chan ErrorKind)
+			done := make(chan protocols.ErrorKind)
 			go func() {
-				var out Outcome
+				var out protocols.Outcome
 				cl.Do(ctx, 0, &out)
 				done <- out.Kind
 			}()
@@ -329,7 +330,7 @@ func TestTCPCancelAndCloseInterruptDo(t *testing.T) {
 			}
 			select {
 			case kind := <-done:
-				if kind == KindNone {
+				if kind == protocols.KindNone {
 					t.Errorf("interrupted Do reported success")
 				}
 			case <-time.After(5 * time.Second):
@@ -354,9 +355,9 @@ func TestTCPPlaceholders(t *testing.T) {
 	cl := newTestTCPClient(t, target, 7)
 	before := time.Now().UnixMilli()
 	for range 3 {
-		var out Outcome
+		var out protocols.Outcome
 		cl.Do(t.Context(), 0, &out)
-		if out.Kind != KindNone {
+		if out.Kind != protocols.KindNone {
 			t.Fatalf("kind %v", out.Kind)
 		}
 	}
@@ -376,22 +377,6 @@ func TestTCPPlaceholders(t *testing.T) {
 		}
 		uuids[m[3]] = true
 	}
-}
-
-func TestRandIntCoversItsRange(t *testing.T) {
-	env := newRenderEnv(0)
-	seen := map[int64]bool{}
-	for range 1000 {
-		v := randIntIn(env.rng, -2, 2)
-		if v < -2 || v > 2 {
-			t.Fatalf("randIntIn(-2, 2) = %d", v)
-		}
-		seen[v] = true
-	}
-	if len(seen) != 5 {
-		t.Errorf("randIntIn(-2, 2) gave only %v", seen)
-	}
-	_ = randIntIn(env.rng, -1<<63, 1<<63-1) // the full range must not overflow
 }
 
 func TestTCPTargetThroughTheEngine(t *testing.T) {
@@ -444,7 +429,7 @@ func BenchmarkTCPEncode(b *testing.B) {
 			op := &cl.iteration[0]
 			b.ReportAllocs()
 			for b.Loop() {
-				cl.env.next()
+				cl.env.Next()
 				cl.wbuf = cl.encode(cl.wbuf[:0], op)
 			}
 		})
@@ -476,12 +461,12 @@ func BenchmarkTCPIteration(b *testing.B) {
 	target.TCP.OnConnect = nil
 	cl := newTestTCPClient(b, target, 0)
 	ctx := b.Context()
-	var out Outcome
+	var out protocols.Outcome
 	cl.Do(ctx, 0, &out) // connect outside the measurement
 	b.ReportAllocs()
 	for b.Loop() {
 		cl.Do(ctx, 0, &out)
-		if out.Kind != KindNone {
+		if out.Kind != protocols.KindNone {
 			b.Fatal(out.Kind)
 		}
 	}

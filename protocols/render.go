@@ -1,4 +1,4 @@
-package runner
+package protocols
 
 import (
 	"math"
@@ -9,34 +9,35 @@ import (
 	"github.com/loadgate/loadgate/scenarios"
 )
 
-// renderEnv holds what a worker's placeholders render from. It belongs to
+// RenderEnv holds what a worker's placeholders render from. It belongs to
 // one client, so rendering takes no lock and allocates nothing.
-type renderEnv struct {
+type RenderEnv struct {
 	worker int
 	seq    uint64 // the iteration being rendered, from 1
 	nowMS  int64  // read once per iteration, when first needed; 0 = not yet
 	rng    *rand.Rand
-	// vars holds a flow's variables by slot (Flow.Vars): the user's data
+	// Vars holds a flow's variables by slot (Flow.Vars): the user's data
 	// columns and extracted values, each in a buffer reused from one
 	// iteration to the next. An unset variable renders empty.
-	vars [][]byte
+	Vars [][]byte
 }
 
-func newRenderEnv(worker int) renderEnv {
+// NewRenderEnv is worker's environment, with its own random source.
+func NewRenderEnv(worker int) RenderEnv {
 	// Seeded per worker so two workers never send the same sequence of
 	// random values, yet a run's payloads do not depend on global state.
 	seed := uint64(time.Now().UnixNano()) ^ uint64(worker)*0x9e3779b97f4a7c15
-	return renderEnv{worker: worker, rng: rand.New(rand.NewPCG(seed, uint64(worker)))}
+	return RenderEnv{worker: worker, rng: rand.New(rand.NewPCG(seed, uint64(worker)))}
 }
 
-// next starts an iteration: a new {{seq}} and a fresh clock reading.
-func (r *renderEnv) next() {
+// Next starts an iteration: a new {{seq}} and a fresh clock reading.
+func (r *RenderEnv) Next() {
 	r.seq++
 	r.nowMS = 0
 }
 
-// render appends t to dst.
-func (r *renderEnv) render(dst []byte, t *scenarios.Template) []byte {
+// Render appends t to dst.
+func (r *RenderEnv) Render(dst []byte, t *scenarios.Template) []byte {
 	for i := range t.Parts {
 		p := &t.Parts[i]
 		switch p.Kind {
@@ -56,15 +57,19 @@ func (r *renderEnv) render(dst []byte, t *scenarios.Template) []byte {
 		case scenarios.PartRandInt:
 			dst = strconv.AppendInt(dst, randIntIn(r.rng, p.Min, p.Max), 10)
 		case scenarios.PartVar:
-			if p.Slot >= 0 && p.Slot < len(r.vars) {
-				dst = append(dst, r.vars[p.Slot]...)
+			if p.Slot >= 0 && p.Slot < len(r.Vars) {
+				dst = append(dst, r.Vars[p.Slot]...)
 			}
 		}
 	}
 	return dst
 }
 
-// randInt draws uniformly from [lo, hi], the full int64 range included.
+// Rand is the worker's random source, for the draws of random data
+// sources: one per worker, so drawing takes no lock.
+func (r *RenderEnv) Rand() *rand.Rand { return r.rng }
+
+// randIntIn draws uniformly from [lo, hi], the full int64 range included.
 func randIntIn(rng *rand.Rand, lo, hi int64) int64 {
 	span := uint64(hi) - uint64(lo) // the width minus one, exact in two's complement
 	if span == math.MaxUint64 {

@@ -1,4 +1,4 @@
-package runner
+package protocols
 
 import (
 	"math/rand/v2"
@@ -7,29 +7,30 @@ import (
 	"github.com/loadgate/loadgate/scenarios"
 )
 
-// feed hands out the rows of one data source (SPEC §12) for a whole run:
+// Feed hands out the rows of one data source (SPEC §12) for a whole run:
 // one feed per source, shared by every phase, case and worker, so that a
 // unique source never hands a row out twice and a sequential one goes on
 // where the previous phase stopped.
-type feed struct {
+type Feed struct {
 	src  *scenarios.DataSource
 	next atomic.Int64 // draws so far, of sequential and unique sources
 }
 
-// feeds are a run's feeds, by index into Scenario.Data.
-type feeds []*feed
+// Feeds are a run's feeds, by index into Scenario.Data.
+type Feeds []*Feed
 
-func newFeeds(data []*scenarios.DataSource) feeds {
-	f := make(feeds, len(data))
+// NewFeeds makes one feed per data source of a run.
+func NewFeeds(data []*scenarios.DataSource) Feeds {
+	f := make(Feeds, len(data))
 	for i, src := range data {
-		f[i] = &feed{src: src}
+		f[i] = &Feed{src: src}
 	}
 	return f
 }
 
-// draw returns the next row, or false when the source is exhausted and
+// Draw returns the next row, or false when the source is exhausted and
 // its policy is to stop. rng is the drawing worker's own, for random.
-func (f *feed) draw(rng *rand.Rand) ([]string, bool) {
+func (f *Feed) Draw(rng *rand.Rand) ([]string, bool) {
 	var r int64
 	if f.src.Mode == scenarios.DataRandom {
 		r = rng.Int64()
