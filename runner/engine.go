@@ -257,7 +257,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 		res.SendLag = NewHistogram()
 	}
 	mix := requestMix(&c.Target)
-	flow := c.Target.HTTP != nil && c.Target.HTTP.Flow != nil
+	flow := flowOf(&c.Target) != nil
 	if len(mix) > 1 && !flow {
 		for _, r := range mix {
 			res.ByName = append(res.ByName, &NamedResult{Name: r.name, Latency: NewHistogram()})
@@ -265,7 +265,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	}
 	if flow {
 		// Every step is a named request, in flow order, even a single one.
-		for _, st := range c.Target.HTTP.Flow.Steps {
+		for _, st := range flowOf(&c.Target).Steps {
 			res.ByName = append(res.ByName, &NamedResult{Name: st.Name, Latency: NewHistogram()})
 		}
 		res.Iterations = &IterationResult{Latency: NewHistogram()}

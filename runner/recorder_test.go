@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"testing"
 	"time"
@@ -146,12 +147,13 @@ func TestRecordStepAndIterationDoNotAllocate(t *testing.T) {
 }
 
 func TestCollectorFlowTotals(t *testing.T) {
+	errNotFound := errors.New(`extract id: json path "id" not found`)
 	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(),
 		ByName:     []*NamedResult{{Name: "a", Latency: NewHistogram()}, {Name: "b", Latency: NewHistogram()}},
 		Iterations: &IterationResult{Latency: NewHistogram()}}
 	shards := []*shard{newShard(2, false, true), newShard(2, false, true)}
 	col := newCollector(p, shards)
-	ok, bad := protocols.Outcome{}, protocols.Outcome{Kind: protocols.KindExtract, Err: errFlowDo}
+	ok, bad := protocols.Outcome{}, protocols.Outcome{Kind: protocols.KindExtract, Err: errNotFound}
 	for i := range 4 {
 		sh := shards[i%2]
 		sh.recordStep(0, "a", time.Millisecond, &ok)
@@ -173,7 +175,7 @@ func TestCollectorFlowTotals(t *testing.T) {
 	if p.Counters != want {
 		t.Errorf("totals = %+v, want %+v: steps and the failed setup request", p.Counters, want)
 	}
-	if got := p.ErrorSamples["extract"]; got != "a: "+errFlowDo.Error() {
+	if got := p.ErrorSamples["extract"]; got != "a: "+errNotFound.Error() {
 		t.Errorf("extract sample = %q, want it named after its step", got)
 	}
 	if got := p.ErrorSamples["status"]; got != "login: unexpected status 500" {

@@ -1,5 +1,5 @@
 //go:build !race
 
-package runner
+package http1
 
 const raceEnabled = false

@@ -1,4 +1,4 @@
-package runner
+package http1
 
 import (
 	"context"
@@ -109,7 +109,7 @@ func BenchmarkHTTP1KeepAlive(b *testing.B) {
 		make protocols.NewClientFunc
 	}{
 		{"lean", newHTTP1Client},
-		{"net-http", NewHTTPClient},
+		{"net-http", NewNetHTTPClient},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			cl, err := bc.make(http1Target(url, nil), 0)

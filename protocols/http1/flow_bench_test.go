@@ -1,4 +1,4 @@
-package runner
+package http1
 
 import (
 	"context"

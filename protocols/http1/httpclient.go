@@ -1,4 +1,4 @@
-package runner
+package http1
 
 import (
 	"bytes"
@@ -55,8 +55,9 @@ type preparedRequest struct {
 
 var _ protocols.Client = (*netHTTPClient)(nil)
 
-// NewHTTPClient is the default NewClientFunc for HTTP targets.
-func NewHTTPClient(t *scenarios.Target, _ int) (protocols.Client, error) {
+// NewNetHTTPClient makes the net/http client of target t, the fallback for
+// what the lean client does not do (see NewClient).
+func NewNetHTTPClient(t *scenarios.Target, _ int) (protocols.Client, error) {
 	if t.HTTP == nil {
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
 	}

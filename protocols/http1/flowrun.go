@@ -1,4 +1,4 @@
-package runner
+package http1
 
 import (
 	"bytes"
@@ -124,7 +124,7 @@ func (c *flowClient) send(ctx context.Context, s *flowStep, out *protocols.Outco
 		// A value from a response or a data file would split the request
 		// line or a header: sending it would test the server's parser, not
 		// the flow, and could smuggle a second request.
-		*out = protocols.Outcome{Kind: protocols.KindOther, Err: errUnsafeValue}
+		*out = protocols.Outcome{Kind: protocols.KindOther, Err: ErrUnsafeValue}
 		return
 	}
 	conn := c.conns[s.conn]
@@ -150,9 +150,9 @@ func (c *flowClient) send(ctx context.Context, s *flowStep, out *protocols.Outco
 	}
 }
 
-// errUnsafeValue fails a step whose rendered URL or header would not be
+// ErrUnsafeValue fails a step whose rendered URL or header would not be
 // one line of HTTP.
-var errUnsafeValue = errors.New("a {{placeholder}} value holds a line break (or, in the URL, a space): the request would not be valid HTTP/1.1")
+var ErrUnsafeValue = errors.New("a {{placeholder}} value holds a line break (or, in the URL, a space): the request would not be valid HTTP/1.1")
 
 // render writes step s as it goes on the wire into c.wire; false when a
 // placeholder's value made the request line or a header invalid.

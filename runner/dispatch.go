@@ -4,22 +4,21 @@ import (
 	"fmt"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/http1"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
-// NewClient makes the client for the target's protocol. HTTP targets get
-// the lean HTTP/1.1 client unless they need what only net/http does (see
-// http1Unsupported: HTTP/2, a mix spanning several origins, CONNECT,
-// internationalised host names, a proxy). A flow target gets the flow
-// client, which runs its steps through the lean client's wire code.
+// The dispatch from a target to its protocol client: the one place in the
+// engine that names the protocols. A new protocol is one package under
+// protocols/ and one case here.
+
+// NewClient makes the client for the target's protocol: each protocol's
+// package picks its own variant (for HTTP, the lean HTTP/1.1 client, its
+// flow client, or the net/http fallback).
 func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	switch {
-	case t.HTTP != nil && t.HTTP.Flow != nil:
-		return newFlowClient(t, worker)
-	case t.HTTP != nil && http1Unsupported(t.HTTP) == "":
-		return newHTTP1Client(t, worker)
 	case t.HTTP != nil:
-		return NewHTTPClient(t, worker)
+		return http1.NewClient(t, worker)
 	case t.TCP != nil:
 		return newTCPClient(t, worker)
 	default:
@@ -50,4 +49,13 @@ func requestMix(t *scenarios.Target) []mixEntry {
 	default:
 		return []mixEntry{{weight: 1}}
 	}
+}
+
+// flowOf is the flow target t runs, nil when its workers send single
+// requests rather than iterations.
+func flowOf(t *scenarios.Target) *scenarios.Flow {
+	if t.HTTP != nil {
+		return t.HTTP.Flow
+	}
+	return nil
 }

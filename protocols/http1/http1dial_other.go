@@ -1,6 +1,6 @@
 //go:build !linux
 
-package runner
+package http1
 
 import (
 	"errors"
