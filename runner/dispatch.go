@@ -5,6 +5,7 @@ import (
 
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/protocols/http1"
+	"github.com/loadgate/loadgate/protocols/tcp"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -20,7 +21,7 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	case t.HTTP != nil:
 		return http1.NewClient(t, worker)
 	case t.TCP != nil:
-		return newTCPClient(t, worker)
+		return tcp.NewClient(t, worker)
 	default:
 		return nil, fmt.Errorf("target %q: no protocol block", t.Name)
 	}

@@ -1,4 +1,4 @@
-package runner
+package tcp
 
 import (
 	"bytes"
@@ -51,7 +51,10 @@ type tcpOp struct {
 
 var _ protocols.Client = (*tcpClient)(nil)
 
-func newTCPClient(t *scenarios.Target, worker int) (protocols.Client, error) {
+// NewClient makes the client of one worker of TCP target t: it runs the
+// target's on_connect steps on every new connection, then one iteration
+// of its steps per Do.
+func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	if t.TCP == nil {
 		return nil, fmt.Errorf("target %q has no tcp block", t.Name)
 	}

@@ -1,4 +1,4 @@
-package runner
+package tcp
 
 import (
 	"bufio"
@@ -379,31 +379,6 @@ func TestTCPPlaceholders(t *testing.T) {
 	}
 }
 
-func TestTCPTargetThroughTheEngine(t *testing.T) {
-	srv := newAckServer(t)
-	sc := &scenarios.Scenario{Name: "tcp", Cases: []scenarios.Case{{
-		ID: "agent", Target: *monitorTarget(srv.addr(), scenarios.Persistent),
-		Phases: []scenarios.Phase{{Name: "m", Requests: 400, Concurrency: 4, Trials: 1}},
-	}}}
-	res, err := Run(t.Context(), sc, Config{Tick: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := res.Cases[0].Phases[0]
-	if p.Requests != 400 || p.Failed != 0 || p.Connect.Count() != 4 {
-		t.Errorf("requests %d, failed %d, connects %d; want 400, 0, 4", p.Requests, p.Failed, p.Connect.Count())
-	}
-	if got := srv.accepted.Load(); got != 4 {
-		t.Errorf("accepted %d connections, want one per worker", got)
-	}
-	if len(requestMix(&sc.Cases[0].Target)) != 1 {
-		t.Errorf("a TCP target's mix must have one entry")
-	}
-}
-
-// BenchmarkTCPEncode measures rendering and framing one monitor message
-// into a worker's reused buffer: a static one (framed once, then copied),
-// one with a timestamp, sequence and random number, and one with a UUID.
 func BenchmarkTCPEncode(b *testing.B) {
 	body := `{"T":"MonitorItemData","S":39,"D":{"UsedPhysicalMemorySize":1908174848},"TS":`
 	for _, bc := range []struct {
