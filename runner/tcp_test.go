@@ -114,12 +114,6 @@ func newAckServer(t testing.TB) *ackServer {
 	return a
 }
 
-func (a *ackServer) received() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.bodies...)
-}
-
 func tcpLit(s string) scenarios.Template {
 	return scenarios.Template{Parts: []scenarios.TemplatePart{{Kind: scenarios.PartLiteral, Literal: []byte(s)}}}
 }

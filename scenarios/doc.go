@@ -4,7 +4,7 @@
 //
 // It is the first stage of the pipeline
 //
-//	scenarios → runner → assertions → reporters
+//	scenarios → protocols → protocols/* → runner → assertions → reporters
 //
 // and imports none of the others. Everything later stages need is resolved
 // here, before any traffic is sent: variables are substituted, defaults
@@ -37,6 +37,10 @@
 // `concurrency: ${concurrency}` is checked as an integer for every value of
 // the axis, with the error pointing at the use. Diagnostics repeated by the
 // combinations are reported once.
+//
+// A distributed run's share of the load is a transformation of the model
+// too: SplitScenario gives a Segment (`--segment I/N`) its part of every
+// phase.
 //
 // The format is documented in docs/scenario.md; [Schema] returns its JSON
 // Schema for editors.

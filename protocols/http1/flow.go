@@ -15,7 +15,7 @@ import (
 )
 
 // flowClient is one virtual user of a flow target (SPEC §12): it runs the
-// flow's setup once, then one iteration of its steps per call of iterate,
+// flow's setup once, then one iteration of its steps per call of Iterate,
 // carrying extracted values and data rows from step to step in its
 // variable table. Every step is rendered into one reused buffer and sent
 // through the lean HTTP/1.1 client's wire code, over one kept-alive
@@ -292,10 +292,10 @@ func newExtractor(e *scenarios.Extraction) (extractor, error) {
 	return x, nil
 }
 
-// bind gives the client the run's data feeds.
+// Bind gives the client the run's data feeds.
 func (c *flowClient) Bind(f protocols.Feeds) { c.feeds = f }
 
-// Do is not how a flow runs: the engine calls iterate.
+// Do is not how a flow runs: the engine calls Iterate.
 func (c *flowClient) Do(_ context.Context, _ int, out *protocols.Outcome) {
 	*out = protocols.Outcome{Kind: protocols.KindOther, Err: errFlowDo}
 }

@@ -13,7 +13,7 @@ import (
 const jsonCanned = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 37\r\n\r\n" +
 	`{"access_token":"abc123","id":424242}`
 
-// nopSink is a stepSink that records nothing, so that a benchmark measures
+// nopSink is a protocols.StepSink that records nothing, so that a benchmark measures
 // the client alone.
 type nopSink struct{}
 

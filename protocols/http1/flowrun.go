@@ -18,7 +18,7 @@ import (
 
 var _ protocols.Iterator = (*flowClient)(nil)
 
-// iterate runs one iteration of the flow.
+// Iterate runs one iteration of the flow.
 func (c *flowClient) Iterate(ctx context.Context, due time.Time, sink protocols.StepSink) protocols.IterOutcome {
 	var skipped time.Duration // setup and think times, which no latency includes
 	if !c.setUp {
