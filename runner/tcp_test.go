@@ -90,8 +90,13 @@ type ackServer struct {
 	bodies []string
 }
 
-func newAckServer(t testing.TB) *ackServer {
+// newAckServer holds every ConnectAck until workers connections have sent
+// their Connect (or 10s passed), so that each worker of a request-limited
+// phase is sure to connect before the first ones use up the requests.
+func newAckServer(t testing.TB, workers int) *ackServer {
 	a := &ackServer{}
+	var connects atomic.Int32
+	all := make(chan struct{})
 	a.tcpServer = newTCPServer(t, func(c net.Conn) {
 		r := bufio.NewReader(c)
 		for {
@@ -105,6 +110,13 @@ func newAckServer(t testing.TB) *ackServer {
 			reply := `{"T":"Ack"}`
 			if bytes.Contains(body, []byte(`"T":"Connect"`)) {
 				reply = `{"T":"ConnectAck"}`
+				if connects.Add(1) == int32(workers) {
+					close(all)
+				}
+				select {
+				case <-all:
+				case <-time.After(10 * time.Second):
+				}
 			}
 			if _, err := c.Write(monitorFrame(typ, reply)); err != nil {
 				return
@@ -150,7 +162,7 @@ var monitorFraming = scenarios.Framing{Kind: scenarios.FramingLengthPrefixed, Fi
 }}
 
 func TestTCPTargetThroughTheEngine(t *testing.T) {
-	srv := newAckServer(t)
+	srv := newAckServer(t, 4)
 	sc := &scenarios.Scenario{Name: "tcp", Cases: []scenarios.Case{{
 		ID: "agent", Target: *monitorTarget(srv.addr(), scenarios.Persistent),
 		Phases: []scenarios.Phase{{Name: "m", Requests: 400, Concurrency: 4, Trials: 1}},
