@@ -41,9 +41,14 @@ func (r *resolver) message(n *yaml.Node) (Template, bool) {
 		return t, true
 	}
 	b := &jsonBuilder{r: r, ok: true}
-	b.value(n)
+	b.value(n, 0)
 	return b.t, b.ok
 }
+
+// maxMessageDepth bounds the nesting of a message written as YAML: an
+// alias may refer to the mapping that contains it, which would otherwise
+// nest without end.
+const maxMessageDepth = 100
 
 // jsonBuilder converts a YAML node to a JSON template.
 type jsonBuilder struct {
@@ -60,8 +65,16 @@ func (b *jsonBuilder) lit(s string) {
 	b.t.Parts = append(b.t.Parts, TemplatePart{Kind: PartLiteral, Literal: []byte(s)})
 }
 
-func (b *jsonBuilder) value(n *yaml.Node) {
+func (b *jsonBuilder) value(n *yaml.Node, depth int) {
 	n = b.r.d.deref(n)
+	if depth > maxMessageDepth || b.r.d.exhausted() {
+		if b.ok && !b.r.d.exhausted() {
+			b.r.d.errorf(n, "message: nested more than %d levels deep", maxMessageDepth)
+		}
+		b.ok = false
+		b.lit("null")
+		return
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		b.lit("{")
@@ -71,7 +84,7 @@ func (b *jsonBuilder) value(n *yaml.Node) {
 			}
 			b.lit(jsonString(kv.key.Value))
 			b.lit(":")
-			b.value(kv.val)
+			b.value(kv.val, depth+1)
 		}
 		b.lit("}")
 	case yaml.SequenceNode:
@@ -80,7 +93,7 @@ func (b *jsonBuilder) value(n *yaml.Node) {
 			if i > 0 {
 				b.lit(",")
 			}
-			b.value(item)
+			b.value(item, depth+1)
 		}
 		b.lit("]")
 	case yaml.ScalarNode:
