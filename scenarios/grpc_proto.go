@@ -211,7 +211,7 @@ func (r *resolver) compile(at *yaml.Node, names, dirs []string) linker.Files {
 // and names the scenario line that asked for the compilation.
 func (r *resolver) protoError(at *yaml.Node, e reporter.ErrorWithPos, dirs []string) *Error {
 	p := e.GetPosition()
-	msg := fmt.Sprintf("proto: %s (compiling the proto: files of line %d)", protoMessage(e), at.Line)
+	msg := fmt.Sprintf("proto: %s (compiling the proto: files of %s:%d)", protoMessage(e), filepath.Base(r.d.file), at.Line)
 	if p.Filename == "" || p.Line == 0 {
 		return Errorf(r.d.pos(at), "%s", msg)
 	}
