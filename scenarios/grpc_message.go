@@ -227,7 +227,7 @@ func (r *resolver) checkMessage(n, at *yaml.Node, t Template, md protoreflect.Me
 	}
 	msg := dynamicpb.NewMessage(in)
 	if err := protojson.Unmarshal(sampleRender(t), msg); err != nil {
-		r.d.errorf(at, "message: not a valid %s: %s", in.FullName(), strings.TrimPrefix(err.Error(), "proto: "))
+		r.d.errorf(at, "message: not a valid %s: %s", in.FullName(), protoErrorText(err))
 	}
 }
 
@@ -281,4 +281,13 @@ func (r *resolver) knownNested(v *yaml.Node, fd protoreflect.FieldDescriptor, la
 		return ok
 	}
 	return r.knownFields(v, fd.Message(), label)
+}
+
+// protoErrorText is a protobuf error without its "proto:" prefix. The
+// library writes the space after it as a random choice of a plain or a
+// non-breaking space, so that no one depends on the text; a diagnostic
+// must read the same every time.
+func protoErrorText(err error) string {
+	msg := strings.ReplaceAll(err.Error(), "\u00a0", " ")
+	return strings.TrimPrefix(msg, "proto: ")
 }
