@@ -6,6 +6,7 @@ import (
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/protocols/http1"
 	"github.com/loadgate/loadgate/protocols/tcp"
+	"github.com/loadgate/loadgate/protocols/websocket"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -22,6 +23,8 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 		return http1.NewClient(t, worker)
 	case t.TCP != nil:
 		return tcp.NewClient(t, worker)
+	case t.WebSocket != nil:
+		return websocket.NewClient(t, worker)
 	default:
 		return nil, fmt.Errorf("target %q: no protocol block", t.Name)
 	}

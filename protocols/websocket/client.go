@@ -1,0 +1,471 @@
+package websocket
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gobwas/ws"
+
+	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// wsClient drives one worker of a WebSocket target: one connection, kept
+// across iterations (persistent) or opened and closed around each one.
+type wsClient struct {
+	target    *scenarios.WebSocketTarget
+	onConnect []wsOp
+	iteration []wsOp
+	dialer    ws.Dialer
+	netDialer net.Dialer
+	env       protocols.RenderEnv
+	wbuf      []byte // frames not yet written, reused across iterations
+	pbuf      []byte // a rendered payload, before it is masked into wbuf
+	ctlbuf    [maxHeader + maxControl]byte
+	rd        msgReader
+
+	// mu guards conn and closed: Close may run while an abandoned Do is
+	// still blocked, and the context hook interrupts a blocked Do.
+	mu     sync.Mutex
+	conn   net.Conn
+	closed bool
+	// done is the Done channel of the context the hook watches; stop
+	// detaches the hook. Only Do and Close touch them, Close under mu.
+	done <-chan struct{}
+	stop func() bool
+}
+
+// wsOp is a step prepared for sending or checking.
+type wsOp struct {
+	op     ws.OpCode // OpText or OpBinary for a send
+	tpl    *scenarios.Template
+	static []byte // the payload, when it has no placeholders
+	expect *scenarios.WSExpectCheck
+	// errExpect is the error of a message failing expect, worded once
+	// per client so a failing check allocates nothing.
+	errExpect error
+}
+
+var _ protocols.Client = (*wsClient)(nil)
+
+// NewClient makes the client of one worker of WebSocket target t: it runs
+// the target's on_connect steps on every new connection, then one
+// iteration of its steps per Do.
+func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
+	w := t.WebSocket
+	if w == nil {
+		return nil, fmt.Errorf("target %q has no websocket block", t.Name)
+	}
+	u, err := url.Parse(w.URL)
+	if err != nil {
+		return nil, fmt.Errorf("target %q: websocket url: %w", t.Name, err)
+	}
+	c := &wsClient{target: w, env: protocols.NewRenderEnv(worker), rd: newMsgReader(w.MaxMessage)}
+	// Keep-alive probes would add traffic the scenario did not ask for; a
+	// persistent connection is used continuously anyway.
+	c.netDialer.KeepAlive = -1
+	c.dialer.NetDial = c.netDialer.DialContext
+	c.dialer.Header, c.dialer.Host = handshakeHeader(w.Headers)
+	if u.Scheme == "wss" {
+		conf, err := tlsConfig(t.Name, &w.TLS)
+		if err != nil {
+			return nil, err
+		}
+		conf.ServerName = u.Hostname() // set once, or every dial clones the config
+		c.dialer.TLSConfig = conf
+	}
+	c.onConnect = prepare(w.OnConnect)
+	c.iteration = prepare(w.Iteration)
+	return c, nil
+}
+
+// handshakeHeader is the scenario's headers as the opening handshake
+// sends them, in file order; a Host header names the virtual host instead.
+func handshakeHeader(hs []scenarios.Header) (ws.HandshakeHeader, string) {
+	var b bytes.Buffer
+	host := ""
+	for _, h := range hs {
+		if strings.EqualFold(h.Name, "Host") {
+			host = h.Value
+			continue
+		}
+		b.WriteString(h.Name)
+		b.WriteString(": ")
+		b.WriteString(h.Value)
+		b.WriteString("\r\n")
+	}
+	if b.Len() == 0 {
+		return nil, host
+	}
+	return ws.HandshakeHeaderBytes(b.Bytes()), host
+}
+
+func prepare(steps []scenarios.WSStep) []wsOp {
+	ops := make([]wsOp, len(steps))
+	for i := range steps {
+		s, op := &steps[i], &ops[i]
+		switch s.Kind {
+		case scenarios.WSExpect:
+			op.expect = &s.Expect
+			op.errExpect = expectError(s)
+			continue
+		case scenarios.WSSendText:
+			op.op = ws.OpText
+		default:
+			op.op = ws.OpBinary
+		}
+		op.tpl = &s.Payload
+		if s.Payload.Static() {
+			op.static = literal(&s.Payload)
+		}
+	}
+	return ops
+}
+
+// literal is the bytes of a template without placeholders.
+func literal(t *scenarios.Template) []byte {
+	b := []byte{}
+	for _, p := range t.Parts {
+		b = append(b, p.Literal...)
+	}
+	return b
+}
+
+// expectError words what the expect step at s checks.
+func expectError(s *scenarios.WSStep) error {
+	var what []string
+	e := &s.Expect
+	if e.Equals != nil {
+		what = append(what, fmt.Sprintf("equal %s", quote(e.Equals)))
+	}
+	if e.Contains != nil {
+		what = append(what, fmt.Sprintf("contain %s", quote(e.Contains)))
+	}
+	if e.Regex != nil {
+		what = append(what, fmt.Sprintf("match /%s/", e.Regex))
+	}
+	return fmt.Errorf("websocket: expect at line %d: the message does not %s", s.Pos.Line, strings.Join(what, " and "))
+}
+
+// quote shows a checked string in an error, shortened when it is long.
+func quote(b []byte) string {
+	const most = 64
+	if len(b) > most {
+		return fmt.Sprintf("%q…", b[:most])
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// tlsConfig is the client TLS configuration of a wss:// target.
+func tlsConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
+	conf := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the user asked for it
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: tls ca_file: %w", target, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("target %q: tls ca_file %s: no certificate found", target, t.CAFile)
+		}
+		conf.RootCAs = pool
+	}
+	if t.CertFile != "" || t.KeyFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: tls cert_file/key_file: %w", target, err)
+		}
+		conf.Certificates = []tls.Certificate{cert}
+	}
+	return conf, nil
+}
+
+// interrupted is a deadline that has passed: setting it makes a blocked
+// read or write return at once.
+var interrupted = time.Unix(1, 0)
+
+// Do runs one iteration, first opening a connection and running on_connect
+// when the worker has none. Time spent opening is reported as Connect.
+func (c *wsClient) Do(ctx context.Context, _ int, out *protocols.Outcome) {
+	*out = protocols.Outcome{}
+	c.watch(ctx)
+	c.env.Next()
+	deadline := time.Now().Add(c.target.Timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	conn := c.current()
+	if conn == nil {
+		began := time.Now()
+		var kind protocols.ErrorKind
+		if conn, kind = c.open(ctx, deadline, out); kind != protocols.KindNone {
+			out.Kind = kind
+			return
+		}
+		out.Connect = time.Since(began)
+	} else if err := conn.SetDeadline(deadline); err != nil {
+		c.drop()
+		out.Kind, out.Err = protocols.KindOther, err
+		return
+	}
+	// Checked after the deadline is set, so a cancellation that came
+	// before it is not overwritten unseen.
+	if err := ctx.Err(); err != nil {
+		c.drop()
+		out.Kind, out.Err = protocols.KindTimeout, err
+		return
+	}
+	out.Kind = c.run(conn, c.iteration, out)
+	switch {
+	case out.Kind != protocols.KindNone:
+		// After a failure the stream's state is unknown: the next
+		// iteration starts on a new connection.
+		c.drop()
+	case c.target.Connection == scenarios.PerIteration:
+		c.closeHandshake(conn, out)
+		c.drop()
+	}
+}
+
+// open dials, performs the opening handshake and runs on_connect on the
+// new connection.
+func (c *wsClient) open(ctx context.Context, deadline time.Time, out *protocols.Outcome) (net.Conn, protocols.ErrorKind) {
+	c.netDialer.Deadline = deadline
+	c.dialer.Timeout = time.Until(deadline)
+	if c.dialer.Timeout <= 0 {
+		out.Err = os.ErrDeadlineExceeded
+		return nil, protocols.KindTimeout
+	}
+	conn, br, _, err := c.dialer.Dial(ctx, c.target.URL)
+	if err != nil {
+		out.Err = err
+		return nil, dialErrorKind(ctx, err, out)
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		_ = conn.Close()
+		out.Err = net.ErrClosed
+		return nil, protocols.KindOther
+	}
+	c.conn = conn
+	c.mu.Unlock()
+	c.rd.reset()
+	if br != nil {
+		// The server wrote frames right after its handshake response.
+		p, _ := br.Peek(br.Buffered())
+		c.rd.preload(p)
+		ws.PutReader(br)
+	}
+	if err := conn.SetDeadline(deadline); err != nil {
+		c.drop()
+		out.Err = err
+		return nil, protocols.KindOther
+	}
+	if kind := c.run(conn, c.onConnect, out); kind != protocols.KindNone {
+		c.drop()
+		return nil, kind
+	}
+	return conn, protocols.KindNone
+}
+
+// dialErrorKind classifies a failed dial or opening handshake. A server
+// that answers the handshake with a status other than 101 refused the
+// upgrade: a "status" error carrying that status.
+func dialErrorKind(ctx context.Context, err error, out *protocols.Outcome) protocols.ErrorKind {
+	var status ws.StatusError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &status):
+		out.Status = int(status)
+		return protocols.KindStatus
+	case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return protocols.KindTimeout
+	}
+	return protocols.KindConnect
+}
+
+// run performs steps on conn. Consecutive sends go out in one write, as a
+// buffered stream would send them.
+func (c *wsClient) run(conn net.Conn, ops []wsOp, out *protocols.Outcome) protocols.ErrorKind {
+	c.wbuf = c.wbuf[:0]
+	for i := range ops {
+		op := &ops[i]
+		if op.expect == nil {
+			c.encode(op)
+			continue
+		}
+		if kind := c.flush(conn, out); kind != protocols.KindNone {
+			return kind
+		}
+		before := c.rd.n
+		msg, err := c.rd.next(conn, c)
+		out.BytesReceived += c.rd.n - before
+		if err != nil {
+			out.Err = err
+			return errorKind(err)
+		}
+		if !matches(msg, op.expect) {
+			out.Err = op.errExpect
+			return protocols.KindCheck
+		}
+	}
+	return c.flush(conn, out)
+}
+
+// encode appends op's message to wbuf as one masked frame.
+func (c *wsClient) encode(op *wsOp) {
+	payload := op.static
+	if payload == nil {
+		c.pbuf = c.env.Render(c.pbuf[:0], op.tpl)
+		payload = c.pbuf
+	}
+	c.wbuf = appendFrame(c.wbuf, op.op, payload, c.maskKey())
+}
+
+// maskKey is a fresh masking key per frame, as RFC 6455 §5.3 asks; it
+// only needs to be unpredictable to the page's script, which a load
+// generator has none of, so the worker's own generator serves.
+func (c *wsClient) maskKey() [4]byte {
+	v := c.env.Rand().Uint32()
+	return [4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
+}
+
+func (c *wsClient) flush(conn net.Conn, out *protocols.Outcome) protocols.ErrorKind {
+	if len(c.wbuf) == 0 {
+		return protocols.KindNone
+	}
+	n, err := conn.Write(c.wbuf)
+	out.BytesSent += int64(n)
+	c.wbuf = c.wbuf[:0]
+	if err != nil {
+		out.Err = err
+		return errorKind(err)
+	}
+	return protocols.KindNone
+}
+
+// control answers a control frame met while reading: a ping with its pong,
+// a close frame with a close frame. A failed write surfaces as the next
+// read's error, so it is not reported here.
+func (c *wsClient) control(op ws.OpCode, payload []byte) {
+	c.mu.Lock()
+	conn := c.conn
+	c.mu.Unlock()
+	if conn == nil {
+		return
+	}
+	frame := appendFrame(c.ctlbuf[:0], op, payload, c.maskKey())
+	_, _ = conn.Write(frame)
+}
+
+// closeHandshake starts the closing handshake of a per-iteration
+// connection, so the server sees a clean close rather than a dropped
+// connection; the server's reply is not waited for.
+func (c *wsClient) closeHandshake(conn net.Conn, out *protocols.Outcome) {
+	frame := appendFrame(c.ctlbuf[:0], ws.OpClose, normalClosure[:], c.maskKey())
+	n, _ := conn.Write(frame)
+	out.BytesSent += int64(n)
+}
+
+var normalClosure = [2]byte{0x03, 0xe8} // 1000
+
+func matches(msg []byte, e *scenarios.WSExpectCheck) bool {
+	switch {
+	case e.Equals != nil && !bytes.Equal(msg, e.Equals):
+		return false
+	case e.Contains != nil && !bytes.Contains(msg, e.Contains):
+		return false
+	case e.Regex != nil && !e.Regex.Match(msg):
+		return false
+	}
+	return true
+}
+
+// errorKind maps a read, write or frame error to the kinds of SPEC §3.
+func errorKind(err error) protocols.ErrorKind {
+	var netErr net.Error
+	switch {
+	case protocolError(err):
+		return protocols.KindProtocol
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return protocols.KindTimeout
+	case err == errClosed, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED):
+		return protocols.KindReset
+	}
+	return protocols.KindOther
+}
+
+// watch makes cancelling ctx interrupt a blocked Do. The engine passes the
+// same phase context to every call, so the hook is registered once per
+// client rather than once per iteration.
+func (c *wsClient) watch(ctx context.Context) {
+	done := ctx.Done()
+	if done == c.done || done == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.stop != nil {
+		c.stop()
+	}
+	c.done = done
+	c.stop = context.AfterFunc(ctx, c.interrupt)
+	c.mu.Unlock()
+}
+
+func (c *wsClient) interrupt() {
+	c.mu.Lock()
+	if c.conn != nil {
+		_ = c.conn.SetDeadline(interrupted)
+	}
+	c.mu.Unlock()
+}
+
+func (c *wsClient) current() net.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn
+}
+
+// drop closes the worker's connection; the next iteration opens another.
+func (c *wsClient) drop() {
+	c.mu.Lock()
+	conn := c.conn
+	c.conn = nil
+	c.mu.Unlock()
+	c.rd.reset()
+	if conn != nil {
+		_ = conn.Close()
+	}
+}
+
+// Close closes the worker's connection. It may run while Do is blocked,
+// which then returns promptly.
+func (c *wsClient) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	conn := c.conn
+	c.conn = nil
+	if c.stop != nil {
+		c.stop()
+	}
+	c.mu.Unlock()
+	if conn != nil {
+		return conn.Close()
+	}
+	return nil
+}
