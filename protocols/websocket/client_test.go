@@ -144,7 +144,7 @@ func TestWSExpect(t *testing.T) {
 // readThen reads one client message, then does what the case needs.
 func readThen(then func(net.Conn, *bufio.ReadWriter)) func(net.Conn, *bufio.ReadWriter) {
 	return func(conn net.Conn, rw *bufio.ReadWriter) {
-		if _, _, err := readClientFrame(rw.Reader, nil); err != nil {
+		if _, _, err := readClientFrame(rw.Reader, new(frameScratch), nil); err != nil {
 			return
 		}
 		then(conn, rw)
@@ -236,7 +236,7 @@ func TestWSPingIsAnswered(t *testing.T) {
 	srv := newWSServer(t, false, readThen(func(conn net.Conn, rw *bufio.ReadWriter) {
 		_ = ws.WriteFrame(conn, ws.NewPingFrame([]byte("are you there")))
 		_ = ws.WriteFrame(conn, ws.NewTextFrame([]byte("reply")))
-		op, p, err := readClientFrame(rw.Reader, nil)
+		op, p, err := readClientFrame(rw.Reader, new(frameScratch), nil)
 		if err == nil && op == ws.OpPong {
 			pong <- string(p)
 		}

@@ -73,9 +73,16 @@ func (s *wsServer) url(path string) string {
 	return u + path
 }
 
+// frameScratch holds a frame's length and masking key while it is read:
+// kept per connection, so reading a frame allocates nothing.
+type frameScratch struct {
+	h    [8]byte
+	mask [4]byte
+}
+
 // readClientFrame reads one masked client frame and unmasks it into buf.
-func readClientFrame(r io.Reader, buf []byte) (op ws.OpCode, payload []byte, err error) {
-	var h [8]byte
+func readClientFrame(r io.Reader, s *frameScratch, buf []byte) (op ws.OpCode, payload []byte, err error) {
+	h, mask := s.h[:], &s.mask
 	if _, err = io.ReadFull(r, h[:2]); err != nil {
 		return 0, nil, err
 	}
@@ -93,7 +100,6 @@ func readClientFrame(r io.Reader, buf []byte) (op ws.OpCode, payload []byte, err
 		}
 		n = binary.BigEndian.Uint64(h[:8])
 	}
-	var mask [4]byte
 	if _, err = io.ReadFull(r, mask[:]); err != nil {
 		return 0, nil, err
 	}
@@ -104,7 +110,7 @@ func readClientFrame(r io.Reader, buf []byte) (op ws.OpCode, payload []byte, err
 	if _, err = io.ReadFull(r, payload); err != nil {
 		return 0, nil, err
 	}
-	ws.Cipher(payload, mask, 0)
+	ws.Cipher(payload, *mask, 0)
 	return op, payload, nil
 }
 
@@ -129,8 +135,9 @@ func appendServerFrame(dst []byte, op ws.OpCode, p []byte) []byte {
 func echo(conn net.Conn, rw *bufio.ReadWriter) {
 	buf := make([]byte, 64<<10)
 	var out []byte
+	var scratch frameScratch
 	for {
-		op, p, err := readClientFrame(rw.Reader, buf)
+		op, p, err := readClientFrame(rw.Reader, &scratch, buf)
 		if err != nil || op == ws.OpClose {
 			return
 		}
@@ -166,8 +173,9 @@ func (m *messages) all() []string {
 func recordingEcho(m *messages) func(net.Conn, *bufio.ReadWriter) {
 	return func(conn net.Conn, rw *bufio.ReadWriter) {
 		buf := make([]byte, 64<<10)
+		var scratch frameScratch
 		for {
-			op, p, err := readClientFrame(rw.Reader, buf)
+			op, p, err := readClientFrame(rw.Reader, &scratch, buf)
 			if err != nil || op == ws.OpClose {
 				return
 			}
