@@ -18,9 +18,14 @@ func TestAppendFrame(t *testing.T) {
 		payload := bytes.Repeat([]byte{'a', 'b', 'c'}, n/3+1)[:n]
 		for _, op := range []ws.OpCode{ws.OpText, ws.OpBinary, ws.OpClose} {
 			frame := appendFrame(nil, op, payload, [4]byte{1, 2, 3, 4})
-			f, err := ws.ReadFrame(bytes.NewReader(frame))
+			r := bytes.NewReader(frame)
+			h, err := ws.ReadHeader(r)
 			if err != nil {
 				t.Fatalf("%d bytes, op %v: %v", n, op, err)
+			}
+			f := ws.Frame{Header: h, Payload: make([]byte, h.Length)}
+			if _, err := io.ReadFull(r, f.Payload); err != nil || r.Len() != 0 {
+				t.Fatalf("%d bytes, op %v: payload: %v, %d bytes left over", n, op, err, r.Len())
 			}
 			if !f.Header.Masked || !f.Header.Fin || f.Header.OpCode != op {
 				t.Errorf("%d bytes: header %+v, want a final masked %v frame", n, f.Header, op)
