@@ -6,6 +6,7 @@ require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/bufbuild/protocompile v0.14.1
 	github.com/expr-lang/expr v1.17.8
+	github.com/gobwas/ws v1.5.0
 	github.com/google/go-cmp v0.7.0
 	github.com/rs/zerolog v1.35.1
 	github.com/tidwall/gjson v1.20.4
@@ -16,7 +17,6 @@ require (
 
 require (
 	github.com/gobwas/httphead v0.1.0 // indirect
-	github.com/gobwas/ws v1.5.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
