@@ -48,9 +48,16 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/echo", s.faulty(serveEcho))
 	mux.HandleFunc("GET /bytes/{n}", s.faulty(serveBytes))
 	mux.HandleFunc("/status/{code}", s.faulty(serveStatus))
+	// Faults apply per message inside, not to the upgrade.
+	mux.HandleFunc("GET /ws", s.serveWS)
 	s.routeAPI(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.ctr.requests.Add(1)
+		if r.ProtoMajor == 2 {
+			s.ctr.http2.Add(1)
+		} else {
+			s.ctr.http1.Add(1)
+		}
 		if served, ok := r.Context().Value(servedKey{}).(*atomic.Int64); ok && s.faults.closesConn(served.Add(1)) {
 			// net/http closes the connection after a response that says so,
 			// and the client learns not to reuse it.
