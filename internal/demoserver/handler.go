@@ -52,6 +52,15 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /ws", s.serveWS)
 	s.routeAPI(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 && r.Method == "PRI" {
+			// An HTTP/1.1-only listener hands the HTTP/2 preface to the
+			// handler, for servers that wire up h2c themselves; this one
+			// refuses it as an HTTP/1.1 server without h2c would.
+			s.ctr.http2Refused.Add(1)
+			w.Header()["Connection"] = connClose
+			http.Error(w, "HTTP/2 not enabled on this listener (serve --http2)", http.StatusHTTPVersionNotSupported)
+			return
+		}
 		s.ctr.requests.Add(1)
 		if r.ProtoMajor == 2 {
 			s.ctr.http2.Add(1)

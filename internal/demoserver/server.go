@@ -41,6 +41,11 @@ type Stats struct {
 	HTTP1Requests int64 `json:"http1_requests"`
 	HTTP2Requests int64 `json:"http2_requests"`
 
+	// HTTP2Refused counts HTTP/2 prefaces sent to the cleartext listener
+	// while it does not speak h2c (no Config.HTTP2): each is answered 505
+	// and its connection closed, and it is not counted in Requests.
+	HTTP2Refused int64 `json:"http2_refused"`
+
 	// Errors is the number of injected errors (ErrorRate): 500 responses,
 	// TCP error frames, gRPC UNAVAILABLE statuses and WebSocket closes.
 	// Statuses asked for explicitly with /status/N are not counted.
@@ -90,6 +95,7 @@ type counters struct {
 	requests     atomic.Int64
 	http1        atomic.Int64
 	http2        atomic.Int64
+	http2Refused atomic.Int64
 	errors       atomic.Int64
 	grpcMessages atomic.Int64
 	wsConns      atomic.Int64
@@ -319,6 +325,7 @@ func (s *Server) Stats() Stats {
 		Requests:      s.ctr.requests.Load(),
 		HTTP1Requests: s.ctr.http1.Load(),
 		HTTP2Requests: s.ctr.http2.Load(),
+		HTTP2Refused:  s.ctr.http2Refused.Load(),
 		Errors:        s.ctr.errors.Load(),
 		GRPCMessages:  s.ctr.grpcMessages.Load(),
 		WSConnections: s.ctr.wsConns.Load(),
