@@ -72,8 +72,9 @@ func (s *Server) routes() http.Handler {
 			// and the client learns not to reuse it.
 			w.Header()["Connection"] = connClose
 		}
-		if s.faults.stalls() && r.URL.Path != "/health" && r.URL.Path != "/stats" {
-			// A request arriving in a stall is only seen when it ends.
+		if s.faults.stalls() && r.URL.Path != "/health" && r.URL.Path != "/stats" && r.URL.Path != "/ws" {
+			// A request arriving in a stall is only seen when it ends. The
+			// WebSocket echo stalls per message instead, as it delays.
 			hold(r, s.faults.stallWait(time.Now()))
 		}
 		mux.ServeHTTP(w, r)
