@@ -18,7 +18,6 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	reflectionv1 "google.golang.org/grpc/reflection/grpc_reflection_v1"
-	reflectionv1alpha "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -316,27 +315,6 @@ func TestGRPCReflection(t *testing.T) {
 					t.Errorf("echo methods (-want +got):\n%s", diff)
 				}
 			}
-		}
-	})
-
-	// grpcurl and ghz still speak v1alpha.
-	t.Run("v1alpha", func(t *testing.T) {
-		rs, err := reflectionv1alpha.NewServerReflectionClient(cc).ServerReflectionInfo(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rs.CloseSend()
-		req := &reflectionv1alpha.ServerReflectionRequest{MessageRequest: &reflectionv1alpha.ServerReflectionRequest_FileContainingSymbol{
-			FileContainingSymbol: "loadgate.echo.v1.SayResponse"}}
-		if err := rs.Send(req); err != nil {
-			t.Fatal(err)
-		}
-		resp, err := rs.Recv()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if files := resp.GetFileDescriptorResponse().GetFileDescriptorProto(); len(files) != 1 {
-			t.Errorf("got %d files (%v), want echo.proto", len(files), resp.GetErrorResponse())
 		}
 	})
 }
