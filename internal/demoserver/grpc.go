@@ -155,15 +155,12 @@ func (g *grpcSide) register(s *Server) {
 	g.health.SetServingStatus(EchoService, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(g.srv, g.health)
 
-	refl := reflection.NewServerV1(reflection.ServerOptions{
+	refl := reflection.ServerOptions{
 		Services:           g.srv,
 		DescriptorResolver: chainResolver{g.files, protoregistry.GlobalFiles},
-	})
-	reflectionv1.RegisterServerReflectionServer(g.srv, refl)
-	reflectionv1alpha.RegisterServerReflectionServer(g.srv, reflection.NewServer(reflection.ServerOptions{
-		Services:           g.srv,
-		DescriptorResolver: chainResolver{g.files, protoregistry.GlobalFiles},
-	}))
+	}
+	reflectionv1.RegisterServerReflectionServer(g.srv, reflection.NewServerV1(refl))
+	reflectionv1alpha.RegisterServerReflectionServer(g.srv, reflection.NewServer(refl))
 }
 
 // sayHandler answers Say with the request's text and n.
