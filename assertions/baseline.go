@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // Baseline finds the case a rule compares with in an earlier run. It is
@@ -29,7 +30,7 @@ type BaselineCase struct {
 	Trials []runner.Trial
 	// Server is the case's server usage; nil when none was sampled, which
 	// skips the rules that read baseline.server or baseline.host.
-	Server *runner.Usage
+	Server *sut.Usage
 }
 
 // NewBaselineCase summarises measured phases for a Baseline to return.
@@ -161,7 +162,7 @@ type regressKey struct {
 type regressState struct {
 	base, cand []runner.Trial
 	// usage is the baseline case's server usage, nil when none was sampled.
-	usage *runner.Usage
+	usage *sut.Usage
 	// flow: the baseline case ran a flow, so its iteration figures exist.
 	flow   bool
 	judged map[regressKey]Regression // cache: a judgement never changes

@@ -11,6 +11,7 @@ import (
 	"github.com/expr-lang/expr"
 
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // Metrics are the figures a rule sees for one case (or, under
@@ -197,7 +198,7 @@ func metricsOf(s runner.Stats) Metrics {
 
 // caseMetricsOf converts the figures of a case's measured phases and, when
 // it was sampled, its server's usage.
-func caseMetricsOf(st runner.Stats, u *runner.Usage) CaseMetrics {
+func caseMetricsOf(st runner.Stats, u *sut.Usage) CaseMetrics {
 	cm := CaseMetrics{Metrics: metricsOf(st), Dropped: st.Dropped, SendLag: st.SendLag, Trials: 1,
 		Generator: GeneratorMetrics{CPU: st.Generator.CPU, Saturated: st.Generator.Saturated, SchedLag: st.Generator.SchedLagP99}}
 	if st.Trials != nil {

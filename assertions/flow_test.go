@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -90,7 +91,7 @@ func flowPhase(name string, n, failed int64, step time.Duration) *runner.PhaseRe
 		nr.Requests, nr.Succeeded = n, n
 		if s == "order" {
 			nr.Succeeded, nr.Failed = n-failed, failed
-			nr.Errors.Add(runner.KindExtract, failed)
+			nr.Errors.Add(protocols.KindExtract, failed)
 		}
 		lat := step * time.Duration(i+1)
 		for range nr.Succeeded {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // Reasons a verdict is skipped, for callers that tell them apart.
@@ -322,7 +323,7 @@ func hasFlow(phases []*runner.PhaseResult) bool {
 // missingUsage reports whether a rule reading server.* (server) or host.*
 // (host) lacks its figures in u. A Usage with PID 0 sampled only the host:
 // its server figures are zeros, which must not pass for measurements.
-func missingUsage(server, host bool, u *runner.Usage) bool {
+func missingUsage(server, host bool, u *sut.Usage) bool {
 	return (server && (u == nil || u.PID == 0)) || (host && u == nil)
 }
 

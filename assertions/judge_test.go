@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -31,7 +32,7 @@ func phase(name string, warmup bool, elapsed time.Duration, l load) *runner.Phas
 	p.Requests = l.n + l.n2
 	p.Failed = l.failed
 	p.Succeeded = p.Requests - l.failed
-	p.Errors.Add(runner.KindStatus, l.failed)
+	p.Errors.Add(protocols.KindStatus, l.failed)
 	p.BytesReceived = 100 * p.Requests
 	for range l.n {
 		p.Latency.Record(l.latency)

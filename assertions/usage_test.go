@@ -7,11 +7,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // withUsage gives c a server usage, as the runner does when it started or
 // monitored a server.
-func withUsage(c *runner.CaseResult, u *runner.Usage) *runner.CaseResult {
+func withUsage(c *runner.CaseResult, u *sut.Usage) *runner.CaseResult {
 	c.Server = u
 	return c
 }
@@ -27,17 +28,17 @@ func TestJudgeServerUsage(t *testing.T) {
 		return phase("steady", false, time.Second, load{latency: time.Millisecond, n: 100})
 	}
 	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
-		withUsage(caseOf("web", 1, steady()), &runner.Usage{
+		withUsage(caseOf("web", 1, steady()), &sut.Usage{
 			PID: 4242, Samples: 10, CPUMean: 45.2, CPUMax: 98, RSSMean: 10 << 20, RSSMax: 12_900_000,
 			HostLoad1Max: 1.2, HostCPUMean: 30,
 		}),
 		// A busy server: two and a half cores, in percent of one core.
-		withUsage(caseOf("web", 2, steady()), &runner.Usage{
+		withUsage(caseOf("web", 2, steady()), &sut.Usage{
 			PID: 4242, Samples: 10, CPUMean: 250, CPUMax: 390, RSSMean: 600 << 20, RSSMax: 700 << 20,
 			HostLoad1Max: 6.5, HostCPUMean: 80,
 		}),
 		// Only the host was sampled: server figures are zeros, not measurements.
-		withUsage(caseOf("web", 3, steady()), &runner.Usage{Samples: 10, HostLoad1Max: 0.5, HostCPUMean: 10}),
+		withUsage(caseOf("web", 3, steady()), &sut.Usage{Samples: 10, HostLoad1Max: 0.5, HostCPUMean: 10}),
 		caseOf("web", 4, steady()),
 	}}
 	want := []brief{
@@ -76,7 +77,7 @@ func TestJudgeBaselineServerUsage(t *testing.T) {
 	ths := at(2, 5, "server.rss_max < baseline.server.rss_max * 1.2")
 	base := caseOf("web", 10, trialRun("steady", time.Millisecond, 1000))
 	cand := withUsage(caseOf("web", 10, trialRun("steady", time.Millisecond, 1000)),
-		&runner.Usage{PID: 7, RSSMean: 90 << 20, RSSMax: 100 << 20})
+		&sut.Usage{PID: 7, RSSMean: 90 << 20, RSSMax: 100 << 20})
 
 	// A baseline case without usage: the comparison is skipped, not
 	// judged against a zero.

@@ -6,6 +6,7 @@ import (
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // The ab scenario is a same-job A/B comparison (SPEC §6): two builds of a
@@ -122,7 +123,7 @@ func abResult() (*runner.ScenarioResult, []assertions.Verdict) {
 			ID: abCaseID(spec), Target: spec.target, Matrix: abMatrix(spec),
 			Phases:     []*runner.PhaseResult{abPhase(spec, caseStart)},
 			ServerName: spec.target,
-			Server: &runner.Usage{
+			Server: &sut.Usage{
 				PID: pid, Samples: 10, CPUMean: spec.cpu, CPUMax: spec.cpu * 1.25,
 				RSSMean: spec.rssMiB << 20 * 9 / 10, RSSMax: spec.rssMiB << 20,
 				HostLoad1Max: 1.5 + float64(spec.concurrency)/100, HostCPUMean: 45,

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -79,7 +80,7 @@ func flowPhase(name string, warmup bool, start time.Time, secs int64) *runner.Ph
 		if i == 0 {
 			n.Succeeded -= fails
 			n.Failed = fails
-			n.Errors.Add(runner.KindExtract, fails)
+			n.Errors.Add(protocols.KindExtract, fails)
 		}
 		n.BytesSent, n.BytesReceived = n.Requests*120, n.Requests*400
 		n.Latency = fixtureHist(n.Succeeded, s.base)

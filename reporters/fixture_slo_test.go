@@ -6,6 +6,7 @@ import (
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // The hello-slo scenario shows what the closed-model sweep cannot: an
@@ -135,11 +136,11 @@ func sloResult() (*runner.ScenarioResult, []assertions.Verdict) {
 		{ID: "paced", Target: "paced", Phases: []*runner.PhaseResult{
 			openPhase("warmup", true, start, 2, 500, 0),
 			openPhase("measured", false, start.Add(3*time.Second), 15, sloRate, sloDropped),
-		}, Server: &runner.Usage{Samples: 15, HostLoad1Max: 0.72, HostCPUMean: 31.5}},
+		}, Server: &sut.Usage{Samples: 15, HostLoad1Max: 0.72, HostCPUMean: 31.5}},
 		{ID: "repeated", Target: "repeated", Phases: []*runner.PhaseResult{
 			fixturePhase(caseSpec{target: "repeated", concurrency: 50, base: 8 * time.Millisecond}, "warmup", true, start.Add(20*time.Second), 2, 2500),
 			trialsPhase(start.Add(23*time.Second), 10, sloTrialRPS),
-		}, Server: &runner.Usage{Samples: 30, HostLoad1Max: 2.41, HostCPUMean: 64.25}},
+		}, Server: &sut.Usage{Samples: 30, HostLoad1Max: 2.41, HostCPUMean: 64.25}},
 	}
 	rules, err := assertions.Compile(sc)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/sut"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -148,13 +149,13 @@ func fixturePhase(spec caseSpec, name string, warmup bool, start time.Time, secs
 // that grows with throughput (a core per 10,000 rps), memory that settles
 // at spec.rssMiB, a host load that grows with the clients, one sample a
 // second.
-func fixtureServer(spec caseSpec, p *runner.PhaseResult) *runner.Usage {
-	u := &runner.Usage{PID: 4242, HostCPUMean: 20 + float64(spec.rps)/200}
+func fixtureServer(spec caseSpec, p *runner.PhaseResult) *sut.Usage {
+	u := &sut.Usage{PID: 4242, HostCPUMean: 20 + float64(spec.rps)/200}
 	secs := int64(p.Elapsed / time.Second)
 	var cpuSum float64
 	var rssSum int64
 	for s := range secs {
-		pt := runner.UsagePoint{
+		pt := sut.UsagePoint{
 			At:    p.Start.Add(time.Duration(s+1) * time.Second),
 			CPU:   float64(spec.rps)/100 + float64(s%5-2)*float64(spec.rps)/1000,
 			RSS:   int64(spec.rssMiB) << 20 * (secs + s + 1) / (2 * secs),

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -192,7 +193,7 @@ func TestCompareFlowRows(t *testing.T) {
 func TestConsoleFlowNothingSucceeded(t *testing.T) {
 	n := &runner.NamedResult{Name: "login-free", Latency: runner.NewHistogram()}
 	n.Requests, n.Failed = 5, 5
-	n.Errors.Add(runner.KindStatus, 5)
+	n.Errors.Add(protocols.KindStatus, 5)
 	p := &runner.PhaseResult{Name: "m", Elapsed: 1e9, Latency: runner.NewHistogram(), Connect: runner.NewHistogram(),
 		ByName: []*runner.NamedResult{n}, Iterations: &runner.IterationResult{Iterations: 5, Failed: 5, Latency: runner.NewHistogram()}}
 	p.Counters = n.Counters

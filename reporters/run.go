@@ -12,6 +12,7 @@ import (
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // Schema is the version of the results document this package writes. It
@@ -105,8 +106,8 @@ type CaseRun struct {
 	Baseline *CaseBaseline `json:"baseline,omitempty"`
 	// Server is the system under test's CPU and memory during the measured
 	// phases (SPEC §3, §8); nil when none was started or monitored.
-	Server     *runner.Usage `json:"server,omitempty"`
-	ServerName string        `json:"server_name,omitempty"`
+	Server     *sut.Usage `json:"server,omitempty"`
+	ServerName string     `json:"server_name,omitempty"`
 }
 
 // MatrixEntry is one matrix key of a case with its typed value: int64,

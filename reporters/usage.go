@@ -7,14 +7,15 @@ import (
 	"strconv"
 
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // The system under test's CPU and memory and the host's load (SPEC §3, §8)
-// in every report. A runner.Usage with PID 0 sampled only the host: its
+// in every report. A sut.Usage with PID 0 sampled only the host: its
 // server figures are zeros, not measurements, so they are never shown.
 
 // serverSampled reports whether u holds figures of a server process.
-func serverSampled(u *runner.Usage) bool { return u != nil && u.PID != 0 }
+func serverSampled(u *sut.Usage) bool { return u != nil && u.PID != 0 }
 
 // usageColumns says which usage columns a scenario's tables need: server
 // CPU and RSS when some case monitored a server, host load when some case
@@ -39,7 +40,7 @@ func fmtLoad(l float64) string { return strconv.FormatFloat(l, 'f', 2, 64) }
 
 // usageCells are the case table's usage cells: server CPU mean / max,
 // server RSS max in MiB, and host load1 max; "—" where nothing was sampled.
-func usageCells(u *runner.Usage) (cpu, rss, load string) {
+func usageCells(u *sut.Usage) (cpu, rss, load string) {
 	cpu, rss, load = "—", "—", "—"
 	if serverSampled(u) {
 		cpu, rss = fmtCPU(u.CPUMean)+" / "+fmtCPU(u.CPUMax), fmtMiB(u.RSSMax)
@@ -98,11 +99,11 @@ func consoleUsage(b *bytes.Buffer, cr *runner.CaseResult) {
 // compareUsage adds the server rows to a case of `loadgate compare` when
 // either side monitored a server: a change of CPU or memory per request is
 // as much a regression as a change of latency.
-func compareUsage(b *bytes.Buffer, base, cand *runner.Usage) {
+func compareUsage(b *bytes.Buffer, base, cand *sut.Usage) {
 	if !serverSampled(base) && !serverSampled(cand) {
 		return
 	}
-	row := func(label string, of func(*runner.Usage) float64, f func(float64) string) {
+	row := func(label string, of func(*sut.Usage) float64, f func(float64) string) {
 		x, y, delta := "—", "—", " |"
 		if serverSampled(base) {
 			x = f(of(base))
@@ -115,8 +116,8 @@ func compareUsage(b *bytes.Buffer, base, cand *runner.Usage) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |%s\n", label, x, y, delta)
 	}
-	row("server CPU mean", func(u *runner.Usage) float64 { return u.CPUMean }, fmtCPU)
-	row("server CPU max", func(u *runner.Usage) float64 { return u.CPUMax }, fmtCPU)
-	row("server RSS max (MiB)", func(u *runner.Usage) float64 { return float64(u.RSSMax) },
+	row("server CPU mean", func(u *sut.Usage) float64 { return u.CPUMean }, fmtCPU)
+	row("server CPU max", func(u *sut.Usage) float64 { return u.CPUMax }, fmtCPU)
+	row("server RSS max (MiB)", func(u *sut.Usage) float64 { return float64(u.RSSMax) },
 		func(f float64) string { return fmtMiB(int64(f)) })
 }

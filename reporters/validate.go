@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // maxRate bounds every per-second figure (rps, bytes per second) a results
@@ -186,7 +187,7 @@ func (v *validator) named(where string, n *NamedStats) {
 	v.distribution(where+": latency", n.Latency)
 }
 
-func (v *validator) usage(where string, u *runner.Usage) {
+func (v *validator) usage(where string, u *sut.Usage) {
 	for _, f := range []float64{u.CPUMean, u.CPUMax, u.HostLoad1Max, u.HostCPUMean} {
 		v.number(where+": cpu/load", f, 1e6)
 	}

@@ -1,8 +1,13 @@
-// Package runner drives the load of resolved scenarios and measures it.
+// Package runner is loadgate's engine: it drives the load of resolved
+// scenarios and measures it.
 //
-// It sits second in loadgate's pipeline: scenarios (parse and validate) →
-// runner (phases, load models, protocol clients, metrics) → assertions
-// (threshold rules) → reporters. It knows nothing of rules or output formats.
+// It sits in the middle of loadgate's pipeline: scenarios (parse and
+// validate) → protocols (the client contract) and its protocol packages
+// (protocols/http1, protocols/tcp, …) → runner (phases, load models,
+// pacing, recording) → assertions (threshold rules) → reporters. It knows
+// nothing of rules or output formats, and nothing of any protocol's wire:
+// dispatch.go, the one file that names the protocol packages, picks a
+// client per target, and the engine only sees protocols.Client.
 //
 // A phase of the closed model runs N workers; each owns a Client (one
 // connection, like ab -c or wrk -c), sends a request, waits for the response,
@@ -13,14 +18,12 @@
 // appends a point to the time series, so no per-request sample is kept and
 // no global lock is taken per request.
 //
-// Clients: HTTP/1.1 targets use a lean client on net.Conn (one write and
-// usually one read per request, nothing allocated per request), falling
-// back to net/http for what it does not do; TCP targets run scripted
-// send/expect steps over framed connections. Open-model phases schedule
-// arrivals from a pure pacing function and time each request from its
-// scheduled start. The package also starts, samples and stops the system
-// under test (server.go, monitor.go) and splits load into segments.
+// Open-model phases schedule arrivals from a pure pacing function and time
+// each request from its scheduled start. A flow target's client runs whole
+// iterations (protocols.Iterator) and reports each step to the engine's
+// step sink (flowengine.go). The servers under test are started, sampled
+// and stopped through package sut.
 //
-// A failed request is data (an ErrorKind counted in the result); a Go error
-// from Run means the run itself could not be carried out.
+// A failed request is data (a protocols.ErrorKind counted in the result);
+// a Go error from Run means the run itself could not be carried out.
 package runner

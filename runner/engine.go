@@ -11,15 +11,17 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // Config tunes a run. The zero value works: it logs nothing, observes
 // nothing and uses the net/http client.
 type Config struct {
 	Logger    zerolog.Logger
-	Observer  Observer      // nil = no progress reporting
-	NewClient NewClientFunc // nil = NewClient, which picks the client for the target's protocol
+	Observer  Observer                // nil = no progress reporting
+	NewClient protocols.NewClientFunc // nil = NewClient, which picks the client for the target's protocol
 	// MaxPhase is the hard deadline of a phase that has no duration (a
 	// request count only), so that a stalled server cannot hang the run.
 	// Default 1h.
@@ -44,7 +46,7 @@ type Config struct {
 	Clock Clock
 
 	// feeds are the run's data feeds, made by Run for the whole run.
-	feeds feeds
+	feeds protocols.Feeds
 }
 
 func (c *Config) defaults() {
@@ -73,20 +75,20 @@ func (c *Config) defaults() {
 // them — and comes with whatever was measured before.
 func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResult, error) {
 	cfg.defaults()
-	cfg.feeds = newFeeds(sc.Data)
+	cfg.feeds = protocols.NewFeeds(sc.Data)
 	res := &ScenarioResult{Scenario: sc, Start: cfg.Clock.Now()}
 	defer func() { res.End = cfg.Clock.Now() }()
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	sys := newSystems(&cfg, cancel)
-	defer sys.stopAll()
+	sys := sut.NewSystems(sut.Options{Logger: cfg.Logger, LogDir: cfg.LogDir, MonitorEvery: cfg.MonitorEvery, Kill: cfg.Kill}, cancel)
+	defer sys.StopAll()
 	if sc.Server != nil {
-		if err := sys.start(runCtx, sc.Server); err != nil {
+		if err := sys.Start(runCtx, sc.Server); err != nil {
 			return res, err
 		}
 	} else if sc.Monitor != nil {
-		if err := sys.resolveMonitor("", sc.Monitor); err != nil {
+		if err := sys.ResolveMonitor("", sc.Monitor); err != nil {
 			return res, err
 		}
 	}
@@ -104,7 +106,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 		}
 		for _, i := range group {
 			c := &sc.Cases[i]
-			if err := sys.prepare(runCtx, sc, &c.Target, keep); err != nil {
+			if err := sys.Prepare(runCtx, sc, &c.Target, keep); err != nil {
 				res.Cases = collect(results)
 				return res, fmt.Errorf("target %q: %w", c.Target.Name, err)
 			}
@@ -122,7 +124,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 		}
 	}
 	res.Cases = collect(results)
-	if err := serverExitCause(runCtx); err != nil {
+	if err := sut.ExitCause(runCtx); err != nil {
 		return res, err
 	}
 	res.Interrupted = ctx.Err() != nil
@@ -132,8 +134,8 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 // runGroup runs the phases of the cases of one group. An interleaved phase
 // alternates trial k of every case before trial k+1; other phases run case
 // by case. The server of each case is sampled while its measured phases run.
-func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results []*CaseResult, sys *systems, cfg *Config) error {
-	monitors := make([]*Monitor, len(group))
+func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results []*CaseResult, sys *sut.Systems, cfg *Config) error {
+	monitors := make([]*sut.Monitor, len(group))
 	defer func() {
 		for gi, m := range monitors {
 			if m != nil {
@@ -153,7 +155,7 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 		if !phases[j].Warmup {
 			for gi, i := range group {
 				if monitors[gi] == nil {
-					monitors[gi], results[i].ServerName = sys.watch(sc, &sc.Cases[i].Target)
+					monitors[gi], results[i].ServerName = sys.Watch(sc, &sc.Cases[i].Target)
 				}
 			}
 		}
@@ -214,8 +216,8 @@ func runTrials(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 type phaseRun struct {
 	phase     *scenarios.Phase
 	target    *scenarios.Target
-	newClient NewClientFunc
-	feeds     feeds
+	newClient protocols.NewClientFunc
+	feeds     protocols.Feeds
 	flow      bool // the target runs a flow: workers iterate, not request
 	clock     Clock
 	start     time.Time
@@ -238,52 +240,50 @@ type phaseRun struct {
 	idleHandoffs int64
 
 	mu      sync.Mutex
-	clients []Client
+	clients []protocols.Client
 	spawned int
 	err     error // the first client that could not be made
 }
 
-func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*PhaseResult, error) {
-	open := ph.Rate.Open()
+// newPhaseResult is the empty result of phase ph of target t, with a
+// named result per entry of a mix of several, or per step of a flow.
+func newPhaseResult(ph *scenarios.Phase, t *scenarios.Target, mix []mixEntry) *PhaseResult {
 	res := &PhaseResult{
 		Name: ph.Name, Warmup: ph.Warmup, Concurrency: ph.Concurrency,
 		Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(),
 	}
-	if open {
+	if ph.Rate.Open() {
 		rate := ph.Rate
 		res.Rate = &rate
 		res.SendLag = NewHistogram()
 	}
-	mix := requestMix(&c.Target)
-	flow := c.Target.HTTP != nil && c.Target.HTTP.Flow != nil
-	if len(mix) > 1 && !flow {
+	flow := flowOf(t)
+	if len(mix) > 1 && flow == nil {
 		for _, r := range mix {
 			res.ByName = append(res.ByName, &NamedResult{Name: r.name, Latency: NewHistogram()})
 		}
 	}
-	if flow {
+	if flow != nil {
 		// Every step is a named request, in flow order, even a single one.
-		for _, st := range c.Target.HTTP.Flow.Steps {
+		for _, st := range flow.Steps {
 			res.ByName = append(res.ByName, &NamedResult{Name: st.Name, Latency: NewHistogram()})
 		}
 		res.Iterations = &IterationResult{Latency: NewHistogram()}
 	}
+	return res
+}
+
+func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*PhaseResult, error) {
+	open := ph.Rate.Open()
+	mix := requestMix(&c.Target)
+	flow := flowOf(&c.Target) != nil
+	res := newPhaseResult(ph, &c.Target, mix)
 	pr := &phaseRun{phase: ph, target: &c.Target, newClient: cfg.NewClient, feeds: cfg.feeds, flow: flow,
 		clock: cfg.Clock, schedLag: NewHistogram(), dataEnd: make(chan struct{})}
-	sum := 0
-	for _, r := range mix {
-		sum += r.weight
-		pr.weights = append(pr.weights, sum)
-	}
+	pr.weights = cumulativeWeights(mix)
 	defer pr.closeClients()
 
-	parallel := ph.Concurrency
-	if open {
-		parallel = ph.MaxInFlight
-		if parallel <= 0 {
-			parallel = scenarios.DefaultMaxInFlight
-		}
-	}
+	parallel := parallelism(ph)
 	pr.shards = make([]*shard, max(1, min(parallel, 2*runtime.GOMAXPROCS(0))))
 	for i := range pr.shards {
 		pr.shards[i] = newShard(len(res.ByName), open, flow)
@@ -324,53 +324,8 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	res.Start = clock.Now()
 	pr.start = res.Start
 	var sent atomic.Int64
-	if open {
-		pr.wg.Add(1)
-		go func() {
-			defer pr.wg.Done()
-			sent.Store(pr.schedule(phaseCtx, parallel))
-		}()
-	} else {
-		for w := range pr.clients {
-			pr.wg.Add(1)
-			go func() {
-				defer pr.wg.Done()
-				pr.worker(phaseCtx, w, pr.clients[w], pr.shards[w%len(pr.shards)])
-			}()
-		}
-	}
-	done := make(chan struct{})
-	go func() { pr.wg.Wait(); close(done) }()
-
-	ticker := time.NewTicker(cfg.Tick)
-	defer ticker.Stop()
-	var grace <-chan time.Time
-	deadline := phaseCtx.Done()
-	second := 0
-	last := res.Start
-loop:
-	for {
-		select {
-		case <-done:
-			break loop
-		case <-deadline:
-			grace = time.After(cfg.Grace)
-			deadline = nil // workers have seen it; now only wait for them
-		case <-grace:
-			cfg.Logger.Warn().Str("case", c.ID).Str("phase", phaseName).
-				Int64("in_flight", pr.inFlight.Load()).Msg("in-flight requests did not stop in time; abandoning them")
-			break loop
-		case <-ticker.C:
-			now := clock.Now()
-			pt := col.closeSecond(second, pr.inFlight.Load())
-			second++
-			if cfg.Observer != nil {
-				snap.update(res, now.Sub(res.Start), pt.Completed-pt.Errors, now.Sub(last), pt.InFlight)
-				cfg.Observer.Progress(snap)
-			}
-			last = now
-		}
-	}
+	done := pr.startWorkers(phaseCtx, open, parallel, &sent)
+	second := pr.await(phaseCtx, done, cfg, col, res, &snap)
 	res.End = clock.Now()
 	if ph.Duration > 0 && res.End.Sub(res.Start) > ph.Duration {
 		// Requests still running at the deadline were abandoned, not counted,
@@ -385,24 +340,7 @@ loop:
 	res.Interrupted = ctx.Err() != nil
 	res.Generator.CPU = cpuShare(clock.CPU()-cpu0, clock.Since(res.Start))
 	if open {
-		if !pr.exhausted.Load() {
-			// Arrivals after the data ran out were not due: the phase ended.
-			res.Dropped = dropped(ph, res.Elapsed, sent.Load())
-		}
-		var idleShare float64
-		select {
-		case <-done: // the scheduler has finished with its figures
-			res.Generator.SchedLagP99 = pr.schedLag.Quantile(99)
-			if s := sent.Load(); s > 0 {
-				idleShare = float64(pr.idleHandoffs) / float64(s)
-			}
-		default:
-		}
-		var dropShare float64
-		if total := res.Requests + res.Dropped; total > 0 {
-			dropShare = float64(res.Dropped) / float64(total)
-		}
-		res.Generator.judge(dropShare, idleShare)
+		pr.openFigures(res, done, &sent)
 	}
 	if err := pr.clientErr(); err != nil {
 		return nil, err
@@ -414,6 +352,110 @@ loop:
 	cfg.Logger.Debug().Str("case", c.ID).Str("phase", phaseName).Int64("requests", res.Requests).
 		Int64("dropped", res.Dropped).Dur("elapsed", res.Elapsed).Bool("interrupted", res.Interrupted).Msg("phase done")
 	return res, nil
+}
+
+// cumulativeWeights are the running sums of the mix's weights, for pick.
+func cumulativeWeights(mix []mixEntry) []int {
+	var weights []int
+	sum := 0
+	for _, r := range mix {
+		sum += r.weight
+		weights = append(weights, sum)
+	}
+	return weights
+}
+
+// parallelism is how many requests of phase ph may be in flight at once:
+// its workers in the closed model, its max_in_flight in the open one.
+func parallelism(ph *scenarios.Phase) int {
+	if !ph.Rate.Open() {
+		return ph.Concurrency
+	}
+	if ph.MaxInFlight <= 0 {
+		return scenarios.DefaultMaxInFlight
+	}
+	return ph.MaxInFlight
+}
+
+// startWorkers starts the open model's scheduler, or one goroutine per
+// closed-model client; the channel closes when all of them have returned.
+// The scheduler stores in sent how many arrivals it handed out.
+func (pr *phaseRun) startWorkers(ctx context.Context, open bool, parallel int, sent *atomic.Int64) <-chan struct{} {
+	if open {
+		pr.wg.Add(1)
+		go func() {
+			defer pr.wg.Done()
+			sent.Store(pr.schedule(ctx, parallel))
+		}()
+	} else {
+		for w := range pr.clients {
+			pr.wg.Add(1)
+			go func() {
+				defer pr.wg.Done()
+				pr.worker(ctx, w, pr.clients[w], pr.shards[w%len(pr.shards)])
+			}()
+		}
+	}
+	done := make(chan struct{})
+	go func() { pr.wg.Wait(); close(done) }()
+	return done
+}
+
+// await closes a second of the time series every tick and reports
+// progress until the workers are done, or the phase's deadline plus the
+// grace period has passed; it returns the number of seconds closed.
+func (pr *phaseRun) await(phaseCtx context.Context, done <-chan struct{}, cfg *Config, col *collector, res *PhaseResult, snap *Snapshot) int {
+	ticker := time.NewTicker(cfg.Tick)
+	defer ticker.Stop()
+	var grace <-chan time.Time
+	deadline := phaseCtx.Done()
+	second := 0
+	last := res.Start
+	for {
+		select {
+		case <-done:
+			return second
+		case <-deadline:
+			grace = time.After(cfg.Grace)
+			deadline = nil // workers have seen it; now only wait for them
+		case <-grace:
+			cfg.Logger.Warn().Str("case", snap.Case).Str("phase", snap.Phase).
+				Int64("in_flight", pr.inFlight.Load()).Msg("in-flight requests did not stop in time; abandoning them")
+			return second
+		case <-ticker.C:
+			now := pr.clock.Now()
+			pt := col.closeSecond(second, pr.inFlight.Load())
+			second++
+			if cfg.Observer != nil {
+				snap.update(res, now.Sub(res.Start), pt.Completed-pt.Errors, now.Sub(last), pt.InFlight)
+				cfg.Observer.Progress(*snap)
+			}
+			last = now
+		}
+	}
+}
+
+// openFigures adds the open model's figures to res: the arrivals dropped,
+// and, once the scheduler is done, its lag and the generator's verdict.
+func (pr *phaseRun) openFigures(res *PhaseResult, done <-chan struct{}, sent *atomic.Int64) {
+	if !pr.exhausted.Load() {
+		// Arrivals after the data ran out were not due: the phase ended.
+		res.Dropped = dropped(pr.phase, res.Elapsed, sent.Load())
+	}
+	var idleShare float64
+	select {
+	case <-done: // the scheduler has finished with its figures
+		res.Generator.SchedLagP99 = pr.schedLag.Quantile(99)
+		if s := sent.Load(); s > 0 {
+			idleShare = float64(pr.idleHandoffs) / float64(s)
+		}
+	default:
+	}
+	var dropShare float64
+	if total := res.Requests + res.Dropped; total > 0 {
+		dropShare = float64(res.Dropped) / float64(total)
+	}
+	res.Generator.judge(dropShare, idleShare)
 }
 
 // dropped counts the arrivals due before the phase ended (within its request
@@ -431,13 +473,13 @@ func dropped(ph *scenarios.Phase, elapsed time.Duration, sent int64) int64 {
 }
 
 // addClient makes one more worker client; the phase closes them all at its end.
-func (pr *phaseRun) addClient() (Client, error) {
+func (pr *phaseRun) addClient() (protocols.Client, error) {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
 	cl, err := pr.newClient(pr.target, pr.spawned)
 	if err == nil && pr.flow {
-		if it, ok := cl.(iterator); ok {
-			it.bind(pr.feeds)
+		if it, ok := cl.(protocols.Iterator); ok {
+			it.Bind(pr.feeds)
 		} else {
 			_ = cl.Close()
 			err = fmt.Errorf("target %q: its client cannot run a flow", pr.target.Name)
@@ -471,7 +513,7 @@ func (pr *phaseRun) closeClients() {
 
 // closedWorker is one closed-model worker: request, wait for the response,
 // think, repeat, until the phase's deadline or request limit.
-func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shard) {
+func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl protocols.Client, sh *shard) {
 	ph := pr.phase
 	if at := rampStart(ph, w); at > 0 && !sleepCtx(ctx, pr.clock, at) {
 		return
@@ -482,7 +524,7 @@ func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shar
 		think = pr.clock.NewTimer(time.Hour)
 		think.Stop()
 	}
-	var out Outcome
+	var out protocols.Outcome
 	for ctx.Err() == nil {
 		if ph.Requests > 0 && pr.claimed.Add(1) > ph.Requests {
 			return
@@ -496,7 +538,7 @@ func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl Client, sh *shar
 		done := pr.clock.Now()
 		latency := done.Sub(start)
 		pr.inFlight.Add(-1)
-		if out.Kind != KindNone && pr.cutShort(ctx, done) {
+		if out.Kind != protocols.KindNone && pr.cutShort(ctx, done) {
 			return
 		}
 		sh.record(req, latency, 0, &out)

@@ -3,12 +3,14 @@ package runner
 import (
 	"context"
 	"time"
+
+	"github.com/loadgate/loadgate/protocols"
 )
 
 // worker runs closed-model worker w: a flow's user, or a requester.
-func (pr *phaseRun) worker(ctx context.Context, w int, cl Client, sh *shard) {
+func (pr *phaseRun) worker(ctx context.Context, w int, cl protocols.Client, sh *shard) {
 	if pr.flow {
-		pr.closedFlowWorker(ctx, w, cl.(iterator), sh)
+		pr.closedFlowWorker(ctx, w, cl.(protocols.Iterator), sh)
 		return
 	}
 	pr.closedWorker(ctx, w, cl, sh)
@@ -21,9 +23,9 @@ type flowSink struct {
 	timer Timer // for think times; made on first use
 }
 
-func (s *flowSink) now() time.Time { return s.pr.clock.Now() }
+func (s *flowSink) Now() time.Time { return s.pr.clock.Now() }
 
-func (s *flowSink) sleep(ctx context.Context, d time.Duration) bool {
+func (s *flowSink) Sleep(ctx context.Context, d time.Duration) bool {
 	if s.timer == nil {
 		s.timer = s.pr.clock.NewTimer(d)
 	} else {
@@ -38,8 +40,8 @@ func (s *flowSink) sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func (s *flowSink) step(ctx context.Context, i int, name string, latency time.Duration, out *Outcome) bool {
-	if out.Kind != KindNone && s.pr.cutShort(ctx, s.pr.clock.Now()) {
+func (s *flowSink) Step(ctx context.Context, i int, name string, latency time.Duration, out *protocols.Outcome) bool {
+	if out.Kind != protocols.KindNone && s.pr.cutShort(ctx, s.pr.clock.Now()) {
 		return false
 	}
 	s.sh.recordStep(i, name, latency, out)
@@ -55,7 +57,7 @@ func (s *flowSink) stop() {
 // closedFlowWorker is one closed-model virtual user of a flow: iterate,
 // think, repeat, until the phase's deadline, its iteration limit (a
 // phase's requests: counts iterations of a flow) or the end of its data.
-func (pr *phaseRun) closedFlowWorker(ctx context.Context, w int, it iterator, sh *shard) {
+func (pr *phaseRun) closedFlowWorker(ctx context.Context, w int, it protocols.Iterator, sh *shard) {
 	ph := pr.phase
 	if at := rampStart(ph, w); at > 0 && !sleepCtx(ctx, pr.clock, at) {
 		return
@@ -67,12 +69,12 @@ func (pr *phaseRun) closedFlowWorker(ctx context.Context, w int, it iterator, sh
 			return
 		}
 		pr.inFlight.Add(1)
-		r := it.iterate(ctx, pr.clock.Now(), sink)
+		r := it.Iterate(ctx, pr.clock.Now(), sink)
 		pr.inFlight.Add(-1)
 		if !pr.endIteration(sh, r, 0) {
 			return
 		}
-		if ph.ThinkTime > 0 && !sink.sleep(ctx, ph.ThinkTime) {
+		if ph.ThinkTime > 0 && !sink.Sleep(ctx, ph.ThinkTime) {
 			return
 		}
 	}
@@ -81,14 +83,14 @@ func (pr *phaseRun) closedFlowWorker(ctx context.Context, w int, it iterator, sh
 // openFlowWorker runs the iterations it is handed, first, then whatever
 // the scheduler passes on the work channel: one arrival is one iteration,
 // due at its scheduled time.
-func (pr *phaseRun) openFlowWorker(ctx context.Context, _ int, it iterator, sh *shard, first time.Duration, work <-chan time.Duration) {
+func (pr *phaseRun) openFlowWorker(ctx context.Context, _ int, it protocols.Iterator, sh *shard, first time.Duration, work <-chan time.Duration) {
 	sink := &flowSink{pr: pr, sh: sh}
 	defer sink.stop()
 	due, ok := first, true
 	for ok {
 		pr.inFlight.Add(1)
 		lag := pr.clock.Since(pr.start) - due
-		r := it.iterate(ctx, pr.start.Add(due), sink)
+		r := it.Iterate(ctx, pr.start.Add(due), sink)
 		pr.inFlight.Add(-1)
 		if !pr.endIteration(sh, r, max(lag, 0)) {
 			// Leave the rest of the arrivals to the scheduler, which stops.
@@ -101,7 +103,7 @@ func (pr *phaseRun) openFlowWorker(ctx context.Context, _ int, it iterator, sh *
 // endIteration records iteration r; false when the worker must stop: its
 // data ran out (which ends the phase cleanly, nothing counted) or the
 // phase ended under it.
-func (pr *phaseRun) endIteration(sh *shard, r iterOutcome, lag time.Duration) bool {
+func (pr *phaseRun) endIteration(sh *shard, r protocols.IterOutcome, lag time.Duration) bool {
 	switch {
 	case r.Exhausted:
 		pr.endOnce.Do(func() {

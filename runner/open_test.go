@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -233,8 +234,8 @@ func TestSpread(t *testing.T) {
 // parsing requests: with it, only the generator can be the bottleneck.
 type spinClient struct{ cost time.Duration }
 
-func (c spinClient) Do(ctx context.Context, _ int, out *Outcome) {
-	*out = Outcome{}
+func (c spinClient) Do(ctx context.Context, _ int, out *protocols.Outcome) {
+	*out = protocols.Outcome{}
 	for start := time.Now(); time.Since(start) < c.cost; {
 	}
 }
@@ -246,7 +247,7 @@ func (spinClient) Close() error { return nil }
 func TestStarvedGeneratorIsSaturated(t *testing.T) {
 	sc := httpScenario(scenarios.HTTPTarget{Requests: single("http://127.0.0.1:9/")},
 		scenarios.Phase{Name: "flood", Rate: scenarios.Rate{From: 2_000_000, To: 2_000_000}, Duration: time.Second, MaxInFlight: 64})
-	p := runOne(t, sc, Config{NewClient: func(*scenarios.Target, int) (Client, error) {
+	p := runOne(t, sc, Config{NewClient: func(*scenarios.Target, int) (protocols.Client, error) {
 		return spinClient{cost: 20 * time.Microsecond}, nil
 	}})
 	t.Logf("starved: %d completed, %d dropped, generator %+v", p.Requests, p.Dropped, p.Generator)

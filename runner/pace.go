@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -160,7 +161,7 @@ func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
 		go func() {
 			defer pr.wg.Done()
 			if pr.flow {
-				pr.openFlowWorker(ctx, w, cl.(iterator), pr.shards[w%len(pr.shards)], due, work)
+				pr.openFlowWorker(ctx, w, cl.(protocols.Iterator), pr.shards[w%len(pr.shards)], due, work)
 				return
 			}
 			pr.openWorker(ctx, w, cl, pr.shards[w%len(pr.shards)], due, work)
@@ -234,9 +235,9 @@ func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
 
 // openWorker sends the arrivals it is handed, first, then whatever the
 // scheduler passes on the work channel, until the channel closes.
-func (pr *phaseRun) openWorker(ctx context.Context, w int, cl Client, sh *shard, first time.Duration, work <-chan time.Duration) {
+func (pr *phaseRun) openWorker(ctx context.Context, w int, cl protocols.Client, sh *shard, first time.Duration, work <-chan time.Duration) {
 	rng := rand.New(rand.NewPCG(uint64(w), 0x9e3779b97f4a7c15))
-	var out Outcome
+	var out protocols.Outcome
 	due, ok := first, true
 	for ok {
 		req := pr.pick(rng)
@@ -249,7 +250,7 @@ func (pr *phaseRun) openWorker(ctx context.Context, w int, cl Client, sh *shard,
 		done := pr.clock.Now()
 		latency := done.Sub(pr.start) - due
 		pr.inFlight.Add(-1)
-		if out.Kind != KindNone && pr.cutShort(ctx, done) {
+		if out.Kind != protocols.KindNone && pr.cutShort(ctx, done) {
 			return
 		}
 		sh.record(req, latency, max(lag, 0), &out)

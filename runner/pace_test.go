@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -162,8 +163,11 @@ func TestInitialWorkers(t *testing.T) {
 // clock, no virtual time passes while it works.
 type instantClient struct{ calls *atomic.Int64 }
 
-func (c instantClient) Do(_ context.Context, _ int, out *Outcome) { *out = Outcome{}; c.calls.Add(1) }
-func (instantClient) Close() error                                { return nil }
+func (c instantClient) Do(_ context.Context, _ int, out *protocols.Outcome) {
+	*out = protocols.Outcome{}
+	c.calls.Add(1)
+}
+func (instantClient) Close() error { return nil }
 
 // TestSchedulerOnFakeClock runs the open model on a clock the test moves:
 // the scheduler wakes exactly when it asked to, or `late` after, as on a
@@ -192,7 +196,7 @@ func TestSchedulerOnFakeClock(t *testing.T) {
 			go func() {
 				defer close(done)
 				res, err := Run(context.Background(), sc, Config{Clock: clock, Tick: time.Hour,
-					NewClient: func(*scenarios.Target, int) (Client, error) { return instantClient{&calls}, nil }})
+					NewClient: func(*scenarios.Target, int) (protocols.Client, error) { return instantClient{&calls}, nil }})
 				if err != nil {
 					t.Error(err)
 					return

@@ -3,6 +3,8 @@ package runner
 import (
 	"sync"
 	"time"
+
+	"github.com/loadgate/loadgate/protocols"
 )
 
 // shard is one slice of a phase's measurements. Workers are spread over a
@@ -22,8 +24,8 @@ type shard struct {
 	// samples holds the first message of each error kind this shard saw
 	// that the collector has not taken yet; sampled marks the kinds already
 	// described, so that each is formatted once per phase, not per failure.
-	samples [numKinds]string
-	sampled [numKinds]bool
+	samples [protocols.NumKinds]string
+	sampled [protocols.NumKinds]bool
 }
 
 type namedShard struct {
@@ -58,7 +60,7 @@ func newShard(names int, open, flow bool) *shard {
 
 // record adds one completed request; lag is its send lag in the open model.
 // It allocates nothing, except once per error kind per phase to describe it.
-func (s *shard) record(req int, latency, lag time.Duration, o *Outcome) {
+func (s *shard) record(req int, latency, lag time.Duration, o *protocols.Outcome) {
 	s.mu.Lock()
 	s.add(req, "", latency, o)
 	if s.sendLag != nil {
@@ -71,7 +73,7 @@ func (s *shard) record(req int, latency, lag time.Duration, o *Outcome) {
 // req; req < 0 is a failed setup step, counted among the phase's requests
 // and errors only (setup is not measured, but its failures must show). A
 // step has no send lag of its own: its iteration has (recordIteration).
-func (s *shard) recordStep(req int, name string, latency time.Duration, o *Outcome) {
+func (s *shard) recordStep(req int, name string, latency time.Duration, o *protocols.Outcome) {
 	s.mu.Lock()
 	s.add(req, name, latency, o)
 	s.mu.Unlock()
@@ -79,11 +81,11 @@ func (s *shard) recordStep(req int, name string, latency time.Duration, o *Outco
 
 // recordIteration adds one completed iteration of a flow; lag is its send
 // lag in the open model.
-func (s *shard) recordIteration(latency, lag time.Duration, kind ErrorKind) {
+func (s *shard) recordIteration(latency, lag time.Duration, kind protocols.ErrorKind) {
 	s.mu.Lock()
 	it := s.iter
 	it.iterations++
-	if kind == KindNone {
+	if kind == protocols.KindNone {
 		it.succeeded++
 		it.latency.Record(latency)
 	} else {
@@ -97,14 +99,14 @@ func (s *shard) recordIteration(latency, lag time.Duration, kind ErrorKind) {
 
 // add counts one request; name, when set, prefixes its error sample. The
 // caller holds mu.
-func (s *shard) add(req int, name string, latency time.Duration, o *Outcome) {
+func (s *shard) add(req int, name string, latency time.Duration, o *protocols.Outcome) {
 	if req < 0 {
 		addOutcome(&s.counters, o)
 		s.sample(name, o)
 		return
 	}
 	addOutcome(&s.counters, o)
-	if o.Kind == KindNone {
+	if o.Kind == protocols.KindNone {
 		s.latency.Record(latency)
 	} else {
 		s.failed.Record(latency)
@@ -116,15 +118,15 @@ func (s *shard) add(req int, name string, latency time.Duration, o *Outcome) {
 	if s.byName != nil {
 		n := &s.byName[req]
 		addOutcome(&n.counters, o)
-		if o.Kind == KindNone {
+		if o.Kind == protocols.KindNone {
 			n.latency.Record(latency)
 		}
 	}
 }
 
 // sample describes the first failure of each kind, once per phase.
-func (s *shard) sample(name string, o *Outcome) {
-	if k := min(o.Kind, numKinds-1); o.Kind != KindNone && !s.sampled[k] {
+func (s *shard) sample(name string, o *protocols.Outcome) {
+	if k := min(o.Kind, protocols.NumKinds-1); o.Kind != protocols.KindNone && !s.sampled[k] {
 		s.sampled[k] = true
 		s.samples[k] = describeFailure(o)
 		if name != "" {
@@ -133,9 +135,9 @@ func (s *shard) sample(name string, o *Outcome) {
 	}
 }
 
-func addOutcome(c *Counters, o *Outcome) {
+func addOutcome(c *Counters, o *protocols.Outcome) {
 	c.Requests++
-	if o.Kind == KindNone {
+	if o.Kind == protocols.KindNone {
 		c.Succeeded++
 	} else {
 		c.Failed++
@@ -169,7 +171,7 @@ func (c *collector) drain() {
 		c.total.FailedLatency.Merge(s.failed)
 		for k, msg := range s.samples {
 			if msg != "" {
-				c.total.noteError(ErrorKind(k), msg)
+				c.total.noteError(protocols.ErrorKind(k), msg)
 				s.samples[k] = ""
 			}
 		}

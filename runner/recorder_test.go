@@ -2,17 +2,20 @@ package runner
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"testing"
 	"time"
+
+	"github.com/loadgate/loadgate/protocols"
 )
 
 func TestCollectorSeriesAndTotals(t *testing.T) {
 	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram()}
 	shards := []*shard{newShard(0, false, false), newShard(0, false, false)}
 	col := newCollector(p, shards)
-	ok := Outcome{BytesSent: 10, BytesReceived: 100}
-	bad := Outcome{Kind: KindStatus, Status: 503, BytesSent: 10, BytesReceived: 50, Connect: time.Millisecond}
+	ok := protocols.Outcome{BytesSent: 10, BytesReceived: 100}
+	bad := protocols.Outcome{Kind: protocols.KindStatus, Status: 503, BytesSent: 10, BytesReceived: 50, Connect: time.Millisecond}
 	for i := 0; i < 9; i++ {
 		shards[i%2].record(0, 10*time.Millisecond, 0, &ok)
 	}
@@ -110,7 +113,7 @@ func TestSummarizeMergesPhases(t *testing.T) {
 // a shard. It must not allocate.
 func BenchmarkRecord(b *testing.B) {
 	sh := newShard(3, true, false)
-	out := Outcome{BytesSent: 80, BytesReceived: 160}
+	out := protocols.Outcome{BytesSent: 80, BytesReceived: 160}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		sh.record(i%3, time.Duration(i%5000)*time.Microsecond, 0, &out)
@@ -119,7 +122,7 @@ func BenchmarkRecord(b *testing.B) {
 
 func TestRecordDoesNotAllocate(t *testing.T) {
 	sh := newShard(2, false, false)
-	out := Outcome{Kind: KindTimeout}
+	out := protocols.Outcome{Kind: protocols.KindTimeout}
 	allocs := testing.AllocsPerRun(1000, func() { sh.record(1, 3*time.Millisecond, 0, &out) })
 	if allocs != 0 {
 		t.Errorf("record allocates %v times per request", allocs)
@@ -128,15 +131,15 @@ func TestRecordDoesNotAllocate(t *testing.T) {
 
 func TestRecordStepAndIterationDoNotAllocate(t *testing.T) {
 	sh := newShard(3, true, true)
-	ok := Outcome{BytesSent: 80}
-	bad := Outcome{Kind: KindExtract}
+	ok := protocols.Outcome{BytesSent: 80}
+	bad := protocols.Outcome{Kind: protocols.KindExtract}
 	sh.recordStep(0, "list", time.Millisecond, &bad) // the one description of the kind
 	allocs := testing.AllocsPerRun(1000, func() {
 		sh.recordStep(1, "get", 3*time.Millisecond, &ok)
 		sh.recordStep(2, "order", 3*time.Millisecond, &bad)
 		sh.recordStep(-1, "login", 0, &bad)
-		sh.recordIteration(9*time.Millisecond, time.Microsecond, KindNone)
-		sh.recordIteration(0, 0, KindExtract)
+		sh.recordIteration(9*time.Millisecond, time.Microsecond, protocols.KindNone)
+		sh.recordIteration(0, 0, protocols.KindExtract)
 	})
 	if allocs != 0 {
 		t.Errorf("recording a flow's steps and iterations allocates %v times", allocs)
@@ -144,22 +147,23 @@ func TestRecordStepAndIterationDoNotAllocate(t *testing.T) {
 }
 
 func TestCollectorFlowTotals(t *testing.T) {
+	errNotFound := errors.New(`extract id: json path "id" not found`)
 	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(),
 		ByName:     []*NamedResult{{Name: "a", Latency: NewHistogram()}, {Name: "b", Latency: NewHistogram()}},
 		Iterations: &IterationResult{Latency: NewHistogram()}}
 	shards := []*shard{newShard(2, false, true), newShard(2, false, true)}
 	col := newCollector(p, shards)
-	ok, bad := Outcome{}, Outcome{Kind: KindExtract, Err: errFlowDo}
+	ok, bad := protocols.Outcome{}, protocols.Outcome{Kind: protocols.KindExtract, Err: errNotFound}
 	for i := range 4 {
 		sh := shards[i%2]
 		sh.recordStep(0, "a", time.Millisecond, &ok)
 		sh.recordStep(1, "b", 2*time.Millisecond, &ok)
-		sh.recordIteration(3*time.Millisecond, 0, KindNone)
+		sh.recordIteration(3*time.Millisecond, 0, protocols.KindNone)
 	}
 	shards[0].recordStep(0, "a", time.Millisecond, &bad)
-	shards[0].recordIteration(0, 0, KindExtract)
-	shards[1].recordStep(-1, "login", 0, &Outcome{Kind: KindStatus, Status: 500})
-	shards[1].recordIteration(0, 0, KindStatus)
+	shards[0].recordIteration(0, 0, protocols.KindExtract)
+	shards[1].recordStep(-1, "login", 0, &protocols.Outcome{Kind: protocols.KindStatus, Status: 500})
+	shards[1].recordIteration(0, 0, protocols.KindStatus)
 	col.closeSecond(0, 0)
 	if got := *p.Iterations; got.Iterations != 6 || got.Succeeded != 4 || got.Failed != 2 || got.Latency.Count() != 4 {
 		t.Errorf("iterations = %+v, want 6: 4 succeeded, 2 failed, 4 latencies", got)
@@ -171,7 +175,7 @@ func TestCollectorFlowTotals(t *testing.T) {
 	if p.Counters != want {
 		t.Errorf("totals = %+v, want %+v: steps and the failed setup request", p.Counters, want)
 	}
-	if got := p.ErrorSamples["extract"]; got != "a: "+errFlowDo.Error() {
+	if got := p.ErrorSamples["extract"]; got != "a: "+errNotFound.Error() {
 		t.Errorf("extract sample = %q, want it named after its step", got)
 	}
 	if got := p.ErrorSamples["status"]; got != "login: unexpected status 500" {

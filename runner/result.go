@@ -4,37 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/sut"
 )
-
-// ErrorKind classifies a failed request (SPEC §3). A failed request is data,
-// not a Go error: it is counted by kind and the run goes on.
-type ErrorKind uint8
-
-// The error kinds, in report order. KindNone marks a successful request.
-const (
-	KindNone     ErrorKind = iota
-	KindConnect            // dial or TLS handshake failed
-	KindTimeout            // the request's deadline passed
-	KindReset              // the peer reset or closed the connection mid-exchange
-	KindStatus             // status code not accepted by expect.status
-	KindLength             // body length differs from expect.length, or exceeds max_body
-	KindCheck              // body_contains / body_regex failed
-	KindExtract            // a flow step's extract: found nothing to take
-	KindProtocol           // the response could not be parsed
-	KindOther              // anything else
-	numKinds
-)
-
-var kindNames = [numKinds]string{"", "connect", "timeout", "reset", "status", "length", "check", "extract", "protocol", "other"}
-
-// String is the kind's name as used in reports and rules (`errors.connect`).
-func (k ErrorKind) String() string {
-	if k >= numKinds {
-		return "other"
-	}
-	return kindNames[k]
-}
 
 // ErrorCounts counts failed requests by kind.
 type ErrorCounts struct {
@@ -50,24 +23,24 @@ type ErrorCounts struct {
 }
 
 // Add counts one failure of kind k; KindNone is ignored.
-func (c *ErrorCounts) Add(k ErrorKind, n int64) {
+func (c *ErrorCounts) Add(k protocols.ErrorKind, n int64) {
 	switch k {
-	case KindNone:
-	case KindConnect:
+	case protocols.KindNone:
+	case protocols.KindConnect:
 		c.Connect += n
-	case KindTimeout:
+	case protocols.KindTimeout:
 		c.Timeout += n
-	case KindReset:
+	case protocols.KindReset:
 		c.Reset += n
-	case KindStatus:
+	case protocols.KindStatus:
 		c.Status += n
-	case KindLength:
+	case protocols.KindLength:
 		c.Length += n
-	case KindCheck:
+	case protocols.KindCheck:
 		c.Check += n
-	case KindExtract:
+	case protocols.KindExtract:
 		c.Extract += n
-	case KindProtocol:
+	case protocols.KindProtocol:
 		c.Protocol += n
 	default:
 		c.Other += n
@@ -106,7 +79,7 @@ func (c ErrorCounts) Each(fn func(kind string, n int64)) {
 }
 
 // noteError keeps msg as kind's sample unless one is already kept.
-func (p *PhaseResult) noteError(kind ErrorKind, msg string) {
+func (p *PhaseResult) noteError(kind protocols.ErrorKind, msg string) {
 	if p.ErrorSamples == nil {
 		p.ErrorSamples = map[string]string{}
 	}
@@ -129,11 +102,11 @@ func MergeErrorSamples(dst map[string]string, src map[string]string) map[string]
 }
 
 // describeFailure is the sample message of a failed request.
-func describeFailure(o *Outcome) string {
+func describeFailure(o *protocols.Outcome) string {
 	switch {
 	case o.Err != nil:
 		return o.Err.Error()
-	case o.Kind == KindStatus && o.Status != 0:
+	case o.Kind == protocols.KindStatus && o.Status != 0:
 		return fmt.Sprintf("unexpected status %d", o.Status)
 	default:
 		return o.Kind.String() + " error"
@@ -260,7 +233,7 @@ type CaseResult struct {
 	// Server is the system under test's CPU and memory while this case's
 	// measured phases ran, with the host's load; nil when no server was
 	// started or monitored. Usage.PID is 0 when only the host was sampled.
-	Server *Usage `json:"server,omitempty"`
+	Server *sut.Usage `json:"server,omitempty"`
 	// ServerName names the server: "server", or its target's name.
 	ServerName string `json:"server_name,omitempty"`
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,36 +16,17 @@ import (
 	"github.com/loadgate/loadgate/internal/demoserver"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/sut"
 )
 
 // The test binary doubles as the server under test: started with
 // LOADGATE_TEST_SERVE=ADDR it serves the built-in server there until
-// SIGTERM, or until LOADGATE_TEST_EXIT_AFTER passes (a crash). With
-// LOADGATE_TEST_START_SERVER=SCRIPT it plays loadgate instead: it starts
-// SCRIPT as a server under test, prints its pid and waits to be killed.
+// SIGTERM, or until LOADGATE_TEST_EXIT_AFTER passes (a crash).
 func TestMain(m *testing.M) {
 	if addr := os.Getenv("LOADGATE_TEST_SERVE"); addr != "" {
 		os.Exit(serveForTest(addr))
 	}
-	if script := os.Getenv("LOADGATE_TEST_START_SERVER"); script != "" {
-		os.Exit(startServerForTest(script))
-	}
 	os.Exit(m.Run())
-}
-
-func startServerForTest(script string) int {
-	srv, err := runner.StartServer(context.Background(), runner.ServerSpec{Name: "orphan", Command: []string{"sh", "-c", script},
-		Ready: runner.Readiness{Log: regexp.MustCompile("ready"), Timeout: 30 * time.Second}})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	fmt.Printf("pid=%d\n", srv.PID())
-	// The test kills this process long before; the bound only keeps a
-	// failed test from leaving it behind.
-	time.Sleep(time.Minute)
-	_ = srv.Stop()
-	return 0
 }
 
 func serveForTest(addr string) int {
@@ -139,7 +119,7 @@ func TestRunFailsWhenTheServerCrashes(t *testing.T) {
 			scenarios.Phase{Name: "m", Duration: 30 * time.Second, Concurrency: 2})}}
 	start := time.Now()
 	res, err := runner.Run(context.Background(), sc, runner.Config{})
-	if !errors.Is(err, runner.ErrServerExited) || !strings.Contains(err.Error(), "simulated crash") {
+	if !errors.Is(err, sut.ErrServerExited) || !strings.Contains(err.Error(), "simulated crash") {
 		t.Fatalf("err = %v, want ErrServerExited with the log tail", err)
 	}
 	if took := time.Since(start); took > 15*time.Second {

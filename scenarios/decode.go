@@ -47,6 +47,9 @@ type decoder struct {
 	// judgeOnly: see LoadOptions.JudgeOnly.
 	judgeOnly bool
 	data      dataSet
+	// protos holds the compiled proto files of gRPC targets, by their
+	// paths and import paths, so each list compiles once.
+	protos map[string]*protoSet
 }
 
 type fileResult struct {

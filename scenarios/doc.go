@@ -4,7 +4,7 @@
 //
 // It is the first stage of the pipeline
 //
-//	scenarios → runner → assertions → reporters
+//	scenarios → protocols → protocols/* → runner → assertions → reporters
 //
 // and imports none of the others. Everything later stages need is resolved
 // here, before any traffic is sent: variables are substituted, defaults
@@ -14,12 +14,20 @@
 // its rule and report a mistake at the right column. Rules themselves are
 // not compiled here.
 //
-// A target speaks HTTP or raw TCP. A TCP target's framing and steps are
+// A target speaks HTTP, raw TCP, gRPC or WebSocket. A TCP target's framing and steps are
 // resolved into plain values here too: header fields with their sizes and
 // byte order, and every payload compiled into a [Template] of literal bytes
 // and typed placeholders, so that a mistyped placeholder is a load error
 // with its column and the runner renders payloads without parsing them.
 // Whether every payload fits its frame is checked here, once.
+//
+// HTTP targets may speak HTTP/2; gRPC and WebSocket targets (SPEC §13) are
+// resolved the same way. A gRPC target's proto files are compiled here
+// (bufbuild/protocompile) into the method's protoreflect descriptor, which
+// the model carries so the client compiles nothing; its message becomes a
+// Template of protojson text, built once with sample placeholder values to
+// check it against the descriptor. WebSocket steps reuse the TCP step
+// model, one message per step.
 //
 // A server to start, or a process to monitor, belongs to the scenario or to
 // one target and lives across many cases, so its block is resolved once,
@@ -37,6 +45,10 @@
 // `concurrency: ${concurrency}` is checked as an integer for every value of
 // the axis, with the error pointing at the use. Diagnostics repeated by the
 // combinations are reported once.
+//
+// A distributed run's share of the load is a transformation of the model
+// too: SplitScenario gives a Segment (`--segment I/N`) its part of every
+// phase.
 //
 // The format is documented in docs/scenario.md; [Schema] returns its JSON
 // Schema for editors.

@@ -122,7 +122,7 @@ func ioError(path string, err error) error {
 // ErrorList of *Error values carrying file:line:col. Parse is safe for
 // concurrent use.
 func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
-	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}, secrets: secretSet{}, judgeOnly: opts.JudgeOnly}
+	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}, protos: map[string]*protoSet{}, secrets: secretSet{}, judgeOnly: opts.JudgeOnly}
 	if len(data) > MaxFileSize {
 		return nil, ErrorList{Errorf(Pos{File: file, Line: 1, Col: 1}, "the file is larger than %d MiB", MaxFileSize>>20)}
 	}
@@ -149,8 +149,11 @@ func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
 // finish sorts the diagnostics by position and drops repeats, which arise
 // when the same mistake is met once per matrix combination.
 func (d *decoder) finish() error {
+	// The scenario's own diagnostics come first, then those placed in the
+	// files it names (proto files), each file's in order.
 	slices.SortStableFunc(d.errs, func(a, b *Error) int {
-		return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
+		return cmp.Or(cmp.Compare(d.elsewhere(a), d.elsewhere(b)), cmp.Compare(a.Pos.File, b.Pos.File),
+			cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Col, b.Pos.Col))
 	})
 	d.errs = slices.CompactFunc(d.errs, func(a, b *Error) bool { return *a == *b })
 	if len(d.errs) == 0 {
@@ -163,6 +166,15 @@ func (d *decoder) finish() error {
 		e.Msg = red.Redact(e.Msg)
 	}
 	return d.errs
+}
+
+// elsewhere is 1 for a diagnostic placed in another file than the
+// scenario, 0 for one in the scenario.
+func (d *decoder) elsewhere(e *Error) int {
+	if e.Pos.File == d.file || e.Pos.File == "" {
+		return 0
+	}
+	return 1
 }
 
 // document decodes data and returns the root node of its single document,

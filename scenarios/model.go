@@ -204,10 +204,12 @@ func (r Rate) Open() bool { return r.From > 0 || r.To > 0 }
 
 // Target is a system to send load to. Exactly one protocol field is set.
 type Target struct {
-	Name string
-	Pos  Pos
-	HTTP *HTTPTarget
-	TCP  *TCPTarget
+	Name      string
+	Pos       Pos
+	HTTP      *HTTPTarget // HTTP/1.1, or HTTP/2 when HTTP.HTTP2
+	TCP       *TCPTarget
+	GRPC      *GRPCTarget
+	WebSocket *WebSocketTarget
 	// Server, when set, is started before this target's cases and stopped
 	// after them, so two implementations can be compared in one scenario.
 	Server  *Server
@@ -381,8 +383,9 @@ type TemplatePart struct {
 	Slot     int    // PartVar: index into Flow.Vars
 }
 
-// HTTPTarget describes HTTP/1.1 load. Requests always holds at least one
-// entry: a target written with a single `url:` gets one request of weight 1.
+// HTTPTarget describes HTTP/1.1 or HTTP/2 load. Requests always holds at
+// least one entry: a target written with a single `url:` gets one request
+// of weight 1.
 type HTTPTarget struct {
 	Requests  []HTTPRequest
 	Keepalive bool          // false = a new TCP connection per request
@@ -390,7 +393,14 @@ type HTTPTarget struct {
 	MaxBody   int64         // bytes read of a response body before it counts as an error; default 10 MiB
 	Expect    Expect
 	TLS       TLS
-	HTTP2     bool
+	// HTTP2 speaks HTTP/2: over TLS negotiated with ALPN h2 for https://
+	// URLs, cleartext with prior knowledge (h2c) for http:// URLs. It
+	// implies Keepalive, which the scenario cannot turn off.
+	HTTP2 bool
+	// Connections is, with HTTP2, how many TCP connections carry the
+	// workers' requests as concurrent streams (h2load -c); default 1. It
+	// is 0 over HTTP/1.1, where every worker has its own connection.
+	Connections int
 	// Flow, when set, replaces Requests as what an iteration sends (SPEC
 	// §12); Requests then holds one entry per step, named after it, so
 	// that code which only lists a target's requests sees the steps.

@@ -41,9 +41,11 @@ type rawTarget struct {
 	node           *yaml.Node
 	ok             bool // a mapping, so missing fields are worth reporting
 	name           *yaml.Node
-	protos         []*yaml.Node // the protocol keys written (http, tcp), in file order
+	protos         []*yaml.Node // the protocol keys written (http, tcp, grpc, websocket), in file order
 	http           *rawHTTP
 	tcp            *rawTCP
+	grpc           *rawGRPC
+	websocket      *rawWS
 	server         *rawServer
 	monitor        *rawMonitor
 	baselineTarget *yaml.Node
@@ -53,6 +55,7 @@ type rawHTTP struct {
 	node                               *yaml.Node
 	url, method, body, bodyFile        *yaml.Node
 	keepalive, timeout, maxBody, http2 *yaml.Node
+	connections                        *yaml.Node
 	headers                            []pair
 	tls                                rawTLS
 	requestsKey                        *yaml.Node
@@ -155,6 +158,14 @@ var targetFields = []field[rawTarget]{
 		t.protos = append(t.protos, k)
 		t.tcp = d.tcp(v)
 	}},
+	{name: "grpc", set: func(d *decoder, t *rawTarget, k, v *yaml.Node) {
+		t.protos = append(t.protos, k)
+		t.grpc = d.grpc(v)
+	}},
+	{name: "websocket", set: func(d *decoder, t *rawTarget, k, v *yaml.Node) {
+		t.protos = append(t.protos, k)
+		t.websocket = d.websocket(v)
+	}},
 	{name: "server", set: func(d *decoder, t *rawTarget, k, v *yaml.Node) { t.server = d.server(k, v) }},
 	{name: "monitor", set: func(d *decoder, t *rawTarget, k, v *yaml.Node) { t.monitor = d.monitor(k, v) }},
 	scalarField("baseline_target", aName, func(t *rawTarget) **yaml.Node { return &t.baselineTarget }),
@@ -171,6 +182,7 @@ var httpFields = []field[rawHTTP]{
 	scalarField("max_body", aSize, func(h *rawHTTP) **yaml.Node { return &h.maxBody }),
 	{name: "tls", set: func(d *decoder, h *rawHTTP, _, v *yaml.Node) { fields(d, v, "tls", "tls", tlsFields, &h.tls) }},
 	scalarField("http2", aBool, func(h *rawHTTP) **yaml.Node { return &h.http2 }),
+	scalarField("connections", anInteger, func(h *rawHTTP) **yaml.Node { return &h.connections }),
 	{name: "requests", set: func(d *decoder, h *rawHTTP, k, v *yaml.Node) {
 		h.requestsKey = k
 		for _, n := range d.seq(v, "requests") {
@@ -337,8 +349,8 @@ func (d *decoder) target(n *yaml.Node) *rawTarget {
 	t := &rawTarget{node: d.deref(n)}
 	t.ok = fields(d, n, "target", "target", targetFields, t)
 	if len(t.protos) > 1 {
-		d.errorf(t.protos[1], "target: set http or tcp, not both; a target speaks one protocol")
-		t.http, t.tcp = nil, nil
+		d.errorf(t.protos[1], "target: set %s or %s, not both; a target speaks one protocol", t.protos[0].Value, t.protos[1].Value)
+		t.http, t.tcp, t.grpc, t.websocket = nil, nil, nil, nil
 	}
 	d.oneProcess(t.server, t.monitor)
 	return t

@@ -67,6 +67,11 @@ func TestSchemaMatchesDecoder(t *testing.T) {
 		{"step", def("step"), fieldNames(flowStepFields, true)},
 		{"extraction", def("extraction"), fieldNames(extractFields, true)},
 		{"dataSource", def("dataSource"), fieldNames(dataFields, true)},
+		{"grpc", def("grpc"), fieldNames(grpcFields, true)},
+		{"grpcExpect", subProperty(def("grpc"), "expect"), fieldNames(grpcExpectFields, true)},
+		{"websocket", def("websocket"), fieldNames(wsFields, true)},
+		{"wsStep", def("wsStep"), fieldNames(wsStepFields, true)},
+		{"wsExpect", def("wsExpect"), fieldNames(wsExpectFields, true)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.object, func(t *testing.T) {
@@ -85,6 +90,13 @@ func TestSchemaMatchesDecoder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// subProperty is the schema of property name of object schema s.
+func subProperty(s jsonSchema, name string) jsonSchema {
+	props, _ := s["properties"].(jsonSchema)
+	sub, _ := props[name].(jsonSchema)
+	return sub
 }
 
 // TestSchemaAcceptsCorpus validates every valid scenario of the corpus with

@@ -43,8 +43,12 @@ func (r *resolver) target(t *rawTarget, name string) Target {
 		out.HTTP = r.http(t.http)
 	case t.tcp != nil:
 		out.TCP = r.tcp(t.tcp)
+	case t.grpc != nil:
+		out.GRPC = r.grpc(t.grpc)
+	case t.websocket != nil:
+		out.WebSocket = r.websocket(t.websocket)
 	case t.ok && len(t.protos) == 0:
-		r.d.errorf(t.node, "%s: needs an http or a tcp section", described("target", name))
+		r.d.errorf(t.node, "%s: needs one of http, tcp, grpc or websocket", described("target", name))
 	}
 	return out
 }
@@ -121,20 +125,55 @@ func (r *resolver) http(h *rawHTTP) *HTTPTarget {
 // transport resolves how a target reaches its server: TLS, client
 // certificate, proxy and protocol version.
 func (r *resolver) transport(h *rawHTTP, out *HTTPTarget) {
-	if h.tls.insecureSkipVerify != nil {
-		out.TLS.InsecureSkipVerify, _ = r.bool(h.tls.insecureSkipVerify, "insecure_skip_verify")
-	}
-	if h.tls.caFile != nil {
-		out.TLS.CAFile = r.caFile(h.tls.caFile)
-	}
-	r.clientCert(&h.tls, &out.TLS)
+	out.TLS = r.tls(&h.tls)
 	if h.proxy != nil {
 		out.Proxy = r.proxy(h.proxy)
 	}
 	if h.http2 != nil {
-		if v, ok := r.bool(h.http2, "http2"); ok && v {
-			r.d.errorf(h.http2, "%q is not supported by this version of loadgate", "http2: true")
+		out.HTTP2, _ = r.bool(h.http2, "http2")
+	}
+	r.http2(h, out)
+}
+
+// tls resolves a `tls:` block, the same for every protocol.
+func (r *resolver) tls(t *rawTLS) TLS {
+	var out TLS
+	if t.insecureSkipVerify != nil {
+		out.InsecureSkipVerify, _ = r.bool(t.insecureSkipVerify, "insecure_skip_verify")
+	}
+	if t.caFile != nil {
+		out.CAFile = r.caFile(t.caFile)
+	}
+	r.clientCert(t, &out)
+	return out
+}
+
+// maxConnections bounds `connections:` of HTTP/2 and gRPC targets: each
+// is a TCP connection held open for the whole phase.
+const maxConnections = 10_000
+
+// http2 checks what HTTP/2 changes: connections are long-lived and shared
+// by the workers as streams, so keepalive cannot be turned off and their
+// number is the target's to say.
+func (r *resolver) http2(h *rawHTTP, out *HTTPTarget) {
+	if !out.HTTP2 {
+		if h.connections != nil {
+			r.d.errorf(h.connections, "connections: only with http2: true; over HTTP/1.1 every worker has its own connection")
 		}
+		return
+	}
+	out.Connections = 1
+	if h.connections != nil {
+		if v, ok := r.intIn(h.connections, "connections", 1, maxConnections); ok {
+			out.Connections = int(v)
+		}
+	}
+	if h.keepalive != nil && !out.Keepalive {
+		r.d.errorf(h.keepalive, "keepalive: false cannot be combined with http2: true; HTTP/2 sends requests as streams over long-lived connections (set how many with connections:)")
+		out.Keepalive = true
+	}
+	if h.proxy != nil && out.Proxy != "" {
+		r.d.errorf(h.proxy, "proxy: not supported with http2: true; HTTP/2 connects to the server directly")
 	}
 }
 
@@ -235,19 +274,28 @@ func (r *resolver) checkURL(n *yaml.Node, label, s string) (string, *url.URL) {
 		r.d.errorf(n, "%s: expected an absolute http:// or https:// URL, got %q", label, MaskURL(s))
 		return "", nil
 	}
-	if u.Hostname() == "" {
-		r.d.errorf(n, "%s: %q has no host", label, MaskURL(s))
+	if !r.hostPort(n, label, s, u) {
 		return "", nil
 	}
-	// The same rule as a TCP address: a port the dialer would refuse, or
-	// one that makes every request fail at once, is a mistake to report now.
+	return s, u
+}
+
+// hostPort checks that URL u, written s, has a host and a valid port if
+// any: the same rule as a TCP address, since a port the dialer would
+// refuse, or one that makes every request fail at once, is a mistake to
+// report now.
+func (r *resolver) hostPort(n *yaml.Node, label, s string, u *url.URL) bool {
+	if u.Hostname() == "" {
+		r.d.errorf(n, "%s: %q has no host", label, MaskURL(s))
+		return false
+	}
 	if port := u.Port(); port != "" || strings.HasSuffix(u.Host, ":") {
 		if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
 			r.d.errorf(n, "%s: port %q is not a number from 1 to 65535", label, port)
-			return "", nil
+			return false
 		}
 	}
-	return s, u
+	return true
 }
 
 func (r *resolver) method(n *yaml.Node) string {

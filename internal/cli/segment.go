@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/reporters"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -34,7 +33,7 @@ const maxStartDelay = 24 * time.Hour
 
 // schedule is what segmentOptions ask for.
 type schedule struct {
-	seg runner.Segment
+	seg scenarios.Segment
 	// part: --segment or --start-at was given, so results.json carries
 	// a segment block and the scenario source, and `loadgate merge` can
 	// read it. A run given only --start-at is segment 1/1 of itself.
@@ -45,9 +44,9 @@ type schedule struct {
 // parse checks the flags before any scenario is loaded and keeps the
 // schedule; +DURATION counts from now.
 func (o *segmentOptions) parse(now time.Time) error {
-	s := schedule{seg: runner.Whole}
+	s := schedule{seg: scenarios.Whole}
 	if o.segment != "" {
-		seg, err := runner.ParseSegment(o.segment)
+		seg, err := scenarios.ParseSegment(o.segment)
 		if err != nil {
 			return fmt.Errorf("--segment: %w", err)
 		}
@@ -68,7 +67,7 @@ func (o *segmentOptions) parse(now time.Time) error {
 // were not registered (demo).
 func (o *segmentOptions) schedule() schedule {
 	if o.sched.seg.Count == 0 {
-		return schedule{seg: runner.Whole}
+		return schedule{seg: scenarios.Whole}
 	}
 	return o.sched
 }
@@ -147,11 +146,11 @@ func (s schedule) await(ctx context.Context, w io.Writer) time.Duration {
 // phase is dropped: running only its warm-up would measure nothing, and
 // the runner would report the empty case as a failure. empty is true when
 // no case is left; notes say what was dropped and why.
-func splitPlan(p plan, seg runner.Segment) (part plan, empty bool, notes []string, err error) {
+func splitPlan(p plan, seg scenarios.Segment) (part plan, empty bool, notes []string, err error) {
 	if seg.Count <= 1 {
 		return p, false, nil, nil
 	}
-	sc, _ := runner.SplitScenario(p.scenario, seg)
+	sc, _ := scenarios.SplitScenario(p.scenario, seg)
 	kept := *sc
 	kept.Cases = nil
 	// Each part hands out only its own slice of a unique source, so no
@@ -192,7 +191,7 @@ func hasMeasured(phases []scenarios.Phase) bool {
 // zeroShare explains why seg got nothing of a case's measured phases. A
 // share is zero exactly when the total is smaller than the segment's
 // index, since remainders go to the first segments.
-func zeroShare(phases []scenarios.Phase, seg runner.Segment) string {
+func zeroShare(phases []scenarios.Phase, seg scenarios.Segment) string {
 	for _, ph := range phases {
 		switch {
 		case ph.Warmup:

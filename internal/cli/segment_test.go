@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -70,11 +69,11 @@ phases:
 
 	// Segment 1 of 2 runs both cases; segment 2 only c=8: its share of
 	// c=1 is no worker, and the warm-up alone would measure nothing.
-	part, empty, notes, err := splitPlan(p, runner.Segment{Index: 1, Count: 2})
+	part, empty, notes, err := splitPlan(p, scenarios.Segment{Index: 1, Count: 2})
 	if err != nil || empty || len(notes) != 0 || len(part.scenario.Cases) != 2 {
 		t.Fatalf("segment 1/2: %d cases, empty %v, notes %q, err %v", len(part.scenario.Cases), empty, notes, err)
 	}
-	part, empty, notes, err = splitPlan(p, runner.Segment{Index: 2, Count: 2})
+	part, empty, notes, err = splitPlan(p, scenarios.Segment{Index: 2, Count: 2})
 	if err != nil || empty || len(part.scenario.Cases) != 1 || part.scenario.Cases[0].ID != "t c=8" {
 		t.Fatalf("segment 2/2: cases %v, empty %v, err %v", part.scenario.Cases, empty, err)
 	}
@@ -90,7 +89,7 @@ phases:
 	}
 
 	// Nine segments leave the ninth nothing at all.
-	_, empty, notes, err = splitPlan(p, runner.Segment{Index: 9, Count: 9})
+	_, empty, notes, err = splitPlan(p, scenarios.Segment{Index: 9, Count: 9})
 	if err != nil || !empty || len(notes) != 1 || !strings.HasPrefix(notes[0], `segment 9/9 of scenario "split" has nothing to send: no case has a share`) {
 		t.Errorf("segment 9/9: empty %v, notes %q, err %v", empty, notes, err)
 	}
@@ -127,7 +126,7 @@ phases:
 	}
 	seen := map[string]int{}
 	for i := 1; i <= 3; i++ {
-		part, _, _, err := splitPlan(plan{scenario: sc}, runner.Segment{Index: i, Count: 3})
+		part, _, _, err := splitPlan(plan{scenario: sc}, scenarios.Segment{Index: i, Count: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,66 @@
+package protocols
+
+import (
+	"context"
+	"time"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// ErrorKind classifies a failed request (SPEC §3). A failed request is data,
+// not a Go error: it is counted by kind and the run goes on.
+type ErrorKind uint8
+
+// The error kinds, in report order. KindNone marks a successful request.
+const (
+	KindNone     ErrorKind = iota
+	KindConnect            // dial or TLS handshake failed
+	KindTimeout            // the request's deadline passed
+	KindReset              // the peer reset or closed the connection mid-exchange
+	KindStatus             // status code not accepted by expect.status
+	KindLength             // body length differs from expect.length, or exceeds max_body
+	KindCheck              // body_contains / body_regex failed
+	KindExtract            // a flow step's extract: found nothing to take
+	KindProtocol           // the response could not be parsed
+	KindOther              // anything else
+	// NumKinds is the number of kinds, KindNone included: the length of
+	// an array indexed by kind.
+	NumKinds
+)
+
+var kindNames = [NumKinds]string{"", "connect", "timeout", "reset", "status", "length", "check", "extract", "protocol", "other"}
+
+// String is the kind's name as used in reports and rules (`errors.connect`).
+func (k ErrorKind) String() string {
+	if k >= NumKinds {
+		return "other"
+	}
+	return kindNames[k]
+}
+
+// Outcome is what one request did. The client fills it; the engine records
+// it. A failure is a Kind, never a Go error: the run goes on.
+type Outcome struct {
+	Kind          ErrorKind
+	Status        int           // HTTP status; 0 when no response arrived
+	Connect       time.Duration // handshake time when this request opened a connection, else 0
+	BytesSent     int64
+	BytesReceived int64
+	// Err says why the request failed, for the first-message-per-kind sample
+	// in reports ("dial tcp 127.0.0.1:18099: connect: connection refused").
+	// Set it only on failure, and only to an error that already exists (one
+	// the network returned, or one the client made once when it was built):
+	// a failing request must allocate no more than a succeeding one.
+	Err error
+}
+
+// Client issues one worker's requests, one at a time, so it may own a
+// connection and reusable buffers. Do blocks until the response is complete,
+// failed, or ctx is done; req indexes the target's request mix.
+type Client interface {
+	Do(ctx context.Context, req int, out *Outcome)
+	Close() error
+}
+
+// NewClientFunc makes the client of one worker of a case.
+type NewClientFunc func(target *scenarios.Target, worker int) (Client, error)

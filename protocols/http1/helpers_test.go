@@ -1,0 +1,85 @@
+package http1
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// Test helpers shared by this package's tests; runner's engine tests keep
+// their own copies, as test files cannot be imported across packages.
+
+// countingServer is a loopback HTTP server that counts accepted TCP
+// connections and served requests.
+type countingServer struct {
+	*httptest.Server
+	accepts, requests atomic.Int64
+}
+
+func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
+	t.Helper()
+	cs := &countingServer{}
+	cs.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cs.requests.Add(1)
+		h(w, r)
+	}))
+	cs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			cs.accepts.Add(1)
+		}
+	}
+	cs.Start()
+	t.Cleanup(cs.Close)
+	return cs
+}
+
+func hello(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "hello") }
+
+// tpl compiles a test template: {{seq}} and {{worker}} are built-ins, any
+// other {{name}} is the flow variable of that name in vars.
+func tpl(vars []scenarios.FlowVar, s string) scenarios.Template {
+	var t scenarios.Template
+	for s != "" {
+		i := strings.Index(s, "{{")
+		if i < 0 {
+			t.Parts = append(t.Parts, scenarios.TemplatePart{Kind: scenarios.PartLiteral, Literal: []byte(s)})
+			break
+		}
+		if i > 0 {
+			t.Parts = append(t.Parts, scenarios.TemplatePart{Kind: scenarios.PartLiteral, Literal: []byte(s[:i])})
+		}
+		j := strings.Index(s, "}}")
+		name := s[i+2 : j]
+		s = s[j+2:]
+		switch name {
+		case "seq":
+			t.Parts = append(t.Parts, scenarios.TemplatePart{Kind: scenarios.PartSeq})
+		case "worker":
+			t.Parts = append(t.Parts, scenarios.TemplatePart{Kind: scenarios.PartWorker})
+		default:
+			slot := -1
+			for k, v := range vars {
+				if v.Name == name {
+					slot = k
+				}
+			}
+			if slot < 0 {
+				panic("unknown variable " + name)
+			}
+			t.Parts = append(t.Parts, scenarios.TemplatePart{Kind: scenarios.PartVar, Slot: slot})
+		}
+	}
+	return t
+}
+
+// step is a flow step of the test API with no checks but the status.
+func step(vars []scenarios.FlowVar, name, method, url string, status ...int) scenarios.Step {
+	return scenarios.Step{Name: name, Method: method, URL: tpl(vars, url),
+		Expect: scenarios.Expect{Status: status, Length: -1}}
+}

@@ -1,0 +1,595 @@
+package http1
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// http1Client is the default client of HTTP targets: HTTP/1.1 written
+// straight onto one net.Conn per worker, every request serialised once
+// up front, every response parsed in one reusable buffer. A request costs
+// one write and usually one read, and no allocation on a kept-alive
+// connection, so the generator stays cheaper than the servers it measures.
+type http1Client struct {
+	target  *scenarios.HTTPTarget
+	addr    string      // host:port to dial
+	tlsConf *tls.Config // nil for http://
+	reqs    []http1Request
+	rd      respReader
+	resp    response
+	// exp, check and errLength are the checks of the response being read:
+	// the target's, or a flow step's (see expectation).
+	exp    *scenarios.Expect
+	check  *bodyCheck  // expect's body checks, nil when there are none
+	proxy  *proxyRoute // nil: the connection goes straight to the server
+	reused bool        // conn has carried a complete exchange
+	raw    rawExchange // of the current connection, when rawOK
+	rawOK  bool        // conn is a plain socket the raw exchange can drive
+	sock   *socketAddr // non-nil: conn is opened by dialSocket
+	// Errors made once, for Outcome.Err.
+	errLength error      // the body's length is not expect.length
+	dialErrs  dialErrors // of dialSocket
+	// connecting says conn came from dialSocket and no byte of a request
+	// has left on it yet: its handshake is not known to be over. dialStart
+	// is when the dial began.
+	connecting bool
+	dialStart  time.Time
+	// lastStart is when the previous request began; the time since bounds
+	// how long the connection has been idle.
+	lastStart time.Time
+
+	// mu guards conn, closed and watcher against interrupt and Close, which
+	// run on other goroutines. Do, the only writer of conn, reads it without
+	// mu.
+	mu      sync.Mutex
+	conn    net.Conn // nil when no connection is open
+	closed  bool
+	watched <-chan struct{} // Done of the context watcher watches, for Do
+	watcher *ctxWatch
+}
+
+// http1Request is one entry of the mix, ready for the wire.
+type http1Request struct {
+	wire  []byte
+	head  bool // a HEAD response has no body
+	close bool // the request itself asks the server to close
+}
+
+var _ protocols.Client = (*http1Client)(nil)
+
+// http1Unsupported says why the lean client cannot serve target h, or ""
+// when it can; NewClient then falls back to net/http.
+func http1Unsupported(h *scenarios.HTTPTarget) string {
+	if h.HTTP2 {
+		return "http2: true needs net/http"
+	}
+	var first *url.URL
+	for _, r := range h.Requests {
+		u, err := url.Parse(r.URL)
+		if err != nil {
+			return err.Error()
+		}
+		switch {
+		case u.Scheme != "http" && u.Scheme != "https":
+			return "scheme " + u.Scheme + " is not http or https"
+		case r.Method == "CONNECT":
+			return "CONNECT tunnels are not a request/response exchange"
+		case !isASCII(u.Host):
+			return "an internationalised host name needs IDNA conversion"
+		case first == nil:
+			first = u
+			if p, err := proxyFor(h, u); err != nil || p != nil {
+				// The lean client tunnels flows only (see proxyRoute); a
+				// plain target through a proxy is net/http's job.
+				return "a proxy needs net/http"
+			}
+		case u.Scheme != first.Scheme || u.Host != first.Host:
+			// One connection per worker cannot reach two origins.
+			return "requests go to more than one scheme://host"
+		}
+	}
+	if first == nil {
+		return "no request"
+	}
+	return ""
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// newHTTP1Client makes the lean HTTP/1.1 client of one worker.
+func newHTTP1Client(t *scenarios.Target, _ int) (protocols.Client, error) {
+	h := t.HTTP
+	if h == nil {
+		return nil, fmt.Errorf("target %q has no http block", t.Name)
+	}
+	if why := http1Unsupported(h); why != "" {
+		return nil, fmt.Errorf("target %q: %s", t.Name, why)
+	}
+	u, _ := url.Parse(h.Requests[0].URL)
+	c, err := newHTTP1Conn(t, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	c.use(newExpectation(&h.Expect))
+	for i := range h.Requests {
+		r, err := serialize(&h.Requests[i], h.Keepalive)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: %w", t.Name, err)
+		}
+		c.reqs = append(c.reqs, r)
+	}
+	return c, nil
+}
+
+// newHTTP1Conn makes a lean client that reaches the origin of u, through
+// proxy when it is set, with no request of its own yet.
+func newHTTP1Conn(t *scenarios.Target, u *url.URL, proxy *proxyRoute) (*http1Client, error) {
+	h := t.HTTP
+	c := &http1Client{target: h, proxy: proxy}
+	c.rd = newRespReader(h.MaxBody, nil)
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	c.addr = net.JoinHostPort(u.Hostname(), port)
+	if u.Scheme == "https" {
+		conf, err := tlsConfig(t.Name, &h.TLS)
+		if err != nil {
+			return nil, err
+		}
+		conf.ServerName = u.Hostname()
+		conf.NextProtos = []string{"http/1.1"}
+		c.tlsConf = conf
+	}
+	if c.tlsConf == nil && proxy == nil {
+		c.sock = newSocketAddr(u.Hostname(), port)
+		c.dialErrs.addr = dialAddr(c.addr)
+	}
+	return c, nil
+}
+
+// expectation is the checks applied to a response, made once: a target's
+// expect, or a flow step's.
+type expectation struct {
+	exp       *scenarios.Expect
+	check     *bodyCheck // nil when there is no body check
+	errLength error      // the body's length is not expect.length
+	body      bodyReader // what reads the body: check, a bodyKeep, or nil to discard it
+}
+
+func newExpectation(exp *scenarios.Expect) *expectation {
+	e := &expectation{exp: exp, check: newBodyCheck(exp.BodyContains, exp.BodyRegex)}
+	if e.check != nil {
+		e.body = e.check
+	}
+	if exp.Length >= 0 {
+		e.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", exp.Length)
+	}
+	return e
+}
+
+// use makes e the checks of the following responses.
+func (c *http1Client) use(e *expectation) {
+	c.exp, c.check, c.errLength, c.rd.body = e.exp, e.check, e.errLength, e.body
+}
+
+// tlsConfig is the client TLS configuration of an https target.
+func tlsConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
+	conf := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the user asked for it
+	if t.CAFile != "" {
+		pem, err := os.ReadFile(t.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: tls ca_file: %w", target, err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("target %q: tls ca_file %s: no certificate found", target, t.CAFile)
+		}
+		conf.RootCAs = pool
+	}
+	if t.CertFile != "" || t.KeyFile != "" {
+		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: tls cert_file/key_file: %w", target, err)
+		}
+		conf.Certificates = []tls.Certificate{cert}
+	}
+	return conf, nil
+}
+
+// Do sends request req and reads its whole response.
+func (c *http1Client) Do(ctx context.Context, req int, out *protocols.Outcome) {
+	c.exchange(ctx, &c.reqs[req], out)
+}
+
+// exchange sends p and reads its whole response, checked against the
+// expectation in use.
+func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protocols.Outcome) {
+	*out = protocols.Outcome{}
+	c.watch(ctx)
+	now := time.Now()
+	var deadline time.Time // zero: no timeout
+	if c.target.Timeout > 0 {
+		deadline = now.Add(c.target.Timeout)
+	}
+	idle := now.Sub(c.lastStart)
+	c.lastStart = now
+	for attempt := 0; ; attempt++ {
+		if c.conn == nil {
+			if out.Kind, out.Err = c.dial(ctx, deadline, out); out.Kind != protocols.KindNone {
+				return
+			}
+		} else if err := c.conn.SetDeadline(deadline); err != nil {
+			c.drop()
+			out.Kind, out.Err = protocols.KindOther, err
+			return
+		}
+		// interrupt may have run between the dial or the deadline above and
+		// now; the deadline just set would then have undone it.
+		if err := ctx.Err(); err != nil {
+			c.drop()
+			out.Kind, out.Err = protocols.KindOther, err
+			return
+		}
+		reused, connecting := c.reused, c.connecting
+		c.resp.wire = 0
+		var n int
+		var err error
+		if c.rawOK && reused && idle < rawIdleLimit && c.rd.r == c.rd.w {
+			n, err = c.raw.exchange(p.wire)
+		}
+		if err == nil && n < len(p.wire) {
+			var m int
+			m, err = c.conn.Write(p.wire[n:])
+			n += m
+		}
+		out.BytesSent += int64(n)
+		if connecting {
+			// The first write waited for the handshake: it went out once
+			// the connection was up.
+			if n == 0 {
+				// The handshake failed, or the server closed the connection
+				// at once.
+				c.drop()
+				out.Kind, out.Err = protocols.KindReset, peerError(err)
+				if !closedByPeer(err) {
+					out.Kind = connectFailure(ctx, err, deadline)
+					out.Err = c.dialErrs.of("connect", err)
+				}
+				return
+			}
+			out.Connect = time.Since(c.dialStart)
+			c.connecting = false
+		}
+		if err == nil {
+			err = c.rd.read(p.head, &c.resp)
+			out.BytesReceived += c.resp.wire
+		}
+		if err != nil {
+			self := connecting && c.rawOK && selfConnected(c.raw.conn, c.sock)
+			c.drop()
+			if self {
+				// The kernel picked the target's own port for this end of the
+				// connection, which then reached itself: nothing listens there.
+				out.Kind, out.Err = protocols.KindConnect, c.dialErrs.of("connect", syscall.ECONNREFUSED)
+				return
+			}
+			// A server may close an idle kept-alive connection at any time;
+			// finding it closed before any answer is no failure of the
+			// server, so the request goes once more on a new connection.
+			if reused && attempt == 0 && c.resp.wire == 0 && closedByPeer(err) && ctx.Err() == nil {
+				continue
+			}
+			out.Kind, out.Err = c.kindOf(err), peerError(err)
+			return
+		}
+		out.Status = c.resp.status
+		if c.resp.close || p.close || c.rd.rerr != nil {
+			c.drop()
+		} else {
+			c.reused = true
+		}
+		out.Kind, out.Err = c.verdict(&c.resp)
+		return
+	}
+}
+
+// verdict applies expect to a complete response, in the order and with the
+// kinds of readAndCheck. A status failure needs no error: the status says
+// it.
+func (c *http1Client) verdict(r *response) (protocols.ErrorKind, error) {
+	exp := c.exp
+	switch {
+	case !statusAccepted(exp.Status, r.status):
+		return protocols.KindStatus, nil
+	case exp.Length >= 0 && r.bodyLen != exp.Length:
+		return protocols.KindLength, c.errLength
+	case c.check != nil && c.check.err() != nil:
+		return protocols.KindCheck, c.check.err()
+	}
+	return protocols.KindNone, nil
+}
+
+// kindOf maps a failed exchange to its error kind.
+func (c *http1Client) kindOf(err error) protocols.ErrorKind {
+	var he http1Error
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		return protocols.KindLength
+	case errors.As(err, &he):
+		return protocols.KindProtocol
+	case errors.Is(err, io.ErrNoProgress):
+		return protocols.KindOther
+	}
+	return classify(err)
+}
+
+// dial opens the worker's connection (with its TLS handshake on https) and
+// records how long that took; Do records it for dialSocket's connections.
+func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protocols.Outcome) (protocols.ErrorKind, error) {
+	start := time.Now()
+	if c.sock != nil {
+		return c.dialSocket(ctx, start, deadline)
+	}
+	// TCP keep-alive probes are for connections idle for long, which a load
+	// test's are not, and setting them up costs four system calls.
+	d := net.Dialer{Deadline: deadline, KeepAlive: -1}
+	addr := c.addr
+	if c.proxy != nil {
+		addr = c.proxy.addr
+	}
+	conn, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return connectFailure(ctx, err, deadline), err
+	}
+	if err := conn.SetDeadline(deadline); err != nil {
+		conn.Close()
+		return protocols.KindOther, err
+	}
+	if c.proxy != nil && c.tlsConf != nil {
+		if err := c.proxy.tunnel(conn, c.addr); err != nil {
+			conn.Close()
+			return connectFailure(ctx, err, deadline), err
+		}
+	}
+	if c.tlsConf != nil {
+		tc := tls.Client(conn, c.tlsConf)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			conn.Close()
+			return connectFailure(ctx, err, deadline), err
+		}
+		conn = tc
+	}
+	out.Connect = time.Since(start)
+	if !c.setConn(conn) {
+		return protocols.KindOther, net.ErrClosed
+	}
+	return protocols.KindNone, nil
+}
+
+// dialSocket opens the worker's connection to an IP address without
+// net.Dialer, and without waiting for the handshake: the request's first
+// write waits for it and reports how it ended, and Do records how long it
+// took. With a connection per request, opening it is most of what a request
+// costs the client. net.Dialer spends three system calls after the
+// handshake (to check it and to learn the addresses of both ends) and a
+// wait for the poller, and this way one (os.NewFile reads the socket's
+// flags) and no wait when the handshake is over before connect returns, as
+// it is on loopback.
+func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time) (protocols.ErrorKind, error) {
+	c.dialStart = start
+	fd, op, err := openSocket(c.sock)
+	if err != nil {
+		return connectFailure(ctx, err, deadline), c.dialErrs.of(op, err)
+	}
+	conn := socketConn{os.NewFile(uintptr(fd), c.addr)}
+	if err := conn.SetDeadline(deadline); err != nil {
+		conn.Close()
+		return protocols.KindOther, err
+	}
+	if !c.setConn(conn) {
+		return protocols.KindOther, net.ErrClosed
+	}
+	c.connecting = true
+	return protocols.KindNone, nil
+}
+
+// socketConn is a TCP connection dialSocket opened, driven through the
+// runtime's poller as an *os.File. Nothing asks for its addresses.
+type socketConn struct{ *os.File }
+
+func (socketConn) LocalAddr() net.Addr  { return nil }
+func (socketConn) RemoteAddr() net.Addr { return nil }
+
+// setConn makes conn the worker's connection, unless Close came first.
+func (c *http1Client) setConn(conn net.Conn) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		conn.Close()
+		return false
+	}
+	c.conn = conn
+	c.reused = false
+	c.rd.reset(conn)
+	c.rawOK = c.raw.attach(conn, &c.rd)
+	return true
+}
+
+// drop closes the connection; it is never reused after an error.
+func (c *http1Client) drop() {
+	c.mu.Lock()
+	conn := c.conn
+	c.conn = nil
+	c.mu.Unlock()
+	if conn != nil {
+		_ = conn.Close()
+	}
+	c.reused = false
+	c.connecting = false
+	c.rawOK = false
+	c.raw.conn = nil
+	c.rd.reset(nil)
+}
+
+// watch arranges for ctx's cancellation to interrupt a blocked read or
+// write. The registration lasts as long as the context, so a worker that
+// calls Do with the same context pays for it once, not per request.
+func (c *http1Client) watch(ctx context.Context) {
+	done := ctx.Done()
+	if done == c.watched {
+		return
+	}
+	c.watched = done
+	c.unwatch()
+	if done == nil {
+		return
+	}
+	w := watchContext(ctx, c)
+	c.mu.Lock()
+	closed := c.closed
+	if !closed {
+		c.watcher = w
+	}
+	c.mu.Unlock()
+	if closed {
+		w.remove(c)
+	}
+}
+
+// unwatch ends the client's registration, if any.
+func (c *http1Client) unwatch() {
+	c.mu.Lock()
+	w := c.watcher
+	c.watcher = nil
+	c.mu.Unlock()
+	if w != nil {
+		w.remove(c)
+	}
+}
+
+// interrupt runs on another goroutine once the watched context is done: a
+// deadline in the past wakes whatever the connection is blocked on.
+func (c *http1Client) interrupt() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		_ = c.conn.SetDeadline(time.Unix(1, 0))
+	}
+}
+
+// Close closes the connection. It may run while a Do abandoned by the
+// engine is still blocked; that Do then fails and returns.
+func (c *http1Client) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	conn := c.conn
+	c.mu.Unlock()
+	c.unwatch()
+	if conn != nil {
+		return conn.Close()
+	}
+	return nil
+}
+
+// A ctxWatch interrupts the clients that watch one context, all from one
+// goroutine, once the context is done. With a context.AfterFunc per client,
+// the end of a phase would start a goroutine per client at once: ten
+// thousand new stacks, the peak of a run's memory.
+type ctxWatch struct {
+	done <-chan struct{}
+	stop func() bool // of the context.AfterFunc that runs fire
+
+	mu      sync.Mutex
+	fired   bool
+	clients map[*http1Client]struct{}
+}
+
+// ctxWatches holds the watch of every context that clients watch and that
+// is not done yet.
+var ctxWatches struct {
+	sync.Mutex
+	m map[<-chan struct{}]*ctxWatch
+}
+
+// watchContext registers c with the watch of ctx, which it makes if need
+// be, and returns that watch. A context already done interrupts c at once.
+func watchContext(ctx context.Context, c *http1Client) *ctxWatch {
+	done := ctx.Done()
+	ctxWatches.Lock()
+	w := ctxWatches.m[done]
+	if w == nil {
+		if ctxWatches.m == nil {
+			ctxWatches.m = make(map[<-chan struct{}]*ctxWatch)
+		}
+		w = &ctxWatch{done: done, clients: make(map[*http1Client]struct{})}
+		ctxWatches.m[done] = w
+		w.stop = context.AfterFunc(ctx, w.fire)
+	}
+	w.mu.Lock()
+	fired := w.fired
+	if !fired {
+		w.clients[c] = struct{}{}
+	}
+	w.mu.Unlock()
+	ctxWatches.Unlock()
+	if fired {
+		c.interrupt()
+	}
+	return w
+}
+
+// fire interrupts every client of the watch.
+func (w *ctxWatch) fire() {
+	ctxWatches.Lock()
+	if ctxWatches.m[w.done] == w {
+		delete(ctxWatches.m, w.done)
+	}
+	ctxWatches.Unlock()
+	w.mu.Lock()
+	w.fired = true
+	clients := w.clients
+	w.clients = nil
+	w.mu.Unlock()
+	for c := range clients {
+		c.interrupt()
+	}
+}
+
+// remove ends the registration of c; the last client to leave a context
+// that is not done yet takes its watch away.
+func (w *ctxWatch) remove(c *http1Client) {
+	ctxWatches.Lock()
+	defer ctxWatches.Unlock()
+	w.mu.Lock()
+	delete(w.clients, c)
+	empty := len(w.clients) == 0 && !w.fired
+	w.mu.Unlock()
+	if empty && ctxWatches.m[w.done] == w {
+		delete(ctxWatches.m, w.done)
+		w.stop()
+	}
+}

@@ -1,0 +1,119 @@
+package http1
+
+import (
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"time"
+)
+
+// rawExchange saves a system call per request on plain TCP connections.
+//
+// net.Conn.Read tries the socket before it waits, and right after a request
+// has gone out the answer is seldom there yet: that first read fails with
+// EAGAIN, so every request would cost a write and two reads, where wrk pays
+// a write and one read. Here the write happens inside syscall.RawConn.Read:
+// the poller's readiness is reset before the request leaves, so the answer's
+// arrival cannot be missed, and the socket is read once it is readable.
+//
+// The reset also forgets a close that arrived while the connection sat idle.
+// A server that closes outright answers the request with a reset, which
+// wakes the wait; one that only shuts down its side (a lingering close)
+// would leave it waiting for the timeout. So the exchange is used on a
+// connection that was busy moments ago, when no keep-alive timeout can have
+// run out, and a connection idle for longer is read first as usual.
+type rawExchange struct {
+	conn    syscall.RawConn
+	step    func(fd uintptr) bool // rawStep, bound once: a closure per call would allocate
+	wire    []byte                // the request
+	sent    int                   // bytes of wire written
+	reading bool                  // the request is out; waiting for the answer
+	err     error                 // the write's error
+	rd      *respReader
+}
+
+// rawIdleLimit is how long a kept-alive connection may have been idle and
+// still use the exchange: far below any server's keep-alive timeout, far
+// above the gap between back-to-back requests.
+const rawIdleLimit = 100 * time.Millisecond
+
+// attach readies the exchange for conn and reports whether conn is a plain
+// socket it can drive; a TLS connection is not. The exchange lives as long
+// as its client, across connections, so that a new one costs no more than
+// its syscall.RawConn.
+func (x *rawExchange) attach(conn net.Conn, rd *respReader) bool {
+	x.conn = nil
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	x.conn, x.rd = rc, rd
+	if x.step == nil {
+		x.step = x.rawStep
+	}
+	return true
+}
+
+// exchange writes wire and reads the first bytes of the answer into the
+// response reader, or as much of wire as one write took when the socket
+// would not take it all: the caller writes the rest and reads as usual.
+// It returns the bytes written and the write's (or the wait's) error; a
+// read error is left in the reader, which reports it in its turn.
+func (x *rawExchange) exchange(wire []byte) (int, error) {
+	x.wire, x.sent, x.reading, x.err = wire, 0, false, nil
+	err := x.conn.Read(x.step)
+	x.wire = nil
+	if x.err != nil {
+		return x.sent, x.err
+	}
+	return x.sent, err
+}
+
+// rawStep runs with the socket's read lock held. Its first call writes the
+// request; it returns false to wait until the socket is readable, then
+// reads once.
+func (x *rawExchange) rawStep(fd uintptr) bool {
+	if !x.reading {
+		n, err := ignoringEINTR(syscall.Write, int(fd), x.wire)
+		switch {
+		case err == syscall.EAGAIN:
+			return true // a full send buffer: the caller's Write waits for room
+		case err != nil:
+			x.err = os.NewSyscallError("write", err)
+			return true
+		}
+		x.sent = n
+		if n < len(x.wire) {
+			return true
+		}
+		x.reading = true
+		return false
+	}
+	buf := x.rd.free()
+	n, err := ignoringEINTR(syscall.Read, int(fd), buf)
+	switch {
+	case err == syscall.EAGAIN:
+		return false // woken early: wait again
+	case err != nil:
+		x.rd.rerr = os.NewSyscallError("read", err)
+	case n == 0:
+		x.rd.rerr = io.EOF
+	default:
+		x.rd.filled(n)
+	}
+	return true
+}
+
+func ignoringEINTR(f func(int, []byte) (int, error), fd int, b []byte) (int, error) {
+	for {
+		n, err := f(fd, b)
+		if err != syscall.EINTR {
+			return max(n, 0), err
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package http1
+
+import (
+	"encoding/base64"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// serialize writes request r as it goes on the wire: request line, Host,
+// the scenario's headers in file order, then what the client adds. A Host
+// header in the scenario replaces the URL's host (virtual hosts); the body
+// framing headers are the client's own, since it knows the body.
+func serialize(r *scenarios.HTTPRequest, keepalive bool) (http1Request, error) {
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return http1Request{}, err
+	}
+	host := u.Host
+	var b []byte
+	hasUA, close := false, !keepalive
+	for _, h := range r.Headers {
+		switch {
+		case strings.EqualFold(h.Name, "Host"):
+			host = h.Value
+			continue
+		case strings.EqualFold(h.Name, "Content-Length"), strings.EqualFold(h.Name, "Transfer-Encoding"),
+			strings.EqualFold(h.Name, "Trailer"):
+			continue
+		case strings.EqualFold(h.Name, "Connection"):
+			if !keepalive {
+				continue // replaced by Connection: close below
+			}
+			for tok := range strings.SplitSeq(h.Value, ",") {
+				close = close || strings.EqualFold(strings.TrimSpace(tok), "close")
+			}
+		case strings.EqualFold(h.Name, "User-Agent"):
+			hasUA = true
+		case strings.EqualFold(h.Name, "Authorization"):
+			u.User = nil // the scenario's header wins over URL credentials
+		}
+		b = append(b, h.Name...)
+		b = append(b, ": "...)
+		b = append(b, h.Value...)
+		b = append(b, "\r\n"...)
+	}
+	if !hasUA {
+		b = append(b, "User-Agent: loadgate\r\n"...)
+	}
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		b = append(b, "Authorization: Basic "...)
+		b = append(b, base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pass))...)
+		b = append(b, "\r\n"...)
+	}
+	switch r.Method {
+	case "POST", "PUT", "PATCH":
+		// Some servers refuse these without a length, even an empty one.
+		b = appendContentLength(b, len(r.Body))
+	default:
+		if len(r.Body) > 0 {
+			b = appendContentLength(b, len(r.Body))
+		}
+	}
+	if !keepalive {
+		b = append(b, "Connection: close\r\n"...)
+	}
+	b = append(b, "\r\n"...)
+	b = append(b, r.Body...)
+
+	line := r.Method + " " + u.RequestURI() + " HTTP/1.1\r\nHost: " + host + "\r\n"
+	wire := make([]byte, 0, len(line)+len(b))
+	wire = append(append(wire, line...), b...)
+	return http1Request{wire: wire, head: r.Method == "HEAD", close: close}, nil
+}
+
+func appendContentLength(b []byte, n int) []byte {
+	b = append(b, "Content-Length: "...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, "\r\n"...)
+}

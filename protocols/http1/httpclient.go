@@ -1,0 +1,357 @@
+package http1
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// netHTTPClient drives one worker through net/http. Each worker has its own
+// Transport so that, like ab -c or wrk -c, a worker is one connection:
+// keep-alive reuses it, keepalive: false really opens one per request.
+type netHTTPClient struct {
+	target    *scenarios.HTTPTarget
+	transport *http.Transport
+	client    *http.Client
+	reqs      []preparedRequest
+	check     *bodyCheck // expect's body checks, nil when there are none
+	body      readerSource
+	errLength error // the body's length is not expect.length
+
+	// Written by the dialer and the trace hooks, read after Do returns.
+	// Atomics because a dial abandoned by a cancelled request may still
+	// report from its own goroutine while the next request runs.
+	sent, received atomic.Int64
+	connectStart   atomic.Int64  // monotonic nanoseconds since clientEpoch
+	connect        atomic.Int64  // nanoseconds
+	requests       atomic.Uint64 // requests begun, so that a connection knows a new one
+	tr             *httptrace.ClientTrace
+}
+
+// clientEpoch anchors monotonic timestamps stored in atomics.
+var clientEpoch = time.Now()
+
+type preparedRequest struct {
+	method string
+	url    string
+	header http.Header
+	body   []byte
+}
+
+var _ protocols.Client = (*netHTTPClient)(nil)
+
+// NewNetHTTPClient makes the net/http client of target t, the fallback for
+// what the lean client does not do (see NewClient).
+func NewNetHTTPClient(t *scenarios.Target, _ int) (protocols.Client, error) {
+	if t.HTTP == nil {
+		return nil, fmt.Errorf("target %q has no http block", t.Name)
+	}
+	h := t.HTTP
+	c := &netHTTPClient{target: h, check: newBodyCheck(h.Expect.BodyContains, h.Expect.BodyRegex)}
+	if h.Expect.Length >= 0 {
+		c.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", h.Expect.Length)
+	}
+	c.tr = c.newTrace()
+	tlsConf, err := tlsConfig(t.Name, &h.TLS)
+	if err != nil {
+		return nil, err
+	}
+	dialer := &net.Dialer{Timeout: h.Timeout}
+	c.transport = &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := dialer.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &countingConn{Conn: conn, sent: &c.sent, received: &c.received, requests: &c.requests, matched: -1}, nil
+		},
+		TLSClientConfig:     tlsConf,
+		DisableKeepAlives:   !h.Keepalive,
+		MaxIdleConnsPerHost: 1,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		// An empty map keeps net/http from negotiating h2 on https targets.
+		TLSNextProto:          map[string]func(string, *tls.Conn) http.RoundTripper{},
+		ResponseHeaderTimeout: h.Timeout,
+		Proxy:                 proxyFunc(h),
+	}
+	c.client = &http.Client{
+		Transport: c.transport,
+		Timeout:   h.Timeout,
+		// A load generator measures the response it got, as ab and wrk do.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	for _, r := range h.Requests {
+		hdr := make(http.Header, len(r.Headers))
+		for _, kv := range r.Headers {
+			hdr.Add(kv.Name, kv.Value)
+		}
+		if hdr.Get("User-Agent") == "" {
+			hdr.Set("User-Agent", "loadgate")
+		}
+		c.reqs = append(c.reqs, preparedRequest{method: r.Method, url: r.URL, header: hdr, body: r.Body})
+	}
+	return c, nil
+}
+
+func (c *netHTTPClient) newTrace() *httptrace.ClientTrace {
+	since := func() int64 { return int64(time.Since(clientEpoch)) - c.connectStart.Load() }
+	return &httptrace.ClientTrace{
+		ConnectStart: func(string, string) { c.connectStart.Store(int64(time.Since(clientEpoch))) },
+		ConnectDone: func(_, _ string, err error) {
+			if err == nil {
+				c.connect.Store(since())
+			}
+		},
+		TLSHandshakeDone: func(_ tls.ConnectionState, err error) {
+			if err == nil {
+				c.connect.Store(since())
+			}
+		},
+	}
+}
+
+// Do sends request req and reads the whole response.
+func (c *netHTTPClient) Do(ctx context.Context, req int, out *protocols.Outcome) {
+	*out = protocols.Outcome{}
+	c.connect.Store(0)
+	c.requests.Add(1)
+	sent0, recv0 := c.sent.Load(), c.received.Load()
+	defer func() {
+		out.Connect = time.Duration(c.connect.Load())
+		out.BytesSent = c.sent.Load() - sent0
+		out.BytesReceived = c.received.Load() - recv0
+	}()
+
+	p := &c.reqs[req]
+	var body io.Reader
+	if len(p.body) > 0 {
+		body = bytes.NewReader(p.body)
+	}
+	r, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, c.tr), p.method, p.url, body)
+	if err != nil {
+		out.Kind, out.Err = protocols.KindOther, err
+		return
+	}
+	r.Header = p.header.Clone()
+	resp, err := c.client.Do(r)
+	if err != nil {
+		out.Kind, out.Err = classify(err), err
+		return
+	}
+	defer resp.Body.Close()
+	out.Status = resp.StatusCode
+	out.Kind, out.Err = c.readAndCheck(resp)
+}
+
+// readAndCheck drains the body (bounded by max_body) and applies expect.
+// The body checks see it as it streams: a worker keeps a bounded part of
+// it, whatever its size.
+func (c *netHTTPClient) readAndCheck(resp *http.Response) (protocols.ErrorKind, error) {
+	exp := &c.target.Expect
+	limit := c.target.MaxBody
+	var n int64
+	var err error
+	if c.check != nil {
+		c.body.reset(resp.Body, limit)
+		err = c.check.run(&c.body)
+		n = c.body.n
+	} else {
+		n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, limit+1))
+		if err == nil && n > limit {
+			err = errBodyTooLarge
+		}
+	}
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		return protocols.KindLength, err
+	case err != nil:
+		return classify(err), err
+	case !statusAccepted(exp.Status, resp.StatusCode):
+		return protocols.KindStatus, nil
+	case exp.Length >= 0 && n != exp.Length:
+		return protocols.KindLength, c.errLength
+	case c.check != nil && c.check.err() != nil:
+		return protocols.KindCheck, c.check.err()
+	}
+	return protocols.KindNone, nil
+}
+
+// readerSource hands out a body read from an io.Reader through one buffer,
+// as a bodySource, failing once it exceeds max_body.
+type readerSource struct {
+	r     io.Reader
+	buf   []byte
+	n     int64 // bytes read
+	limit int64 // max_body
+	err   error // returned by r with data, reported next
+}
+
+// readerSourceBuf is the size of a readerSource's buffer.
+const readerSourceBuf = 16 << 10
+
+func (s *readerSource) reset(r io.Reader, limit int64) {
+	s.r, s.n, s.limit, s.err = r, 0, limit, nil
+	if s.buf == nil {
+		s.buf = make([]byte, readerSourceBuf)
+	}
+}
+
+func (s *readerSource) next() ([]byte, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	for range maxZeroReads {
+		// Reading one byte past max_body is enough to refuse the body.
+		k, err := s.r.Read(s.buf[:min(int64(len(s.buf)), s.limit+1-s.n)])
+		s.n += int64(k)
+		if s.n > s.limit {
+			return nil, errBodyTooLarge
+		}
+		if k > 0 {
+			s.err = err
+			return s.buf[:k], nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return nil, io.ErrNoProgress
+}
+
+func statusAccepted(accepted []int, code int) bool {
+	if len(accepted) == 0 {
+		return code >= 200 && code < 400
+	}
+	for _, a := range accepted {
+		if a == code {
+			return true
+		}
+	}
+	return false
+}
+
+// Close drops the worker's idle connections.
+func (c *netHTTPClient) Close() error {
+	c.transport.CloseIdleConnections()
+	return nil
+}
+
+// classify maps a transport error to the error kinds of SPEC §3.
+func classify(err error) protocols.ErrorKind {
+	var opErr *net.OpError
+	var netErr net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+		return protocols.KindTimeout
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return protocols.KindTimeout
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return protocols.KindConnect
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return protocols.KindConnect
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return protocols.KindReset
+	case errors.Is(err, errNotHTTP):
+		return protocols.KindProtocol
+	case isTLSHandshake(err):
+		return protocols.KindConnect
+	case strings.Contains(err.Error(), "malformed"), strings.Contains(err.Error(), "invalid"),
+		strings.Contains(err.Error(), "bad "):
+		return protocols.KindProtocol
+	case strings.Contains(err.Error(), "server closed") || strings.Contains(err.Error(), "connection reset"):
+		return protocols.KindReset
+	default:
+		return protocols.KindOther
+	}
+}
+
+func isTLSHandshake(err error) bool {
+	var recErr tls.RecordHeaderError
+	var certErr *tls.CertificateVerificationError
+	return errors.As(err, &recErr) || errors.As(err, &certErr)
+}
+
+// countingConn counts wire bytes so that bytes_sent and bytes_received
+// include headers, as ab's "Total transferred" does.
+//
+// It also checks that a reply begins as HTTP/1.x does: net/http reads a
+// status line until its end, so a server that answers with anything else
+// and keeps the connection open would otherwise be a timeout. The first
+// write of each request arms the check, and the first bytes read after it
+// settle it; a connection whose first write is a TLS record is not checked,
+// since what it reads is encrypted.
+type countingConn struct {
+	net.Conn
+	sent, received *atomic.Int64
+	requests       *atomic.Uint64 // the client's count of requests begun
+
+	// Read and Write run on the transport's two goroutines.
+	mu      sync.Mutex
+	armedBy uint64 // the request whose write armed the check
+	matched int    // bytes of the reply's beginning seen to match; -1: not checking
+	tls     bool
+}
+
+// httpReplyStart is how every HTTP/1.x reply begins.
+const httpReplyStart = "HTTP/1."
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.received.Add(int64(n))
+	if n > 0 && !c.replyStarts(p[:n]) {
+		return 0, errNotHTTP
+	}
+	return n, err
+}
+
+// replyStarts reports whether b, just read, can be the beginning of a reply
+// or of its rest.
+func (c *countingConn) replyStarts(b []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.matched < 0 || c.tls {
+		return true
+	}
+	k := min(len(b), len(httpReplyStart)-c.matched)
+	if string(b[:k]) != httpReplyStart[c.matched:c.matched+k] {
+		return false
+	}
+	c.matched += k
+	if c.matched == len(httpReplyStart) {
+		c.matched = -1
+	}
+	return true
+}
+
+func (c *countingConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	switch req := c.requests.Load(); {
+	case c.armedBy == 0 && len(p) > 0 && p[0] == 0x16: // a TLS handshake record
+		c.tls = true
+	case req != c.armedBy:
+		// The first write of a request; its later writes must not re-arm the
+		// check, since the reply may have begun already.
+		c.armedBy, c.matched = req, 0
+	}
+	c.mu.Unlock()
+	n, err := c.Conn.Write(p)
+	c.sent.Add(int64(n))
+	return n, err
+}

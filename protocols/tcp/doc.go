@@ -1,0 +1,11 @@
+// Package tcp is loadgate's client for framed TCP targets (SPEC §11).
+//
+// It is one protocol behind the protocols contract: runner's dispatch
+// calls NewClient for every TCP target. A worker owns one connection,
+// kept across iterations or opened around each; it runs the target's
+// on_connect steps once per connection, then per Do one iteration of
+// send and expect steps, writing messages framed by the target's framing
+// (tcpframe.go: length-prefixed, line, fixed or none) and reading replies
+// with a bounded buffer. Placeholders render through protocols.RenderEnv,
+// so an iteration allocates nothing.
+package tcp

@@ -1,0 +1,303 @@
+package tcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// tcpClient drives one worker of a TCP target. Like ab -c or a LoadRunner
+// vuser, a worker is one connection: kept across iterations (persistent)
+// or opened and closed around each one (per_iteration).
+type tcpClient struct {
+	target    *scenarios.TCPTarget
+	codec     frameCodec
+	onConnect []tcpOp
+	iteration []tcpOp
+	dialer    net.Dialer
+	env       protocols.RenderEnv
+	wbuf      []byte // messages not yet written, reused across iterations
+	rd        frameReader
+
+	// mu guards conn and closed: Close may run while an abandoned Do is
+	// still blocked, and the context hook interrupts a blocked Do.
+	mu     sync.Mutex
+	conn   net.Conn
+	closed bool
+	// done is the Done channel of the context the hook watches; stop
+	// detaches the hook. Only Do and Close touch them, Close under mu.
+	done <-chan struct{}
+	stop func() bool
+}
+
+// tcpOp is a step prepared for sending: a payload without placeholders is
+// framed once, here, and then only copied.
+type tcpOp struct {
+	expect *scenarios.TCPExpect // nil for a send
+	static []byte               // the whole message, when it never changes
+	tpl    *scenarios.Template
+	framed bool
+}
+
+var _ protocols.Client = (*tcpClient)(nil)
+
+// NewClient makes the client of one worker of TCP target t: it runs the
+// target's on_connect steps on every new connection, then one iteration
+// of its steps per Do.
+func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
+	if t.TCP == nil {
+		return nil, fmt.Errorf("target %q has no tcp block", t.Name)
+	}
+	c := &tcpClient{target: t.TCP, codec: newFrameCodec(t.TCP), env: protocols.NewRenderEnv(worker)}
+	// Keep-alive probes would add traffic the scenario did not ask for; a
+	// persistent connection is used continuously anyway.
+	c.dialer.KeepAlive = -1
+	c.onConnect = c.prepare(t.TCP.OnConnect)
+	c.iteration = c.prepare(t.TCP.Iteration)
+	return c, nil
+}
+
+func (c *tcpClient) prepare(steps []scenarios.TCPStep) []tcpOp {
+	ops := make([]tcpOp, len(steps))
+	for i := range steps {
+		s := &steps[i]
+		switch s.Kind {
+		case scenarios.StepExpect:
+			ops[i].expect = &s.Expect
+			continue
+		case scenarios.StepSend:
+			ops[i].framed = true
+		}
+		ops[i].tpl = &s.Payload
+		if s.Payload.Static() {
+			ops[i].static = c.encode(nil, &ops[i])
+		}
+	}
+	return ops
+}
+
+// encode appends op's message to dst.
+func (c *tcpClient) encode(dst []byte, op *tcpOp) []byte {
+	if op.static != nil {
+		return append(dst, op.static...)
+	}
+	if !op.framed {
+		return c.env.Render(dst, op.tpl)
+	}
+	dst, start := c.codec.open(dst)
+	dst = c.env.Render(dst, op.tpl)
+	return c.codec.close(dst, start)
+}
+
+// tcpInterrupted is a deadline that has passed: setting it makes a blocked
+// read or write return at once.
+var tcpInterrupted = time.Unix(1, 0)
+
+// Do runs one iteration, first opening a connection and running on_connect
+// when the worker has none. Time spent opening is reported as Connect.
+func (c *tcpClient) Do(ctx context.Context, _ int, out *protocols.Outcome) {
+	*out = protocols.Outcome{}
+	c.watch(ctx)
+	c.env.Next()
+	deadline := time.Now().Add(c.target.Timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	conn := c.current()
+	if conn == nil {
+		began := time.Now()
+		var kind protocols.ErrorKind
+		if conn, kind = c.open(ctx, deadline, out); kind != protocols.KindNone {
+			out.Kind = kind
+			return
+		}
+		out.Connect = time.Since(began)
+	} else if err := conn.SetDeadline(deadline); err != nil {
+		c.drop()
+		out.Kind, out.Err = protocols.KindOther, err
+		return
+	}
+	// Checked after the deadline is set, so a cancellation that came
+	// before it is not overwritten unseen.
+	if err := ctx.Err(); err != nil {
+		c.drop()
+		out.Kind, out.Err = protocols.KindTimeout, err
+		return
+	}
+	out.Kind = c.run(conn, c.iteration, out)
+	if out.Kind != protocols.KindNone || c.target.Connection == scenarios.PerIteration {
+		// After a failure the stream's state is unknown: the next
+		// iteration starts on a new connection.
+		c.drop()
+	}
+}
+
+// open dials and runs on_connect on the new connection.
+func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *protocols.Outcome) (net.Conn, protocols.ErrorKind) {
+	c.dialer.Deadline = deadline
+	conn, err := c.dialer.DialContext(ctx, "tcp", c.target.Address)
+	if err != nil {
+		out.Err = err
+		if ctx.Err() != nil {
+			return nil, protocols.KindTimeout
+		}
+		return nil, protocols.KindConnect
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		_ = conn.Close()
+		out.Err = net.ErrClosed
+		return nil, protocols.KindOther
+	}
+	c.conn = conn
+	c.mu.Unlock()
+	c.rd.reset()
+	if err := conn.SetDeadline(deadline); err != nil {
+		c.drop()
+		out.Err = err
+		return nil, protocols.KindOther
+	}
+	if kind := c.run(conn, c.onConnect, out); kind != protocols.KindNone {
+		c.drop()
+		return nil, kind
+	}
+	return conn, protocols.KindNone
+}
+
+// run performs steps on conn. Consecutive sends go out in one write, as a
+// buffered stream would send them, so a message is never split across
+// system calls by the client.
+func (c *tcpClient) run(conn net.Conn, ops []tcpOp, out *protocols.Outcome) protocols.ErrorKind {
+	c.wbuf = c.wbuf[:0]
+	for i := range ops {
+		op := &ops[i]
+		if op.expect == nil {
+			c.wbuf = c.encode(c.wbuf, op)
+			continue
+		}
+		if kind := c.flush(conn, out); kind != protocols.KindNone {
+			return kind
+		}
+		payload, n, err := c.rd.next(conn, &c.codec, op.expect)
+		out.BytesReceived += n
+		if err != nil {
+			out.Err = err
+			return tcpErrorKind(err)
+		}
+		if !tcpMatches(payload, op.expect) {
+			out.Err = errTCPExpect
+			return protocols.KindCheck
+		}
+	}
+	return c.flush(conn, out)
+}
+
+func (c *tcpClient) flush(conn net.Conn, out *protocols.Outcome) protocols.ErrorKind {
+	if len(c.wbuf) == 0 {
+		return protocols.KindNone
+	}
+	n, err := conn.Write(c.wbuf)
+	out.BytesSent += int64(n)
+	c.wbuf = c.wbuf[:0]
+	if err != nil {
+		out.Err = err
+		return tcpErrorKind(err)
+	}
+	return protocols.KindNone
+}
+
+// errTCPExpect is the error of a reply that fails its step's expect.
+var errTCPExpect = errors.New("the reply does not match the step's expect")
+
+func tcpMatches(payload []byte, e *scenarios.TCPExpect) bool {
+	if e.Equals != nil && !bytes.Equal(payload, e.Equals) {
+		return false
+	}
+	return e.Contains == nil || bytes.Contains(payload, e.Contains)
+}
+
+// tcpErrorKind maps a read, write or frame error to the kinds of SPEC §3.
+func tcpErrorKind(err error) protocols.ErrorKind {
+	var netErr net.Error
+	switch {
+	case errors.Is(err, errFrameTooLarge), errors.Is(err, errBadFrame):
+		return protocols.KindProtocol
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return protocols.KindTimeout
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED):
+		return protocols.KindReset
+	}
+	return protocols.KindOther
+}
+
+// watch makes cancelling ctx interrupt a blocked Do. The engine passes the
+// same phase context to every call, so the hook is registered once per
+// client rather than once per iteration.
+func (c *tcpClient) watch(ctx context.Context) {
+	done := ctx.Done()
+	if done == c.done || done == nil {
+		return
+	}
+	c.mu.Lock()
+	if c.stop != nil {
+		c.stop()
+	}
+	c.done = done
+	c.stop = context.AfterFunc(ctx, c.interrupt)
+	c.mu.Unlock()
+}
+
+func (c *tcpClient) interrupt() {
+	c.mu.Lock()
+	if c.conn != nil {
+		_ = c.conn.SetDeadline(tcpInterrupted)
+	}
+	c.mu.Unlock()
+}
+
+func (c *tcpClient) current() net.Conn {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.conn
+}
+
+// drop closes the worker's connection; the next iteration opens another.
+func (c *tcpClient) drop() {
+	c.mu.Lock()
+	conn := c.conn
+	c.conn = nil
+	c.mu.Unlock()
+	c.rd.reset()
+	if conn != nil {
+		_ = conn.Close()
+	}
+}
+
+// Close closes the worker's connection. It may run while Do is blocked,
+// which then returns promptly.
+func (c *tcpClient) Close() error {
+	c.mu.Lock()
+	c.closed = true
+	conn := c.conn
+	c.conn = nil
+	if c.stop != nil {
+		c.stop()
+	}
+	c.mu.Unlock()
+	if conn != nil {
+		return conn.Close()
+	}
+	return nil
+}

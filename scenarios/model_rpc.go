@@ -1,0 +1,151 @@
+package scenarios
+
+import (
+	"regexp"
+	"strconv"
+	"time"
+
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// The model of the targets of SPEC §13 besides HTTP/2 (which is HTTPTarget
+// with HTTP2 set): gRPC and WebSocket. Like the rest of the model it is
+// fully resolved at load time; a client builds its calls from it without
+// parsing or compiling anything.
+
+// DefaultMaxMessage is the largest WebSocket message a target accepts when
+// the scenario does not say, in bytes.
+const DefaultMaxMessage = 1 << 20
+
+// GRPCTarget describes load made of gRPC calls to one method. Every call
+// is one request; a server-streaming call succeeds when the stream ends
+// with an accepted code, and counts the messages it received.
+type GRPCTarget struct {
+	Address string // host:port to dial
+	// TLS is nil for a plaintext (h2c) connection, the default; a `tls:`
+	// block, even an empty one, makes the connection TLS with ALPN h2.
+	TLS *TLS
+	// Method is the full method name as written, "pkg.Service/Method";
+	// Service and MethodName are its two halves. The path on the wire is
+	// "/" + Method.
+	Method     string
+	Service    string // "loadgate.echo.v1.Echo"
+	MethodName string // "Say"
+	// Descriptor is the method compiled from `proto:` files at load time,
+	// with its input and output message descriptors; nil with Reflection.
+	// The message has been checked against it.
+	Descriptor protoreflect.MethodDescriptor
+	// Reflection says the descriptors are fetched from the server's
+	// reflection service when the run starts; the method's existence and
+	// the message's fields are then checked at run time, before any load.
+	Reflection bool
+	// ServerStream is true for a server-streaming method: from the
+	// descriptor, or from `stream: server` with Reflection.
+	ServerStream bool
+	// Message is the request message as protojson text (JSON) with the
+	// placeholders of its string values (or of the JSON text as written)
+	// left in; rendering it and unmarshalling with protojson gives the
+	// request. An empty message renders "{}".
+	Message Template
+	// Metadata is sent with every call, in file order; names are lower
+	// case. Values may hold placeholders; names ending in -bin carry
+	// binary values, given as they are to the gRPC library.
+	Metadata []HeaderTemplate
+	// Timeout bounds one call, connect included; it is also the call's
+	// deadline sent to the server. Default 30s.
+	Timeout time.Duration
+	// Connections is how many HTTP/2 connections carry the workers'
+	// calls as concurrent streams; default 1.
+	Connections int
+	Expect      GRPCExpect
+}
+
+// GRPCExpect holds the checks of a gRPC call.
+type GRPCExpect struct {
+	// Codes are the accepted status codes; never empty (default OK). A
+	// call ending with another code is a "grpc" error counted under its
+	// code's name (errors.grpc["UNAVAILABLE"]).
+	Codes []GRPCCode
+}
+
+// GRPCCode is a gRPC status code. The values are those of the gRPC
+// specification (and of google.golang.org/grpc/codes.Code), so a client
+// converts with a plain type conversion.
+type GRPCCode uint32
+
+// GRPCCodeOK is the status of a successful call.
+const GRPCCodeOK GRPCCode = 0
+
+// grpcCodeNames are the canonical names of the gRPC status codes, indexed
+// by value, as the gRPC specification spells them.
+var grpcCodeNames = [...]string{
+	"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+	"NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+	"FAILED_PRECONDITION", "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED",
+	"INTERNAL", "UNAVAILABLE", "DATA_LOSS", "UNAUTHENTICATED",
+}
+
+// String returns the code's canonical name, such as "UNAVAILABLE", or its
+// number for a code outside the specification: the key of errors.grpc.
+func (c GRPCCode) String() string {
+	if int(c) < len(grpcCodeNames) {
+		return grpcCodeNames[c]
+	}
+	return strconv.FormatUint(uint64(c), 10)
+}
+
+// WebSocketTarget describes load over WebSocket connections: the step
+// model of TCP targets, where a step sends or reads one message instead of
+// one frame. Every iteration is one request.
+type WebSocketTarget struct {
+	URL     string   // ws:// or wss:// with a host
+	Headers []Header // sent with the opening handshake, in file order
+	TLS     TLS      // wss:// only
+	// Connection is when connections are opened: one per worker, kept
+	// across iterations (Persistent, the default), or one per iteration.
+	Connection TCPConnection
+	// Timeout bounds one iteration, including the opening handshake and
+	// on_connect when the iteration opens a connection; default 30s.
+	Timeout time.Duration
+	// MaxMessage is the largest message accepted, in bytes; a larger one
+	// is a "protocol" error. Default 1 MiB.
+	MaxMessage int64
+	// OnConnect runs once per new connection, before its first iteration;
+	// its time counts as connect time, with the handshake.
+	OnConnect []WSStep
+	// Iteration is one measured request; it has at least one step.
+	Iteration []WSStep
+}
+
+// WSStepKind is what a step of a WebSocket target does.
+type WSStepKind uint8
+
+// The kinds of WebSocket steps.
+const (
+	// WSSendText sends Payload as one text message (`send:`); the
+	// payload is checked to be UTF-8 when it has no placeholders.
+	WSSendText WSStepKind = iota
+	// WSSendBinary sends Payload as one binary message (`send_binary:`,
+	// `send_hex:`).
+	WSSendBinary
+	// WSExpect reads one message, text or binary, and checks it. Control
+	// frames (ping, pong) are handled by the client and never read here.
+	WSExpect
+)
+
+// WSStep is one step of on_connect or of an iteration.
+type WSStep struct {
+	Kind    WSStepKind
+	Pos     Pos
+	Payload Template      // WSSendText, WSSendBinary
+	Expect  WSExpectCheck // WSExpect
+}
+
+// WSExpectCheck checks one received message; every check set must hold,
+// and none set accepts any message. A message failing one is a "check"
+// error.
+type WSExpectCheck struct {
+	Contains []byte         // the message must contain it; nil = no check
+	Equals   []byte         // the message must be exactly this; nil = no check
+	Regex    *regexp.Regexp // the message must match; nil = no check
+}
