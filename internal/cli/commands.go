@@ -59,6 +59,12 @@ func serveCommand(ctx context.Context, args []string, env Env) error {
 	if a := srv.TCPAddr(); a != "" {
 		fmt.Fprintf(env.Stdout, "loadgate serve: framed TCP on %s\n", a)
 	}
+	if a := srv.HTTPSAddr(); a != "" {
+		fmt.Fprintf(env.Stdout, "loadgate serve: https://%s/\n", a)
+	}
+	if a := srv.GRPCAddr(); a != "" {
+		fmt.Fprintf(env.Stdout, "loadgate serve: gRPC on %s\n", a)
+	}
 	<-ctx.Done()
 	return srv.Close()
 }

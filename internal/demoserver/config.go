@@ -42,6 +42,34 @@ type Config struct {
 	// scenario mixing both kinds of target needs one server.
 	TCPAddr string
 
+	// HTTP2 makes the HTTP listener speak cleartext HTTP/2 (h2c) with prior
+	// knowledge alongside HTTP/1.1: a connection that opens with the
+	// HTTP/2 preface is served as HTTP/2. The Upgrade: h2c dance is not
+	// supported, as by most servers and clients (h2load, gRPC).
+	HTTP2 bool
+
+	// HTTPSAddr, when set, serves the same routes over TLS there, with a
+	// self-signed ECDSA P-256 certificate made in memory at Start (see
+	// [Server.CertPEM]) and ALPN offering h2 and http/1.1. Same address
+	// rules as HTTPAddr.
+	HTTPSAddr string
+
+	// HTTPSNoHTTP2 makes the TLS listener offer http/1.1 only, a server
+	// that refuses h2, for testing how clients cope.
+	HTTPSNoHTTP2 bool
+
+	// CertFile, when set, is where Start writes the certificate's PEM (not
+	// the key), for a scenario's tls.ca_file. It needs a TLS listener.
+	CertFile string
+
+	// GRPCAddr, when set, serves gRPC there: the echo service of
+	// testdata/proto/echo.proto ([EchoService]), grpc.health.v1 and server
+	// reflection. Same address rules as HTTPAddr.
+	GRPCAddr string
+
+	// GRPCTLS serves gRPC over TLS with the same certificate as HTTPSAddr.
+	GRPCTLS bool
+
 	// Delay is added before every response except /health and /stats. With
 	// DelayDist DelayNormal it is the mean of the delay, otherwise its
 	// minimum.
@@ -147,10 +175,20 @@ func (c Config) validate() (Config, error) {
 		return c, err
 	}
 	c.HTTPAddr = norm
-	if c.TCPAddr != "" {
-		if c.TCPAddr, err = loopbackAddr(c.TCPAddr); err != nil {
-			return c, err
+	for _, a := range []*string{&c.TCPAddr, &c.HTTPSAddr, &c.GRPCAddr} {
+		if *a != "" {
+			if *a, err = loopbackAddr(*a); err != nil {
+				return c, err
+			}
 		}
+	}
+	switch {
+	case c.HTTPSNoHTTP2 && c.HTTPSAddr == "":
+		return c, errors.New("https-http1-only needs an HTTPS listener")
+	case c.GRPCTLS && c.GRPCAddr == "":
+		return c, errors.New("grpc-tls needs a gRPC listener")
+	case c.CertFile != "" && !c.needsCert():
+		return c, errors.New("cert-out needs a TLS listener (--https, or --grpc with --grpc-tls)")
 	}
 	return c, nil
 }
@@ -185,6 +223,12 @@ func loopbackAddr(addr string) (string, error) {
 //
 //	--http ADDR          HTTP listen address (default 127.0.0.1:8080; loopback only, :PORT binds 127.0.0.1)
 //	--tcp ADDR           framed TCP listen address (u16 type + u32 length + body; off by default)
+//	--http2              also speak cleartext HTTP/2 (h2c, prior knowledge) on --http
+//	--https ADDR         serve the routes over TLS too (in-memory self-signed cert; ALPN h2, http/1.1)
+//	--https-http1-only   offer only http/1.1 by ALPN on --https (a server that refuses h2)
+//	--cert-out FILE      write the certificate's PEM there, for a scenario's tls.ca_file
+//	--grpc ADDR          serve gRPC there: echo service, health and reflection (off by default)
+//	--grpc-tls           serve gRPC over TLS with the same certificate
 //	--delay DURATION     delay before every response (the mean for --delay-dist normal)
 //	--jitter DURATION    spread of the delay, see --delay-dist
 //	--delay-dist NAME    constant or uniform: delay + uniform [0, jitter);
@@ -212,6 +256,14 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.HTTPAddr, "http", DefaultHTTPAddr, "HTTP listen `address` (loopback only; :PORT binds 127.0.0.1)")
 	fs.StringVar(&cfg.TCPAddr, "tcp", "", "also listen for framed TCP (u16 type + u32 big-endian length + body) on `address`,\n"+
 		"e.g. "+ExampleTCPAddr+" (loopback only; off when not given)")
+	fs.BoolVar(&cfg.HTTP2, "http2", false, "also speak cleartext HTTP/2 with prior knowledge (h2c) on the HTTP listener")
+	fs.StringVar(&cfg.HTTPSAddr, "https", "", "also serve the routes over TLS on `address` with a self-signed certificate\n"+
+		"made at start for 127.0.0.1, ::1 and localhost; ALPN offers h2 and http/1.1")
+	fs.BoolVar(&cfg.HTTPSNoHTTP2, "https-http1-only", false, "offer only http/1.1 by ALPN on -https (a server that refuses h2)")
+	fs.StringVar(&cfg.CertFile, "cert-out", "", "write the certificate's PEM to `file`, for a scenario's tls.ca_file")
+	fs.StringVar(&cfg.GRPCAddr, "grpc", "", "also serve gRPC on `address`: "+EchoService+" (Say, Stream),\n"+
+		"grpc.health.v1.Health and server reflection (loopback only; off when not given)")
+	fs.BoolVar(&cfg.GRPCTLS, "grpc-tls", false, "serve gRPC over TLS with the same self-signed certificate")
 	fs.DurationVar(&cfg.Delay, "delay", 0, "`duration` added before every response (not /health, /stats);\n"+
 		"the mean with -delay-dist normal")
 	fs.DurationVar(&cfg.Jitter, "jitter", 0, "random spread of the delay (a `duration`), see -delay-dist")

@@ -26,6 +26,13 @@ func TestParseFlags(t *testing.T) {
 		StallFor   time.Duration
 		CloseAfter int
 		Seed       uint64
+
+		HTTP2        bool
+		HTTPSAddr    string
+		HTTPSNoHTTP2 bool
+		CertFile     string
+		GRPCAddr     string
+		GRPCTLS      bool
 	}
 	tests := []struct {
 		name    string
@@ -61,6 +68,20 @@ func TestParseFlags(t *testing.T) {
 		{name: "tcp listener", args: []string{"--tcp", ExampleTCPAddr}, want: knobs{HTTPAddr: "127.0.0.1:8080", TCPAddr: ExampleTCPAddr}},
 		{name: "tcp bare port binds loopback", args: []string{"--tcp=:0"}, want: knobs{HTTPAddr: "127.0.0.1:8080", TCPAddr: "127.0.0.1:0"}},
 		{name: "tcp on every interface refused", args: []string{"--tcp", "0.0.0.0:13888"}, wantErr: "not a loopback"},
+
+		{name: "h2c", args: []string{"--http2"}, want: knobs{HTTPAddr: "127.0.0.1:8080", HTTP2: true}},
+		{name: "https with certificate file", args: []string{"--https", ":8443", "--cert-out", "cert.pem"},
+			want: knobs{HTTPAddr: "127.0.0.1:8080", HTTPSAddr: "127.0.0.1:8443", CertFile: "cert.pem"}},
+		{name: "https refusing h2", args: []string{"--https", "[::1]:0", "--https-http1-only"},
+			want: knobs{HTTPAddr: "127.0.0.1:8080", HTTPSAddr: "[::1]:0", HTTPSNoHTTP2: true}},
+		{name: "grpc", args: []string{"--grpc", ":50051"}, want: knobs{HTTPAddr: "127.0.0.1:8080", GRPCAddr: "127.0.0.1:50051"}},
+		{name: "grpc over TLS", args: []string{"--grpc", "localhost:0", "--grpc-tls", "--cert-out", "c.pem"},
+			want: knobs{HTTPAddr: "127.0.0.1:8080", GRPCAddr: "localhost:0", GRPCTLS: true, CertFile: "c.pem"}},
+		{name: "https on every interface refused", args: []string{"--https", "0.0.0.0:8443"}, wantErr: "not a loopback"},
+		{name: "grpc on every interface refused", args: []string{"--grpc", "[::]:50051"}, wantErr: "not a loopback"},
+		{name: "cert-out without TLS", args: []string{"--cert-out", "c.pem", "--grpc", ":0"}, wantErr: "needs a TLS listener"},
+		{name: "https-http1-only without https", args: []string{"--https-http1-only"}, wantErr: "needs an HTTPS listener"},
+		{name: "grpc-tls without grpc", args: []string{"--grpc-tls", "--https", ":0"}, wantErr: "needs a gRPC listener"},
 
 		{name: "error rate above 1", args: []string{"--error-rate", "1.5"}, wantErr: "error rate"},
 		{name: "error rate negative", args: []string{"--error-rate", "-0.1"}, wantErr: "error rate"},
@@ -102,7 +123,8 @@ func TestParseFlags(t *testing.T) {
 			if err != nil {
 				t.Fatalf("unexpected error: %v", err)
 			}
-			got := knobs{cfg.HTTPAddr, cfg.TCPAddr, cfg.Delay, cfg.Jitter, cfg.DelayDist, cfg.ErrorRate, cfg.StallEvery, cfg.StallFor, cfg.CloseAfter, cfg.Seed}
+			got := knobs{cfg.HTTPAddr, cfg.TCPAddr, cfg.Delay, cfg.Jitter, cfg.DelayDist, cfg.ErrorRate, cfg.StallEvery, cfg.StallFor, cfg.CloseAfter, cfg.Seed,
+				cfg.HTTP2, cfg.HTTPSAddr, cfg.HTTPSNoHTTP2, cfg.CertFile, cfg.GRPCAddr, cfg.GRPCTLS}
 			if got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
@@ -117,7 +139,8 @@ func TestParseFlagsHelp(t *testing.T) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
 	for _, want := range []string{"loadgate serve", "-http", "-error-rate", "-seed",
-		"-delay-dist distribution", "exponential", "-stall EVERY/FOR", "-close-after N", "-tcp address"} {
+		"-delay-dist distribution", "exponential", "-stall EVERY/FOR", "-close-after N", "-tcp address",
+		"-http2", "-https address", "-cert-out file", "-grpc address", "-grpc-tls", "-https-http1-only"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage does not mention %q:\n%s", want, stderr.String())
 		}

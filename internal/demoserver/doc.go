@@ -15,6 +15,25 @@
 //	    /echo        200 the request body (up to 10 MiB), any method
 //	GET /bytes/N     200 N bytes (N ≤ 10 MiB) for transfer-rate tests
 //	    /status/N    status N (200..599), any method
+//	GET /ws          WebSocket echo: every text or binary message sent back as received
+//
+// With Config.HTTP2 the HTTP listener also speaks cleartext HTTP/2 with
+// prior knowledge (h2c); a preface sent to it without HTTP2 is answered 505
+// and counted in [Stats].HTTP2Refused. With Config.HTTPSAddr the same routes
+// are served over TLS with a self-signed ECDSA P-256 certificate made in
+// memory at Start, valid for 127.0.0.1, ::1 and localhost, and ALPN
+// offering h2 and http/1.1 (http/1.1 only with HTTPSNoHTTP2):
+// [Server.CertPEM] returns it for clients to trust, and Config.CertFile
+// writes it for a scenario's tls.ca_file. [Stats] splits requests by
+// protocol version. Over HTTP/2, CloseAfter ends the connection with GOAWAY.
+//
+// With Config.GRPCAddr it serves gRPC (over TLS with Config.GRPCTLS): the
+// echo service of testdata/proto/echo.proto ([EchoService]; Say answers
+// text and n back, Stream answers n messages, 0 meaning 1, numbered from 0),
+// the standard grpc.health.v1 service (SERVING for "" and the echo service)
+// and server reflection v1 and v1alpha. The .proto is compiled at start from
+// an embedded copy and served with dynamic messages, so no generated code
+// is involved. [Stats] counts calls per method and status code.
 //
 // Under /api it is a small stateful JSON API, so that flows (log in, carry
 // the token, list, create, read back) have something real to run against:
@@ -57,7 +76,9 @@
 //     constant (plus uniform jitter), uniform, exponential or normal
 //     distribution; see [DelayDist].
 //   - ErrorRate: a fraction of requests answered with 500; on TCP, with
-//     an {"T":"Error",...} frame.
+//     an {"T":"Error",...} frame; on gRPC, with status UNAVAILABLE; on a
+//     WebSocket, by closing the connection with status 1011
+//     ([InjectedCloseStatus]) instead of echoing the message.
 //   - StallEvery and StallFor: the server freezes for StallFor at the start
 //     of every StallEvery-long window counted from [Server.Started], like a
 //     stop-the-world pause; every response due in a stall leaves when it
@@ -75,7 +96,11 @@
 // listener of a server applies them alike.
 //
 // Delays and stalls hold each TCP frame's reply as they hold an HTTP
-// response; frames of one connection are answered one after another.
+// response; frames of one connection are answered one after another. On
+// gRPC they hold each echo call once, before its first reply (health and
+// reflection are exempt); on a WebSocket they hold each message's echo, not
+// the upgrade. CloseAfter counts the upgrade as one request and does not
+// apply to gRPC.
 //
 // [Stats] counts accepted TCP connections exactly (the listeners count
 // them), which lets tests prove whether a client reuses connections

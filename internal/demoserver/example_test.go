@@ -2,6 +2,8 @@ package demoserver_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -139,4 +141,31 @@ func ExampleStart_api() {
 	// Output:
 	// 201 /api/orders/1 {"id":"1","item":"item-42","qty":3}
 	// map[login:map[200:1] orders:map[201:1]] map[user7:1]
+}
+
+// Serve over TLS with the certificate made at start, and fetch a page
+// over HTTP/2 trusting only that certificate, as a scenario's
+// tls.ca_file would.
+func ExampleServer_CertPEM() {
+	s, err := demoserver.Start(context.Background(), demoserver.Config{HTTPSAddr: "127.0.0.1:0"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(s.CertPEM())
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get("https://" + s.HTTPSAddr() + "/")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	st := s.Stats()
+	fmt.Println(resp.Proto, string(body), st.HTTP2Requests, st.TLSAccepted)
+	// Output: HTTP/2.0 hello 1 1
 }

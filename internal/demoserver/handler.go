@@ -48,16 +48,33 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/echo", s.faulty(serveEcho))
 	mux.HandleFunc("GET /bytes/{n}", s.faulty(serveBytes))
 	mux.HandleFunc("/status/{code}", s.faulty(serveStatus))
+	// Faults apply per message inside, not to the upgrade.
+	mux.HandleFunc("GET /ws", s.serveWS)
 	s.routeAPI(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 2 && r.Method == "PRI" {
+			// An HTTP/1.1-only listener hands the HTTP/2 preface to the
+			// handler, for servers that wire up h2c themselves; this one
+			// refuses it as an HTTP/1.1 server without h2c would.
+			s.ctr.http2Refused.Add(1)
+			w.Header()["Connection"] = connClose
+			http.Error(w, "HTTP/2 not enabled on this listener (serve --http2)", http.StatusHTTPVersionNotSupported)
+			return
+		}
 		s.ctr.requests.Add(1)
+		if r.ProtoMajor == 2 {
+			s.ctr.http2.Add(1)
+		} else {
+			s.ctr.http1.Add(1)
+		}
 		if served, ok := r.Context().Value(servedKey{}).(*atomic.Int64); ok && s.faults.closesConn(served.Add(1)) {
 			// net/http closes the connection after a response that says so,
 			// and the client learns not to reuse it.
 			w.Header()["Connection"] = connClose
 		}
-		if s.faults.stalls() && r.URL.Path != "/health" && r.URL.Path != "/stats" {
-			// A request arriving in a stall is only seen when it ends.
+		if s.faults.stalls() && r.URL.Path != "/health" && r.URL.Path != "/stats" && r.URL.Path != "/ws" {
+			// A request arriving in a stall is only seen when it ends. The
+			// WebSocket echo stalls per message instead, as it delays.
 			hold(r, s.faults.stallWait(time.Now()))
 		}
 		mux.ServeHTTP(w, r)

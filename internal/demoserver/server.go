@@ -22,9 +22,11 @@ type Stats struct {
 	// requests give N, N keep-alive requests on one connection give 1.
 	Accepted int64 `json:"accepted"`
 
-	// TCPAccepted is the part of Accepted that the framed TCP listener
-	// accepted.
-	TCPAccepted int64 `json:"tcp_accepted"`
+	// TCPAccepted, TLSAccepted and GRPCAccepted are the parts of Accepted
+	// that the framed TCP, the HTTPS and the gRPC listeners accepted.
+	TCPAccepted  int64 `json:"tcp_accepted"`
+	TLSAccepted  int64 `json:"tls_accepted"`
+	GRPCAccepted int64 `json:"grpc_accepted"`
 
 	// Frames is the number of complete frames the TCP listener received.
 	Frames int64 `json:"frames"`
@@ -33,10 +35,36 @@ type Stats struct {
 	// including /health, /stats (a /stats response counts itself) and 404s.
 	Requests int64 `json:"requests"`
 
-	// Errors is the number of injected errors (ErrorRate): 500 responses
-	// and TCP error frames. Statuses asked for explicitly with /status/N
-	// are not counted.
+	// HTTP1Requests and HTTP2Requests split Requests by the protocol
+	// version the request arrived with, over TLS or not: a client that
+	// asked for HTTP/2 and fell back to HTTP/1.1 shows up here.
+	HTTP1Requests int64 `json:"http1_requests"`
+	HTTP2Requests int64 `json:"http2_requests"`
+
+	// HTTP2Refused counts HTTP/2 prefaces sent to the cleartext listener
+	// while it does not speak h2c (no Config.HTTP2): each is answered 505
+	// and its connection closed, and it is not counted in Requests.
+	HTTP2Refused int64 `json:"http2_refused"`
+
+	// Errors is the number of injected errors (ErrorRate): 500 responses,
+	// TCP error frames, gRPC UNAVAILABLE statuses and WebSocket closes.
+	// Statuses asked for explicitly with /status/N are not counted.
 	Errors int64 `json:"errors"`
+
+	// GRPC counts the gRPC calls that ended, per full method
+	// ("/loadgate.echo.v1.Echo/Say", the health and reflection services
+	// too) and status code name ("OK", "UNAVAILABLE", ...). Left out until
+	// a call ends.
+	GRPC map[string]map[string]int64 `json:"grpc,omitempty"`
+
+	// GRPCMessages is the number of response messages the echo service
+	// sent: one per Say, n per Stream.
+	GRPCMessages int64 `json:"grpc_messages"`
+
+	// WSConnections is the number of WebSocket connections /ws accepted,
+	// WSMessages the number of messages it received (text and binary).
+	WSConnections int64 `json:"ws_connections"`
+	WSMessages    int64 `json:"ws_messages"`
 
 	// API counts what the /api routes answered, per endpoint (login,
 	// items, item, orders, order) and status code ("200", "401", ...;
@@ -59,11 +87,19 @@ type Stats struct {
 // counters are updated by every connection and handler goroutine, so they
 // are atomics rather than a mutex-guarded Stats.
 type counters struct {
-	accepted    atomic.Int64
-	tcpAccepted atomic.Int64
-	frames      atomic.Int64
-	requests    atomic.Int64
-	errors      atomic.Int64
+	accepted     atomic.Int64
+	tcpAccepted  atomic.Int64
+	tlsAccepted  atomic.Int64
+	grpcAccepted atomic.Int64
+	frames       atomic.Int64
+	requests     atomic.Int64
+	http1        atomic.Int64
+	http2        atomic.Int64
+	http2Refused atomic.Int64
+	errors       atomic.Int64
+	grpcMessages atomic.Int64
+	wsConns      atomic.Int64
+	wsMessages   atomic.Int64
 }
 
 // Server is a running built-in target server. It is created by Start and
@@ -79,6 +115,15 @@ type Server struct {
 
 	httpLn  net.Listener
 	httpSrv *http.Server
+
+	// The TLS side: the in-memory certificate and, with HTTPSAddr, a
+	// second http.Server (see startHTTPS). nil when not configured.
+	tls      *selfSigned
+	httpsLn  net.Listener
+	httpsSrv *http.Server
+
+	// grpc is the gRPC listener and server, nil without GRPCAddr.
+	grpc *grpcSide
 
 	// The framed TCP side has no http.Server to track its connections, so
 	// it keeps them itself, to close them on shutdown.
@@ -145,16 +190,18 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.startHTTP(ctx); err != nil {
+	if err := s.makeCert(); err != nil {
 		s.cancel()
 		return nil, err
 	}
-	if err := s.startTCP(ctx); err != nil {
-		_ = s.httpSrv.Close()
-		s.serving.Wait()
-		s.conns.Wait()
-		s.cancel()
-		return nil, err
+	for _, start := range []func(context.Context) error{s.startHTTP, s.startHTTPS, s.startTCP, s.startGRPC} {
+		if err := start(ctx); err != nil {
+			// Stop whatever already started, as Close would.
+			s.shutdown()
+			s.serving.Wait()
+			s.conns.Wait()
+			return nil, err
+		}
 	}
 	s.stopAfter = context.AfterFunc(ctx, func() {
 		defer close(s.afterDone)
@@ -163,6 +210,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s.log.Info().
 		Str("http", s.HTTPAddr()).
 		Str("tcp", s.TCPAddr()).
+		Str("https", s.HTTPSAddr()).
+		Str("grpc", s.GRPCAddr()).
+		Bool("h2c", s.cfg.HTTP2).
 		Dur("delay", s.cfg.Delay).
 		Dur("jitter", s.cfg.Jitter).
 		Stringer("delay_dist", s.cfg.DelayDist).
@@ -186,8 +236,27 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		return fmt.Errorf("demoserver: listen http: %w", err)
 	}
 	s.httpLn = &countingListener{Listener: ln, accepted: &s.ctr.accepted}
-	s.httpSrv = &http.Server{
-		Handler: s.handler,
+	// HTTP/2 over cleartext is prior knowledge only (no Upgrade: h2c), the
+	// form h2load and gRPC use; net/http has served it since Go 1.24, so
+	// no h2c wrapper from golang.org/x/net is needed.
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(s.cfg.HTTP2)
+	s.httpSrv = s.newHTTPServer(&p)
+	s.serving.Go(func() {
+		if err := s.httpSrv.Serve(s.httpLn); !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error().Err(err).Msg("http serve stopped")
+		}
+	})
+	return nil
+}
+
+// newHTTPServer returns an http.Server for the routes speaking protocols,
+// wired to the server's base context, connection tracking and logger.
+func (s *Server) newHTTPServer(protocols *http.Protocols) *http.Server {
+	return &http.Server{
+		Handler:   s.handler,
+		Protocols: protocols,
 		// A load generator may hold thousands of idle keep-alive
 		// connections between phases; a generous IdleTimeout keeps them
 		// reusable, while ReadHeaderTimeout stops a stalled client from
@@ -201,12 +270,6 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		ConnState:         s.trackConn,
 		ErrorLog:          log.New(httpErrorLog{s.log}, "", 0),
 	}
-	s.serving.Go(func() {
-		if err := s.httpSrv.Serve(s.httpLn); !errors.Is(err, http.ErrServerClosed) {
-			s.log.Error().Err(err).Msg("http serve stopped")
-		}
-	})
-	return nil
 }
 
 // trackConn keeps conns equal to the number of open connections. StateNew
@@ -254,13 +317,24 @@ func (s *Server) Started() time.Time { return s.faults.epoch }
 // other, not as an atomic snapshot.
 func (s *Server) Stats() Stats {
 	st := Stats{
-		Accepted:    s.ctr.accepted.Load(),
-		TCPAccepted: s.ctr.tcpAccepted.Load(),
-		Frames:      s.ctr.frames.Load(),
-		Requests:    s.ctr.requests.Load(),
-		Errors:      s.ctr.errors.Load(),
+		Accepted:      s.ctr.accepted.Load(),
+		TCPAccepted:   s.ctr.tcpAccepted.Load(),
+		TLSAccepted:   s.ctr.tlsAccepted.Load(),
+		GRPCAccepted:  s.ctr.grpcAccepted.Load(),
+		Frames:        s.ctr.frames.Load(),
+		Requests:      s.ctr.requests.Load(),
+		HTTP1Requests: s.ctr.http1.Load(),
+		HTTP2Requests: s.ctr.http2.Load(),
+		HTTP2Refused:  s.ctr.http2Refused.Load(),
+		Errors:        s.ctr.errors.Load(),
+		GRPCMessages:  s.ctr.grpcMessages.Load(),
+		WSConnections: s.ctr.wsConns.Load(),
+		WSMessages:    s.ctr.wsMessages.Load(),
 	}
 	s.api.stats(&st)
+	if s.grpc != nil {
+		st.GRPC = s.grpc.calls.snapshot()
+	}
 	return st
 }
 
@@ -270,11 +344,19 @@ func (s *Server) Stats() Stats {
 // Start's context, whichever comes first.
 func (s *Server) shutdown() {
 	s.shutdownOnce.Do(func() {
-		s.shutdownErr = s.httpSrv.Close()
-		if err := s.closeTCP(); s.shutdownErr == nil {
-			s.shutdownErr = err
+		var errs []error
+		if s.httpSrv != nil {
+			errs = append(errs, s.httpSrv.Close())
 		}
+		if s.httpsSrv != nil {
+			errs = append(errs, s.httpsSrv.Close())
+		}
+		errs = append(errs, s.closeTCP())
+		// Cancelling before stopping gRPC wakes handlers held by a delay
+		// or a stall; grpc.Server.Stop would otherwise wait for them.
 		s.cancel()
+		s.stopGRPC()
+		s.shutdownErr = errors.Join(errs...)
 	})
 }
 
@@ -306,9 +388,11 @@ func (s *Server) Close() error {
 
 // countingListener counts accepted connections at the source, which is the
 // only place the count can be exact: the client may pool, retry or race.
+// also, when not nil, is the listener's own count besides the total.
 type countingListener struct {
 	net.Listener
 	accepted *atomic.Int64
+	also     *atomic.Int64
 }
 
 // Accept implements net.Listener.
@@ -316,6 +400,9 @@ func (l *countingListener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err == nil {
 		l.accepted.Add(1)
+		if l.also != nil {
+			l.also.Add(1)
+		}
 	}
 	return c, err
 }
