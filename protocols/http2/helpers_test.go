@@ -24,7 +24,7 @@ type h2Server struct {
 	conns map[string]bool // remote addresses of accepted connections
 }
 
-func newH2Server(t *testing.T, tlsOn bool, h http.HandlerFunc) *h2Server {
+func newH2Server(t testing.TB, tlsOn bool, h http.HandlerFunc) *h2Server {
 	t.Helper()
 	s := &h2Server{conns: map[string]bool{}}
 	s.Server = httptest.NewUnstartedServer(h)
