@@ -2,37 +2,45 @@
 # Compares loadgate with wrk, ab, hey and vegeta against the same loopback
 # nginx: same connection count, same duration, nginx pinned to core 0 and the
 # tool to core 1 (with two cores or more), once with keep-alive connections and
-# once with a new connection per request ("short"). Each (tool, mode) pair runs
-# REPEATS times, tools interleaved; one Markdown table of medians is printed.
+# once with a new connection per request ("short"); mode h2 compares loadgate
+# with h2load over HTTP/2 (h2c), STREAMS streams per connection. Each (tool,
+# mode) pair runs REPEATS times, tools interleaved; one table of medians.
 #
-#   bench/compare.sh [-v] [-c CONNS] [-d SECS] [-r REPEATS] [-t TOOLS] [-m MODES]
+#   bench/compare.sh [-v] [-c CONNS] [-d SECS] [-r REPEATS] [-t TOOLS] [-m MODES] [-s STREAMS]
 #
 # The same settings can come from the environment: CONNS (default 50), SECS (5),
-# REPEATS (3), TOOLS (wrk,ab,hey,vegeta,loadgate), MODES (keepalive,short).
+# REPEATS (3), TOOLS (wrk,ab,hey,vegeta,h2load,loadgate), MODES (keepalive,short;
+# also h2), STREAMS (10).
 # -v also prints every run. Missing tools are installed (apt-get, go install).
 # loadgate is built from this checkout, or taken from $LOADGATE when set.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
-all_tools=(wrk ab hey vegeta loadgate)
-conns=${CONNS:-50} secs=${SECS:-5} repeats=${REPEATS:-3}
-tools=${TOOLS:-wrk,ab,hey,vegeta,loadgate} modes=${MODES:-keepalive,short} verbose=""
-usage() { sed -n '2,13s/^# \{0,1\}//p' "$0" >&2; exit 2; }
-while getopts "vc:d:r:t:m:h" opt; do
+all_tools=(wrk ab hey vegeta h2load loadgate)
+conns=${CONNS:-50} secs=${SECS:-5} repeats=${REPEATS:-3} streams=${STREAMS:-10}
+tools=${TOOLS:-wrk,ab,hey,vegeta,h2load,loadgate} modes=${MODES:-keepalive,short} verbose=""
+usage() { sed -n '2,15s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+while getopts "vc:d:r:t:m:s:h" opt; do
   case $opt in
     v) verbose=1 ;; c) conns=$OPTARG ;; d) secs=$OPTARG ;; r) repeats=$OPTARG ;;
-    t) tools=$OPTARG ;; m) modes=$OPTARG ;; *) usage ;;
+    t) tools=$OPTARG ;; m) modes=$OPTARG ;; s) streams=$OPTARG ;; *) usage ;;
   esac
 done
-for n in "$conns" "$secs" "$repeats"; do [[ $n =~ ^[1-9][0-9]*$ ]] || usage; done
+for n in "$conns" "$secs" "$repeats" "$streams"; do [[ $n =~ ^[1-9][0-9]*$ ]] || usage; done
 IFS=, read -r -a tools <<<"$tools"
 IFS=, read -r -a modes <<<"$modes"
 for t in "${tools[@]}"; do [[ " ${all_tools[*]} " == *" $t "* ]] || { say "unknown tool $t"; usage; }; done
-for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short)$ ]] || { say "unknown mode $m"; usage; }; done
+for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|h2)$ ]] || { say "unknown mode $m"; usage; }; done
 
-# can TOOL MODE: wrk has no way to open a connection per request.
-can() { [ "$1" != wrk ] || [ "$2" = keepalive ]; }
+# can TOOL MODE: wrk has no way to open a connection per request; h2 is
+# loadgate against h2load, which speaks only HTTP/2.
+can() {
+  case $1/$2 in
+    loadgate/*) true ;; h2load/h2) true ;; */h2 | h2load/*) false ;;
+    *) [ "$1" != wrk ] || [ "$2" = keepalive ] ;;
+  esac
+}
 # have TOOL: is the tool there (loadgate: did it build)?
 have() { if [ "$1" = loadgate ]; then [ -x "$work/bin/loadgate" ]; else command -v "$1" >/dev/null; fi; }
 
@@ -57,6 +65,7 @@ for t in "${tools[@]}"; do
     ab) need_apt apache2-utils ab || true ;;
     hey) need_go hey github.com/rakyll/hey latest || true ;;
     vegeta) need_go vegeta github.com/tsenart/vegeta/v12 v12.13.0 latest || true ;;
+    h2load) [[ " ${modes[*]} " != *" h2 "* ]] || need_apt nghttp2-client h2load || true ;;
   esac
 done
 mkdir "$work/bin"
@@ -66,6 +75,8 @@ nginx_start "$work" $((${#all_tools[@]} + 1))
 port_of() { local i; for i in "${!all_tools[@]}"; do [ "${all_tools[i]}" != "$1" ] || echo $((nginx_port + 1 + i)); done; }
 scenario "$work/keepalive.yaml" true "$conns" "$secs" "$(port_of loadgate)"
 scenario "$work/short.yaml" false "$conns" "$secs" "$(port_of loadgate)"
+# HTTP/2 runs share nginx's one h2c port: CONNS connections, STREAMS each.
+h2_scenario "$work/h2.yaml" "$conns" "$streams" "$secs"
 printf 'GET http://127.0.0.1:%s/\n' "$(port_of vegeta)" >"$work/targets"
 
 # tool_cmd TOOL MODE sets cmd to the command line that loads nginx.
@@ -73,12 +84,14 @@ tool_cmd() {
   local url short="" keepalive=true
   url="http://127.0.0.1:$(port_of "$1")/"
   if [ "$2" = short ]; then short=1 keepalive=false; fi
+  if [ "$2" = h2 ]; then url="http://127.0.0.1:$nginx_h2_port/"; fi
   case $1 in
     wrk) cmd=(wrk -t1 -c"$conns" -d"${secs}s" --latency "$url") ;;
     ab) cmd=(ab -q -r -t "$secs" -n 100000000 -c "$conns") ;;
     hey) cmd=(hey -z "${secs}s" -c "$conns") ;;
     vegeta) cmd=(vegeta attack -rate=0 -workers="$conns" -max-workers="$conns" -duration="${secs}s"
       -targets="$work/targets" -output="$work/vegeta.bin" -keepalive="$keepalive") ;;
+    h2load) cmd=(h2load -c "$conns" -m "$streams" -D "$secs" "$url") ;;
     loadgate) cmd=("$work/bin/loadgate" run --no-progress -o "" "$work/$2.yaml") ;;
   esac
   case $1/$short in
@@ -146,6 +159,7 @@ version_of() {
     wrk) wrk -v 2>&1 | awk 'NR == 1 {print $2}' ;;
     ab) ab -V 2>&1 | awk 'NR == 1 {print $5}' ;;
     hey | vegeta) go_version_of "$1" ;;
+    h2load) h2load --version 2>&1 | awk 'NR == 1 {print $2}' ;;
     loadgate) "$work/bin/loadgate" version 2>&1 | awk 'NR == 1 {print $NF}' ;;
   esac
 }
@@ -158,13 +172,14 @@ for t in "${tools[@]}"; do
   if have "$t"; then echo "- $t: $(version_of "$t" || true)"; else echo "- $t: missing"; fi
 done
 echo "- $conns connections, ${secs} s per run, median of $repeats runs, $(go version | awk '{print $3}')"
+[[ " ${modes[*]} " != *" h2 "* ]] || echo "- h2: h2c to nginx, $streams streams per connection (loadgate: $((conns * streams)) workers)"
 others_cpu "$ticks0" "$ticks1" "$(awk '{n += $1} END {print n + 0}' "$work/toolcpu")" "$wall"
 echo
 awk -F'\t' -v modes="${modes[*]}" -v tools="${tools[*]}" -f "$bench_root/bench/summary.awk" "$work/runs.tsv"
 echo
 echo "rps (tool): as the tool reports it (vegeta: throughput). rps (nginx): requests nginx counted / ${secs} s."
 echo "CPU/req: user+sys of the tool / requests nginx counted. vs base: nginx-counted rps and CPU/req"
-echo "relative to wrk (keepalive) or ab (short). conns/req: new connections nginx accepted per request."
+echo "relative to wrk (keepalive), ab (short) or h2load (h2). conns/req: new connections nginx accepted per request."
 echo "p50/p99 in ms as the tool reports them (ab: whole ms). errors: failures the tool reported."
 if [ -n "$verbose" ]; then
   echo

@@ -80,17 +80,18 @@ go_version_of() {
   go version -m "$(command -v "$1")" 2>/dev/null | awk '$1 == "mod" {print $3; exit}'
 }
 
-nginx_pid="" nginx_port="" nginx_dir=""
+nginx_pid="" nginx_port="" nginx_dir="" nginx_h2_port=""
 # nginx_start DIR [PORTS] runs nginx (one worker) with its files in DIR,
 # listening on PORTS (default 1) consecutive loopback ports below the
-# ephemeral range; it sets nginx_pid and nginx_port, the first of them.
+# ephemeral range, and on the next one for h2c; it sets nginx_pid,
+# nginx_port (the first port) and nginx_h2_port.
 # Separate ports keep one tool's leftover TIME_WAIT sockets out of another's way.
 nginx_start() {
   nginx_dir=$1
   local try last
   for try in 1 2 3 4 5; do
-    nginx_port=$((20000 + RANDOM % 12000)) last=$((nginx_port + ${2:-1} - 1))
-    sed "s#@DIR@#$nginx_dir#g; s#@PORT@#$nginx_port#g; s#@LAST@#$last#g; s#@NOFILE@#$(ulimit -n)#g" \
+    nginx_port=$((20000 + RANDOM % 12000)) last=$((nginx_port + ${2:-1} - 1)) nginx_h2_port=$((last + 1))
+    sed "s#@DIR@#$nginx_dir#g; s#@PORT@#$nginx_port#g; s#@LAST@#$last#g; s#@H2PORT@#$nginx_h2_port#g; s#@NOFILE@#$(ulimit -n)#g" \
       "$bench_root/bench/nginx.conf.in" >"$nginx_dir/nginx.conf"
     "${pin_server[@]}" nginx -p "$nginx_dir" -c "$nginx_dir/nginx.conf" 2>>"$nginx_dir/stderr" &
     nginx_pid=$!
@@ -156,5 +157,22 @@ phases:
   - name: measured
     duration: ${4}s
     concurrency: $3
+YAML
+}
+
+# h2_scenario FILE CONNS STREAMS SECONDS writes a one-phase closed-model
+# HTTP/2 scenario against the bench nginx's h2c port: CONNS connections
+# carrying CONNS × STREAMS workers, as h2load -c CONNS -m STREAMS.
+h2_scenario() {
+  cat >"$1" <<YAML
+version: 1
+name: bench-h2
+targets:
+  - name: nginx-h2
+    http: { url: "http://127.0.0.1:${nginx_h2_port}/", http2: true, connections: $2 }
+phases:
+  - name: measured
+    duration: ${4}s
+    concurrency: $(($2 * $3))
 YAML
 }

@@ -1,5 +1,5 @@
 # Reads the output of one load tool (bench/compare.sh sets tool to wrk, ab, hey,
-# vegeta or loadgate; vegeta's is its `report`) and prints "rps p50_ms p99_ms
+# vegeta, h2load or loadgate; vegeta's is its `report`; h2load reports no percentiles) and prints "rps p50_ms p99_ms
 # errors" as the tool reported them, n/a for what it did not report. ab and
 # loadgate share a format: loadgate's console summary is modelled on ab's.
 
@@ -22,6 +22,8 @@ tool == "wrk" && /Non-2xx or 3xx responses:/ { err += $NF }
 (tool == "ab" || tool == "loadgate") && $1 == "50%" { p50 = $2 }
 (tool == "ab" || tool == "loadgate") && $1 == "99%" { p99 = $2 }
 (tool == "ab" || tool == "loadgate") && /^(Failed requests|Non-2xx responses):/ { err += $3 }
+tool == "h2load" && /^finished in/ { rps = $4 }
+tool == "h2load" && /^requests:/ { err += $10 + $12 + $14 }
 tool == "hey" && /^ *Requests\/sec:/ { rps = $2 }
 tool == "hey" && $1 ~ /^50%+$/ && $2 == "in" { p50 = $3 * 1000 }
 tool == "hey" && $1 ~ /^99%+$/ && $2 == "in" { p99 = $3 * 1000 }

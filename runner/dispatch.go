@@ -5,6 +5,7 @@ import (
 
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/protocols/http1"
+	"github.com/loadgate/loadgate/protocols/http2"
 	"github.com/loadgate/loadgate/protocols/tcp"
 	"github.com/loadgate/loadgate/protocols/websocket"
 	"github.com/loadgate/loadgate/scenarios"
@@ -19,6 +20,8 @@ import (
 // flow client, or the net/http fallback).
 func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	switch {
+	case t.HTTP != nil && t.HTTP.HTTP2:
+		return http2.NewClient(t, worker)
 	case t.HTTP != nil:
 		return http1.NewClient(t, worker)
 	case t.TCP != nil:
@@ -28,6 +31,20 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	default:
 		return nil, fmt.Errorf("target %q: no protocol block", t.Name)
 	}
+}
+
+// phaseClients is the client factory of one phase of target t, and what
+// closes, at the phase's end, the state its clients share: the workers of
+// an HTTP/2 target send their streams over one pool of connections.
+func phaseClients(t *scenarios.Target) (protocols.NewClientFunc, func(), error) {
+	if t.HTTP != nil && t.HTTP.HTTP2 {
+		p, err := http2.NewPool(t)
+		if err != nil {
+			return nil, nil, err
+		}
+		return p.NewClient, func() { _ = p.Close() }, nil
+	}
+	return NewClient, func() {}, nil
 }
 
 // mixEntry is one weighted kind of request a target sends.

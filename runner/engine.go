@@ -21,7 +21,7 @@ import (
 type Config struct {
 	Logger    zerolog.Logger
 	Observer  Observer                // nil = no progress reporting
-	NewClient protocols.NewClientFunc // nil = NewClient, which picks the client for the target's protocol
+	NewClient protocols.NewClientFunc // nil = the target protocol's clients, sharing per phase what phaseClients makes
 	// MaxPhase is the hard deadline of a phase that has no duration (a
 	// request count only), so that a stalled server cannot hang the run.
 	// Default 1h.
@@ -50,9 +50,6 @@ type Config struct {
 }
 
 func (c *Config) defaults() {
-	if c.NewClient == nil {
-		c.NewClient = NewClient
-	}
 	if c.MaxPhase <= 0 {
 		c.MaxPhase = time.Hour
 	}
@@ -278,7 +275,15 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	mix := requestMix(&c.Target)
 	flow := flowOf(&c.Target) != nil
 	res := newPhaseResult(ph, &c.Target, mix)
-	pr := &phaseRun{phase: ph, target: &c.Target, newClient: cfg.NewClient, feeds: cfg.feeds, flow: flow,
+	newClient, closeShared := cfg.NewClient, func() {}
+	if newClient == nil {
+		var err error
+		if newClient, closeShared, err = phaseClients(&c.Target); err != nil {
+			return nil, err
+		}
+	}
+	defer closeShared() // after the clients, which may use what they share
+	pr := &phaseRun{phase: ph, target: &c.Target, newClient: newClient, feeds: cfg.feeds, flow: flow,
 		clock: cfg.Clock, schedLag: NewHistogram(), dataEnd: make(chan struct{})}
 	pr.weights = cumulativeWeights(mix)
 	defer pr.closeClients()

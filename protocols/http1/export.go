@@ -1,0 +1,79 @@
+package http1
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// What other HTTP clients (HTTP/2, built on net/http's types) share with
+// this package: the TLS settings of a target and the checks of expect,
+// so that a response is judged the same whatever protocol carried it.
+
+// TLSConfig is the TLS configuration of an https target's tls: block.
+func TLSConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
+	return tlsConfig(target, t)
+}
+
+// ResponseCheck applies an HTTP target's expect and max_body to responses
+// whose body is an io.Reader. It streams the body through one reused
+// buffer, so a worker keeps a bounded part of any body and a check
+// allocates nothing; it belongs to one worker.
+type ResponseCheck struct {
+	expect    *scenarios.Expect
+	limit     int64
+	check     *bodyCheck // nil when expect has no body check
+	body      readerSource
+	errLength error
+}
+
+// ErrBodyTooLarge fails a body longer than max_body (kind length).
+var ErrBodyTooLarge error = errBodyTooLarge
+
+// NewResponseCheck makes the checks of target h for one worker.
+func NewResponseCheck(h *scenarios.HTTPTarget) *ResponseCheck {
+	c := &ResponseCheck{expect: &h.Expect, limit: h.MaxBody,
+		check: newBodyCheck(h.Expect.BodyContains, h.Expect.BodyRegex)}
+	if h.Expect.Length >= 0 {
+		c.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", h.Expect.Length)
+	}
+	return c
+}
+
+// Check reads body to its end and judges the response of status. An error
+// reading the body is classified by classify, the transport's own.
+func (c *ResponseCheck) Check(status int, body io.Reader, classify func(error) protocols.ErrorKind) (protocols.ErrorKind, error) {
+	c.body.reset(body, c.limit)
+	var err error
+	if c.check != nil {
+		err = c.check.run(&c.body)
+	} else {
+		for err == nil {
+			_, err = c.body.next()
+		}
+		if err == io.EOF {
+			err = nil
+		}
+	}
+	c.body.r = nil
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		return protocols.KindLength, err
+	case err != nil:
+		return classify(err), err
+	case !statusAccepted(c.expect.Status, status):
+		return protocols.KindStatus, nil
+	case c.expect.Length >= 0 && c.body.n != c.expect.Length:
+		return protocols.KindLength, c.errLength
+	case c.check != nil && c.check.err() != nil:
+		return protocols.KindCheck, c.check.err()
+	}
+	return protocols.KindNone, nil
+}
+
+// BodyBytes is how many bytes of body the last Check read.
+func (c *ResponseCheck) BodyBytes() int64 { return c.body.n }
