@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/status"
 
 	"github.com/loadgate/loadgate/protocols"
@@ -30,10 +29,10 @@ func (s *Shared) accepts(code codes.Code) bool {
 // library reports every failure as a status, so what happened on the
 // connection comes first: a call that outlived its timeout (or the phase)
 // is a timeout, an UNAVAILABLE while the connection could not be made is
-// `connect`, and one whose connection went away (reset, GOAWAY) is
-// `reset`, whatever expect.code says. Any other status, sent by the
+// `connect`, and one whose socket failed (reset, closed) is `reset`,
+// whatever expect.code says. Any other status, sent by the
 // server or made by the library, is a `grpc` error counted by its code.
-func (c *client) fail(ctx, callCtx context.Context, err error, out *protocols.Outcome) {
+func (c *client) fail(ctx context.Context, err error, out *protocols.Outcome) {
 	if err == nil {
 		out.Kind, out.Status, out.Err = protocols.KindGRPC, int(codes.OK), errUnexpectedOK
 		return
@@ -41,13 +40,16 @@ func (c *client) fail(ctx, callCtx context.Context, err error, out *protocols.Ou
 	out.Err = err
 	code := status.Code(err)
 	switch {
-	case ctx.Err() != nil || (code == codes.DeadlineExceeded && callCtx.Err() != nil):
+	case ctx.Err() != nil || code == codes.DeadlineExceeded:
+		// The call's deadline travels with it, so the server may end the
+		// call with DEADLINE_EXCEEDED a moment before the client's timer
+		// fires: either way the call ran out of time.
 		out.Kind = protocols.KindTimeout
 		return
 	case code == codes.Unavailable && c.c.dialFailed.Load():
 		out.Kind = protocols.KindConnect
 		return
-	case code == codes.Unavailable && c.c.cc.GetState() != connectivity.Ready:
+	case code == codes.Unavailable && c.c.lost.Load():
 		out.Kind = protocols.KindReset
 		return
 	}

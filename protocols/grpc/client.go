@@ -95,7 +95,7 @@ func (c *client) Do(ctx context.Context, _ int, out *protocols.Outcome) {
 		out.Connect = time.Duration(c.c.handshakes.Swap(0))
 	}
 	if err != nil || !c.s.accepts(0) {
-		c.fail(ctx, callCtx, err, out)
+		c.fail(ctx, err, out)
 	}
 }
 

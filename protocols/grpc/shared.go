@@ -51,6 +51,31 @@ type conn struct {
 	handshakes atomic.Int64
 	// dialFailed is set while the last attempt to connect failed.
 	dialFailed atomic.Bool
+	// lost is set when the connection's socket failed (reset, closed by
+	// the server), before the library fails the calls it carried.
+	lost atomic.Bool
+}
+
+// watchedConn marks its connection lost when the socket fails.
+type watchedConn struct {
+	net.Conn
+	c *conn
+}
+
+func (w watchedConn) Read(b []byte) (int, error) {
+	n, err := w.Conn.Read(b)
+	if err != nil {
+		w.c.lost.Store(true)
+	}
+	return n, err
+}
+
+func (w watchedConn) Write(b []byte) (int, error) {
+	n, err := w.Conn.Write(b)
+	if err != nil {
+		w.c.lost.Store(true)
+	}
+	return n, err
 }
 
 // NewShared makes the connections of gRPC target t and resolves its
@@ -139,8 +164,9 @@ func dial(address string, creds credentials.TransportCredentials) (*conn, error)
 			return nil, err
 		}
 		c.dialFailed.Store(false)
+		c.lost.Store(false)
 		c.handshakes.Add(int64(time.Since(start)))
-		return nc, nil
+		return watchedConn{nc, c}, nil
 	}
 	cc, err := grpc.NewClient("passthrough:///"+address,
 		grpc.WithTransportCredentials(timedCreds{creds, c}),
