@@ -28,6 +28,9 @@ type Metrics struct {
 	BytesReceived int64         `expr:"bytes_received"` // bytes
 	BytesSent     int64         `expr:"bytes_sent"`     // bytes
 	TransferRate  float64       `expr:"transfer_rate"`  // bytes received per second
+	// Messages counts the response messages of gRPC calls: one per
+	// succeeded unary call, every message of a server stream.
+	Messages int64 `expr:"messages"`
 
 	// Latency shortcuts: the same values as Latency.Min and so on.
 	Min    time.Duration `expr:"min"`
@@ -45,7 +48,9 @@ type Metrics struct {
 	// fast failures never flatter the percentiles.
 	FailedLatency runner.Distribution `expr:"failed_latency"`
 	Connect       runner.Distribution `expr:"connect"` // TCP (+ TLS) handshake time of new connections
-	Errors        runner.ErrorCounts  `expr:"errors"`  // failed requests by kind
+	// Errors counts failed requests by kind; errors.grpc by status name,
+	// where a name never counted reads 0: errors.grpc["UNAVAILABLE"].
+	Errors runner.ErrorCounts `expr:"errors"`
 
 	// P is p(q): the latency at percentile q, 0 < q ≤ 100. Any other q is
 	// an error when the rule runs, since expr cannot check ranges up front.
@@ -170,6 +175,7 @@ func metricsOf(s runner.Stats) Metrics {
 		BytesReceived: s.BytesReceived,
 		BytesSent:     s.BytesSent,
 		TransferRate:  s.TransferRate,
+		Messages:      s.Messages,
 		Min:           s.Latency.Min,
 		Mean:          s.Latency.Mean,
 		Max:           s.Latency.Max,

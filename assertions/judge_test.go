@@ -458,3 +458,37 @@ func TestJudgeGeneratorHealth(t *testing.T) {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
+
+func TestJudgeGRPCCodesAndMessages(t *testing.T) {
+	p := phase("steady", false, time.Second, load{latency: time.Millisecond, n: 100, failed: 12})
+	p.Errors.AddGRPC("UNAVAILABLE", 10)
+	p.Errors.AddGRPC("INTERNAL", 2)
+	p.Messages = 880
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{caseOf("echo", 4, p)}}
+	tests := []struct {
+		rule   string
+		status Status
+		actual string
+	}{
+		{`errors.grpc["UNAVAILABLE"] == 10`, StatusPass, "errors.grpc.UNAVAILABLE = 10"},
+		{`errors.grpc["UNAVAILABLE"] < 5`, StatusFail, "errors.grpc.UNAVAILABLE = 10"},
+		{`errors.grpc["NOT_FOUND"] == 0`, StatusPass, "errors.grpc.NOT_FOUND = 0"},
+		{`messages >= 880`, StatusPass, "messages = 880"},
+		{`messages > 1000`, StatusFail, "messages = 880"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			got := briefs(mustCompile(t, at(2, 5, tt.rule)).Judge(res, JudgeOptions{}))
+			if len(got) != 1 || got[0].Status != tt.status || got[0].Actual != tt.actual {
+				t.Errorf("verdicts = %+v, want status %v, actual %q", got, tt.status, tt.actual)
+			}
+		})
+	}
+	// A case with no gRPC status counted has a nil map: it still reads 0.
+	none := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("web", 1, phase("steady", false, time.Second, load{latency: time.Millisecond, n: 10}))}}
+	got := briefs(mustCompile(t, at(2, 5, `errors.grpc["UNAVAILABLE"] == 0`)).Judge(none, JudgeOptions{}))
+	if len(got) != 1 || got[0].Status != StatusPass {
+		t.Errorf("nil errors.grpc: verdicts = %+v, want a pass", got)
+	}
+}

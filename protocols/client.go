@@ -22,13 +22,14 @@ const (
 	KindCheck              // body_contains / body_regex failed
 	KindExtract            // a flow step's extract: found nothing to take
 	KindProtocol           // the response could not be parsed
+	KindGRPC               // a gRPC call ended with a status code expect.code does not accept
 	KindOther              // anything else
 	// NumKinds is the number of kinds, KindNone included: the length of
 	// an array indexed by kind.
 	NumKinds
 )
 
-var kindNames = [NumKinds]string{"", "connect", "timeout", "reset", "status", "length", "check", "extract", "protocol", "other"}
+var kindNames = [NumKinds]string{"", "connect", "timeout", "reset", "status", "length", "check", "extract", "protocol", "grpc", "other"}
 
 // String is the kind's name as used in reports and rules (`errors.connect`).
 func (k ErrorKind) String() string {
@@ -41,11 +42,17 @@ func (k ErrorKind) String() string {
 // Outcome is what one request did. The client fills it; the engine records
 // it. A failure is a Kind, never a Go error: the run goes on.
 type Outcome struct {
-	Kind          ErrorKind
-	Status        int           // HTTP status; 0 when no response arrived
+	Kind ErrorKind
+	// Status is the HTTP status, 0 when no response arrived; for a gRPC
+	// call, its status code (with KindGRPC, the code errors.grpc counts).
+	Status        int
 	Connect       time.Duration // handshake time when this request opened a connection, else 0
 	BytesSent     int64
 	BytesReceived int64
+	// Messages counts the response messages a gRPC call received: one for
+	// a unary call that succeeded, every message of a server stream; 0 for
+	// other protocols.
+	Messages int64
 	// Err says why the request failed, for the first-message-per-kind sample
 	// in reports ("dial tcp 127.0.0.1:18099: connect: connection refused").
 	// Set it only on failure, and only to an error that already exists (one
@@ -64,3 +71,15 @@ type Client interface {
 
 // NewClientFunc makes the client of one worker of a case.
 type NewClientFunc func(target *scenarios.Target, worker int) (Client, error)
+
+// Shared is what the workers of one case share: the connections that carry
+// every worker's requests as concurrent streams (`connections: C` of gRPC
+// and HTTP/2), and what was learnt from the server before the load (gRPC
+// reflection). The engine makes it once per case, before the case's first
+// phase, makes every client of the case with its NewClient (worker w may
+// use connection w % C), and closes it after the case's last phase, once
+// every client is closed.
+type Shared interface {
+	NewClient(target *scenarios.Target, worker int) (Client, error)
+	Close() error
+}

@@ -178,6 +178,10 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 	if st.Failed > 0 {
 		var kinds []string
 		st.Errors.Each(func(kind string, n int64) {
+			if kind == "grpc" {
+				kinds = append(kinds, fmt.Sprintf("gRPC: %d (%s)", n, grpcCodes(st.Errors)))
+				return
+			}
 			kinds = append(kinds, fmt.Sprintf("%s: %d", strings.ToUpper(kind[:1])+kind[1:], n))
 		})
 		fmt.Fprintf(b, "   (%s)\n", strings.Join(kinds, ", "))

@@ -134,14 +134,26 @@ func fmtSeconds(d time.Duration) string {
 	return fmt.Sprintf("%.3f", d.Seconds())
 }
 
-// errorKinds renders the non-zero error counts as "connect 3, reset 1".
+// errorKinds renders the non-zero error counts as "connect 3, reset 1",
+// gRPC statuses by code: "grpc 12 (UNAVAILABLE 10, INTERNAL 2)".
 func errorKinds(c runner.ErrorCounts) string {
 	var parts []string
 	c.Each(func(kind string, n int64) {
 		if n > 0 {
-			parts = append(parts, kind+" "+group(n))
+			part := kind + " " + group(n)
+			if kind == "grpc" {
+				part += " (" + grpcCodes(c) + ")"
+			}
+			parts = append(parts, part)
 		}
 	})
+	return strings.Join(parts, ", ")
+}
+
+// grpcCodes renders the gRPC statuses counted as "INTERNAL 2, UNAVAILABLE 10".
+func grpcCodes(c runner.ErrorCounts) string {
+	var parts []string
+	c.EachGRPC(func(code string, n int64) { parts = append(parts, code+" "+group(n)) })
 	return strings.Join(parts, ", ")
 }
 

@@ -102,7 +102,14 @@ func (v *validator) counters(where string, c *runner.Counters) {
 	v.count(where+": failed", c.Failed)
 	v.count(where+": bytes_sent", c.BytesSent)
 	v.count(where+": bytes_received", c.BytesReceived)
+	v.count(where+": messages", c.Messages)
 	c.Errors.Each(func(kind string, n int64) { v.count(where+": errors."+kind, n) })
+	for code, n := range c.Errors.GRPC {
+		if code == "" {
+			v.add("%s: errors.grpc has an empty status name", where)
+		}
+		v.count(where+": errors.grpc["+code+"]", n)
+	}
 	if c.Requests >= 0 && c.Succeeded >= 0 && c.Failed >= 0 && c.Succeeded+c.Failed != c.Requests {
 		v.add("%s: succeeded %d + failed %d is not requests %d", where, c.Succeeded, c.Failed, c.Requests)
 	}

@@ -1,9 +1,11 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/grpc"
 	"github.com/loadgate/loadgate/protocols/http1"
 	"github.com/loadgate/loadgate/protocols/http2"
 	"github.com/loadgate/loadgate/protocols/tcp"
@@ -28,23 +30,49 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 		return tcp.NewClient(t, worker)
 	case t.WebSocket != nil:
 		return websocket.NewClient(t, worker)
+	case t.GRPC != nil:
+		return nil, fmt.Errorf("target %q: a gRPC client shares its case's connections; make it with the case's protocols.Shared", t.Name)
 	default:
 		return nil, fmt.Errorf("target %q: no protocol block", t.Name)
 	}
 }
 
-// phaseClients is the client factory of one phase of target t, and what
-// closes, at the phase's end, the state its clients share: the workers of
-// an HTTP/2 target send their streams over one pool of connections.
-func phaseClients(t *scenarios.Target) (protocols.NewClientFunc, func(), error) {
-	if t.HTTP != nil && t.HTTP.HTTP2 {
+// newShared makes what the workers of a case of target t share, once per
+// case, across its phases and trials: the connections an HTTP/2 or a gRPC
+// target's workers send their streams over. nil for a protocol whose
+// workers share nothing. ctx bounds the setup it may do on the network
+// (gRPC reflection), not the state's life.
+func newShared(ctx context.Context, t *scenarios.Target) (protocols.Shared, error) {
+	switch {
+	case t.HTTP != nil && t.HTTP.HTTP2:
 		p, err := http2.NewPool(t)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return p.NewClient, func() { _ = p.Close() }, nil
+		return p, nil
+	case t.GRPC != nil:
+		s, err := grpc.NewShared(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	default:
+		return nil, nil
 	}
-	return NewClient, func() {}, nil
+}
+
+// caseClients is how the workers of a case of target t get their clients,
+// and what to close after the case's last phase: custom when set (tests),
+// else the clients of the case's shared state, else NewClient.
+func caseClients(ctx context.Context, t *scenarios.Target, custom protocols.NewClientFunc) (protocols.NewClientFunc, func() error, error) {
+	if custom != nil {
+		return custom, func() error { return nil }, nil
+	}
+	shared, err := newShared(ctx, t)
+	if err != nil || shared == nil {
+		return NewClient, func() error { return nil }, err
+	}
+	return shared.NewClient, shared.Close, nil
 }
 
 // mixEntry is one weighted kind of request a target sends.

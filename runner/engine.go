@@ -19,9 +19,12 @@ import (
 // Config tunes a run. The zero value works: it logs nothing, observes
 // nothing and uses the net/http client.
 type Config struct {
-	Logger    zerolog.Logger
-	Observer  Observer                // nil = no progress reporting
-	NewClient protocols.NewClientFunc // nil = the target protocol's clients, sharing per phase what phaseClients makes
+	Logger   zerolog.Logger
+	Observer Observer // nil = no progress reporting
+	// NewClient makes every worker's client; nil picks the client for the
+	// target's protocol, sharing a case's connections where the protocol
+	// does (caseClients).
+	NewClient protocols.NewClientFunc
 	// MaxPhase is the hard deadline of a phase that has no duration (a
 	// request count only), so that a stalled server cannot hang the run.
 	// Default 1h.
@@ -144,6 +147,11 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 			}
 		}
 	}()
+	cfgs, closeShared, err := caseConfigs(ctx, sc, group, cfg)
+	defer closeShared()
+	if err != nil {
+		return err
+	}
 	phases := sc.Cases[group[0]].Phases
 	for j := range phases {
 		if ctx.Err() != nil {
@@ -162,7 +170,7 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 			for k := 1; k <= ph.Trials && ctx.Err() == nil; k++ {
 				for gi, i := range group {
 					c := &sc.Cases[i]
-					r, err := runPhase(ctx, sc.Name, c, &c.Phases[j], cfg, fmt.Sprintf("trial %d/%d, interleaved", k, ph.Trials))
+					r, err := runPhase(ctx, sc.Name, c, &c.Phases[j], &cfgs[gi], fmt.Sprintf("trial %d/%d, interleaved", k, ph.Trials))
 					if err != nil {
 						return fmt.Errorf("case %q: phase %q: %w", c.ID, ph.Name, err)
 					}
@@ -176,12 +184,12 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 			}
 			continue
 		}
-		for _, i := range group {
+		for gi, i := range group {
 			if ctx.Err() != nil {
 				return nil
 			}
 			c := &sc.Cases[i]
-			pr, err := runTrials(ctx, sc.Name, c, &c.Phases[j], cfg)
+			pr, err := runTrials(ctx, sc.Name, c, &c.Phases[j], &cfgs[gi])
 			if err != nil {
 				return fmt.Errorf("case %q: phase %q: %w", c.ID, c.Phases[j].Name, err)
 			}
@@ -189,6 +197,32 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 		}
 	}
 	return nil
+}
+
+// caseConfigs gives each case of group its own copy of cfg, whose
+// NewClient makes the clients of the case's shared state (its
+// connections): made once for all its phases and trials, and closed by the
+// returned function when the group is done.
+func caseConfigs(ctx context.Context, sc *scenarios.Scenario, group []int, cfg *Config) ([]Config, func(), error) {
+	var closers []func() error
+	closeAll := func() {
+		for gi, c := range closers {
+			if err := c(); err != nil {
+				cfg.Logger.Warn().Err(err).Str("case", sc.Cases[group[gi]].ID).Msg("closing connections")
+			}
+		}
+	}
+	cfgs := make([]Config, len(group))
+	for gi, i := range group {
+		newClient, closeShared, err := caseClients(ctx, &sc.Cases[i].Target, cfg.NewClient)
+		if err != nil {
+			return nil, closeAll, fmt.Errorf("case %q: %w", sc.Cases[i].ID, err)
+		}
+		closers = append(closers, closeShared)
+		cfgs[gi] = *cfg
+		cfgs[gi].NewClient = newClient
+	}
+	return cfgs, closeAll, nil
 }
 
 // runTrials runs a phase once, or trials times for a measured phase with
@@ -275,14 +309,10 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	mix := requestMix(&c.Target)
 	flow := flowOf(&c.Target) != nil
 	res := newPhaseResult(ph, &c.Target, mix)
-	newClient, closeShared := cfg.NewClient, func() {}
+	newClient := cfg.NewClient
 	if newClient == nil {
-		var err error
-		if newClient, closeShared, err = phaseClients(&c.Target); err != nil {
-			return nil, err
-		}
+		newClient = NewClient
 	}
-	defer closeShared() // after the clients, which may use what they share
 	pr := &phaseRun{phase: ph, target: &c.Target, newClient: newClient, feeds: cfg.feeds, flow: flow,
 		clock: cfg.Clock, schedLag: NewHistogram(), dataEnd: make(chan struct{})}
 	pr.weights = cumulativeWeights(mix)

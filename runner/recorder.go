@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/scenarios"
 )
 
 // shard is one slice of a phase's measurements. Workers are spread over a
@@ -141,10 +142,15 @@ func addOutcome(c *Counters, o *protocols.Outcome) {
 		c.Succeeded++
 	} else {
 		c.Failed++
-		c.Errors.Add(o.Kind, 1)
+		if o.Kind == protocols.KindGRPC {
+			c.Errors.AddGRPC(scenarios.GRPCCode(o.Status).String(), 1)
+		} else {
+			c.Errors.Add(o.Kind, 1)
+		}
 	}
 	c.BytesSent += o.BytesSent
 	c.BytesReceived += o.BytesReceived
+	c.Messages += o.Messages
 }
 
 // collector owns a phase's cumulative figures and its time series.

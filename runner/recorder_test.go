@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"reflect"
 	"testing"
 	"time"
 
@@ -38,7 +39,7 @@ func TestCollectorSeriesAndTotals(t *testing.T) {
 	}
 	want := Counters{Requests: 11, Succeeded: 10, Failed: 1, Errors: ErrorCounts{Status: 1},
 		BytesSent: 110, BytesReceived: 1050}
-	if p.Counters != want {
+	if !reflect.DeepEqual(p.Counters, want) {
 		t.Errorf("totals = %+v, want %+v", p.Counters, want)
 	}
 	if p.Latency.Count() != 10 || p.FailedLatency.Count() != 1 || p.Connect.Count() != 1 {
@@ -172,7 +173,7 @@ func TestCollectorFlowTotals(t *testing.T) {
 		t.Errorf("by name = %+v, %+v", p.ByName[0].Counters, p.ByName[1].Counters)
 	}
 	want := Counters{Requests: 10, Succeeded: 8, Failed: 2, Errors: ErrorCounts{Extract: 1, Status: 1}}
-	if p.Counters != want {
+	if !reflect.DeepEqual(p.Counters, want) {
 		t.Errorf("totals = %+v, want %+v: steps and the failed setup request", p.Counters, want)
 	}
 	if got := p.ErrorSamples["extract"]; got != "a: "+errNotFound.Error() {

@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
@@ -19,7 +21,35 @@ type ErrorCounts struct {
 	Check    int64 `json:"check" expr:"check"`
 	Extract  int64 `json:"extract" expr:"extract"`
 	Protocol int64 `json:"protocol" expr:"protocol"`
-	Other    int64 `json:"other" expr:"other"`
+	// GRPC counts the gRPC calls that ended with a status expect.code
+	// does not accept, by the status's name ("UNAVAILABLE"); nil when none
+	// did. A code never seen reads 0 in rules.
+	GRPC  map[string]int64 `json:"grpc,omitempty" expr:"grpc"`
+	Other int64            `json:"other" expr:"other"`
+}
+
+// AddGRPC counts n gRPC calls that ended with status code.
+func (c *ErrorCounts) AddGRPC(code string, n int64) {
+	if c.GRPC == nil {
+		c.GRPC = map[string]int64{}
+	}
+	c.GRPC[code] += n
+}
+
+// GRPCTotal is the number of gRPC calls that ended with an unaccepted status.
+func (c ErrorCounts) GRPCTotal() int64 {
+	var n int64
+	for _, v := range c.GRPC {
+		n += v
+	}
+	return n
+}
+
+// EachGRPC calls fn for every gRPC status counted, by name.
+func (c ErrorCounts) EachGRPC(fn func(code string, n int64)) {
+	for _, code := range slices.Sorted(maps.Keys(c.GRPC)) {
+		fn(code, c.GRPC[code])
+	}
 }
 
 // Add counts one failure of kind k; KindNone is ignored.
@@ -42,6 +72,9 @@ func (c *ErrorCounts) Add(k protocols.ErrorKind, n int64) {
 		c.Extract += n
 	case protocols.KindProtocol:
 		c.Protocol += n
+	case protocols.KindGRPC:
+		// Callers that know the status call AddGRPC instead.
+		c.AddGRPC("UNKNOWN", n)
 	default:
 		c.Other += n
 	}
@@ -57,15 +90,20 @@ func (c *ErrorCounts) Merge(o ErrorCounts) {
 	c.Check += o.Check
 	c.Extract += o.Extract
 	c.Protocol += o.Protocol
+	for code, n := range o.GRPC {
+		c.AddGRPC(code, n)
+	}
 	c.Other += o.Other
 }
 
 // Total is the number of failed requests.
 func (c ErrorCounts) Total() int64 {
-	return c.Connect + c.Timeout + c.Reset + c.Status + c.Length + c.Check + c.Extract + c.Protocol + c.Other
+	return c.Connect + c.Timeout + c.Reset + c.Status + c.Length + c.Check + c.Extract + c.Protocol + c.GRPCTotal() + c.Other
 }
 
-// Each calls fn for every kind in report order, including zero counts.
+// Each calls fn for every kind in report order, including zero counts,
+// except "grpc", which only a result with gRPC statuses counted has: the
+// sum over its codes (EachGRPC).
 func (c ErrorCounts) Each(fn func(kind string, n int64)) {
 	fn("connect", c.Connect)
 	fn("timeout", c.Timeout)
@@ -75,6 +113,9 @@ func (c ErrorCounts) Each(fn func(kind string, n int64)) {
 	fn("check", c.Check)
 	fn("extract", c.Extract)
 	fn("protocol", c.Protocol)
+	if len(c.GRPC) > 0 {
+		fn("grpc", c.GRPCTotal())
+	}
 	fn("other", c.Other)
 }
 
@@ -108,6 +149,8 @@ func describeFailure(o *protocols.Outcome) string {
 		return o.Err.Error()
 	case o.Kind == protocols.KindStatus && o.Status != 0:
 		return fmt.Sprintf("unexpected status %d", o.Status)
+	case o.Kind == protocols.KindGRPC:
+		return "unexpected status " + scenarios.GRPCCode(o.Status).String()
 	default:
 		return o.Kind.String() + " error"
 	}
@@ -131,6 +174,9 @@ type Counters struct {
 	Errors        ErrorCounts `json:"errors"`
 	BytesSent     int64       `json:"bytes_sent"`
 	BytesReceived int64       `json:"bytes_received"`
+	// Messages counts the response messages of gRPC calls: one per
+	// succeeded unary call, every message of a server stream.
+	Messages int64 `json:"messages,omitempty"`
 }
 
 // Merge adds o's counts.
@@ -141,6 +187,7 @@ func (c *Counters) Merge(o Counters) {
 	c.Errors.Merge(o.Errors)
 	c.BytesSent += o.BytesSent
 	c.BytesReceived += o.BytesReceived
+	c.Messages += o.Messages
 }
 
 // NamedResult is what one entry of a weighted `requests:` mix measured.

@@ -1,0 +1,37 @@
+package reporters
+
+import (
+	"testing"
+
+	"github.com/loadgate/loadgate/runner"
+)
+
+func TestErrorKindsShowGRPCCodes(t *testing.T) {
+	var withCodes runner.ErrorCounts
+	withCodes.Connect = 3
+	withCodes.AddGRPC("UNAVAILABLE", 10)
+	withCodes.AddGRPC("INTERNAL", 2)
+	tests := []struct {
+		name string
+		c    runner.ErrorCounts
+		want string
+	}{
+		{"http kinds only", runner.ErrorCounts{Connect: 3, Reset: 1}, "connect 3, reset 1"},
+		{"grpc codes, sorted by name", withCodes, "connect 3, grpc 12 (INTERNAL 2, UNAVAILABLE 10)"},
+	}
+	for _, tt := range tests {
+		if got := errorKinds(tt.c); got != tt.want {
+			t.Errorf("%s: errorKinds = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestValidateRefusesNegativeGRPCCount(t *testing.T) {
+	var v validator
+	c := runner.Counters{Requests: 1, Failed: 1}
+	c.Errors.AddGRPC("UNAVAILABLE", -1)
+	v.counters("case", &c)
+	if len(v.problems) == 0 {
+		t.Error("a negative errors.grpc count passed validation")
+	}
+}
