@@ -9,6 +9,8 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
+	"log"
 	"math/big"
 	mrand "math/rand/v2"
 	"net/http"
@@ -142,6 +144,8 @@ func TestClientCertificate(t *testing.T) {
 	pool, certFile, keyFile := writeClientCert(t)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(hello))
 	srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
+	// The refused handshakes are the test's point, not news for its log.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	caFile := filepath.Join(t.TempDir(), "server.pem")
