@@ -48,8 +48,33 @@ type Config struct {
 	// measurement.)
 	Clock Clock
 
+	// Judge holds the rule evaluations the engine needs while it runs
+	// (capacity SLOs, abort rules, adaptive trials); the CLI fills it from
+	// the compiled thresholds, since rules are not the engine's to parse.
+	Judge Judge
+
 	// feeds are the run's data feeds, made by Run for the whole run.
 	feeds protocols.Feeds
+}
+
+// Judge evaluates rules for the engine while a run goes on. A nil field
+// means none: a search phase then cannot run (Run fails), no threshold
+// aborts, and adaptive trials stop at their minimum.
+type Judge struct {
+	// SLO judges one probe of phase ph of case c: passed, and the values
+	// the rule saw ("p99 = 61ms, error_rate = 0"). An error (a rule that
+	// cannot be evaluated) fails the probe with err as its reason.
+	SLO func(c *scenarios.Case, ph *scenarios.Phase, probe Stats) (passed bool, actual string, err error)
+	// Abort checks the abort: true thresholds of case c during phase ph,
+	// once a second: whole is the phase so far, window the stats of the
+	// last Window of each rule (the runner keeps per-second figures; it
+	// passes the window the rule asks for via the returned func's needs —
+	// see the implementation). It returns the first failing rule, or nil.
+	Abort func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) Stats) *Aborted
+	// Decisive reports whether every regressed() rule of the cases that
+	// ran phase ph (their results so far, trials included) is decisive:
+	// pass or regressed, not inconclusive.
+	Decisive func(ph *scenarios.Phase, cases []*CaseResult) bool
 }
 
 func (c *Config) defaults() {

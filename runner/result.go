@@ -236,6 +236,13 @@ type PhaseResult struct {
 	// Generator is loadgate's own health during the phase.
 	Generator Generator `json:"generator"`
 
+	// Search is set for a capacity-search phase (SPEC §14): its probes and
+	// what they found. Counters and histograms above then cover the
+	// measured part of every probe together.
+	Search *SearchResult `json:"search,omitempty"`
+	// Aborted is set when an abort: true threshold stopped this phase.
+	Aborted *Aborted `json:"aborted,omitempty"`
+
 	// Iterations is set for a flow target (SPEC §12): Counters and
 	// Latency above then describe the steps' requests together, ByName
 	// each step, and this the whole iterations.
@@ -248,6 +255,8 @@ type PhaseResult struct {
 
 // Trial is one repetition of a measured phase.
 type Trial struct {
+	// Capacity is the capacity a search phase's trial found; 0 otherwise.
+	Capacity float64 `json:"capacity,omitempty"`
 	Requests int64 `json:"requests"`
 	Failed   int64 `json:"failed"`
 	// RPS counts the trial's succeeded requests per second.

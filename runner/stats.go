@@ -47,6 +47,11 @@ type Stats struct {
 	Dropped      int64             `json:"dropped,omitempty"` // open model: arrivals never sent (max_in_flight)
 	// SendLag is the open model's scheduling error; zero in the closed model.
 	SendLag Distribution `json:"send_lag,omitzero"`
+	// Capacity is what the case's search phases found, requests/s (with
+	// trials, the median trial's); 0 without a search phase. Search holds
+	// the search itself (the last search phase's), nil without one.
+	Capacity float64       `json:"capacity,omitempty"`
+	Search   *SearchResult `json:"search,omitempty"`
 	// Iterations summarises a flow's iterations; nil for other targets.
 	Iterations *IterationStats `json:"iterations,omitempty"`
 	// Generator is loadgate's own health across the phases (worst of them).

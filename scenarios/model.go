@@ -182,6 +182,13 @@ type Phase struct {
 	Rate            Rate          // open model when Rate.Open()
 	MaxInFlight     int           // open model: cap on requests on the wire; default DefaultMaxInFlight
 	Trials          int           // measured phases: run the phase this many times (≥ 1; default 1)
+	// Search, when set, makes this a capacity-search phase (SPEC §14): Rate,
+	// Concurrency, Duration and Requests are then unset, and the probes are
+	// open-model loads at the rates the search picks.
+	Search *Search
+	// Adaptive, when set, replaces a fixed Trials count (Trials is then
+	// Adaptive.Min): trials are added until every regressed() is decisive.
+	Adaptive *AdaptiveTrials
 	// Interleave (with Trials > 1) alternates the trials of the targets of a
 	// same-job A/B comparison — A B A B … — so that drift of the machine
 	// affects both alike, instead of running all of A's trials first.
@@ -452,9 +459,12 @@ type Threshold struct {
 	Severity Severity
 	Phase    string // "" = all measured phases of the case, merged
 	Target   string // "" = every target
-	Abort    bool
-	Window   time.Duration
-	Pos      Pos // of the threshold entry (for annotations)
+	// Abort evaluates the rule every second on the running phase and stops
+	// the run as soon as it fails (k6's abortOnFail), over the whole phase
+	// so far or, with Window, over its last Window of load.
+	Abort  bool
+	Window time.Duration
+	Pos    Pos // of the threshold entry (for annotations)
 	// RulePos is the position of the rule text's first character, so a
 	// column inside the rule maps onto the file by simple addition.
 	RulePos Pos
