@@ -282,7 +282,42 @@ func (r *resolver) threshold(t *rawThreshold, targets []string, phases []Phase) 
 			}
 		}
 	}
+	r.abort(t, &out)
 	return out
+}
+
+// abort resolves `abort: true` and `window:`. A warn rule cannot abort:
+// stopping the run fails it, which a warning must never do.
+func (r *resolver) abort(t *rawThreshold, out *Threshold) {
+	if t.abort.val != nil {
+		out.Abort, _ = r.bool(t.abort.val, "abort")
+		if out.Abort && out.Severity == SeverityWarn {
+			r.d.errorf(t.abort.key, "abort: a warn rule only reports; stopping the run would fail it (use severity: fail)")
+		}
+	}
+	if t.window.val == nil {
+		return
+	}
+	v, ok := r.duration(t.window.val, "window")
+	switch {
+	case !ok:
+	case v == 0:
+		r.d.errorf(t.window.val, "window: must be greater than 0")
+	case !out.Abort && (t.abort.val == nil || isFalse(t.abort.val)):
+		r.d.errorf(t.window.key, "window: needs abort: true; it is the span an abort rule is evaluated over while the phase runs")
+	default:
+		out.Window = v
+	}
+}
+
+// isFalse reports whether scalar n is written as false, so that a mistyped
+// abort: does not also earn a complaint about window.
+func isFalse(n *yaml.Node) bool {
+	switch n.Value {
+	case "false", "False", "FALSE":
+		return true
+	}
+	return false
 }
 
 // rulePos is where a rule's first character is, so that a column inside

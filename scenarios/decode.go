@@ -26,6 +26,7 @@ const (
 	aRate     = "a number of requests per second"
 	aDuration = "a duration such as 30s or 1m30s"
 	aSize     = "a size such as 512KiB or 10MiB"
+	aPercent  = "a percentage such as 5%"
 	aString   = "a string"
 	aName     = "a name"
 	aValue    = "a single value"

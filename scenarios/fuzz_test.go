@@ -38,6 +38,10 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Add([]byte("a: &a [*a]\nversion: *a\n"))
+	f.Add([]byte("version: 1\nname: t\ntargets: [{name: a, http: {url: 'http://h:1'}}]\nphases:\n" +
+		"- {name: s, search: {rate: {from: 1, max: 9}, step: 1s, precision: 5%, slo: 'p99 < 1ms', confirm: 1}}\n" +
+		"- {name: m, duration: 1s, trials: {min: 2, max: 4, until: decisive}}\n" +
+		"thresholds: [{rule: 'p99 < 1s', abort: true, window: 2s}]\n"))
 	f.Add([]byte("<<: {<<: {version: 1}}\n"))
 	f.Add([]byte("version: 1\nname: t\ntargets:\n- name: a\n  tcp:\n    address: h:1\n    framing: {length_prefixed: {fields: [{u64le: length}], adjust: -8}}\n" +
 		"    iteration: [{send: '{{rand_int -9223372036854775808 9223372036854775807}}'}, {expect: {}}]\nphases: [{name: m, requests: 1}]\n"))
@@ -163,6 +167,14 @@ func validMonitor(m *Monitor) bool {
 
 // validPhase states what the runner may rely on in a parsed phase.
 func validPhase(p Phase) bool {
+	if p.Adaptive != nil && !(p.Adaptive.Min >= 2 && p.Adaptive.Min <= p.Adaptive.Max && p.Trials == p.Adaptive.Min) {
+		return false
+	}
+	if s := p.Search; s != nil {
+		return !p.Warmup && p.Trials >= 1 && p.Rate == (Rate{}) && p.Concurrency == 0 && p.Duration == 0 && p.Requests == 0 &&
+			s.From > 0 && s.From <= s.Max && s.Step > 0 && s.ProbeWarmup >= 0 && s.Precision > 0 && s.Precision < 1 &&
+			strings.TrimSpace(s.SLO) != "" && s.Confirm >= 0 && s.MaxInFlight >= 1
+	}
 	ramp := p.ConcurrencyFrom > 0 || p.Rate.From != p.Rate.To
 	var model bool
 	if p.Rate.Open() {

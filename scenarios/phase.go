@@ -46,6 +46,21 @@ func (r *resolver) phase(p *rawPhase, name string, ab bool) Phase {
 	if p.warmup != nil {
 		out.Warmup, _ = r.bool(p.warmup, "warmup")
 	}
+	if p.searchKey != nil {
+		r.searchPhase(p, &out)
+	} else {
+		r.load(p, name, &out)
+	}
+	trialsOK := r.trials(p, &out)
+	if p.interleave.val != nil {
+		out.Interleave = r.interleave(p, out, ab, trialsOK)
+	}
+	return out
+}
+
+// load resolves how an ordinary phase loads its target: when it stops, and
+// its open or closed model.
+func (r *resolver) load(p *rawPhase, name string, out *Phase) {
 	if p.duration != nil {
 		if v, ok := r.duration(p.duration, "duration"); ok {
 			if v == 0 {
@@ -64,26 +79,77 @@ func (r *resolver) phase(p *rawPhase, name string, ab bool) Phase {
 	// value is valid: otherwise one typo in the rate would bring a flood of
 	// closed-model complaints about a phase that was never meant to be one.
 	if p.rate.key != nil {
-		r.openModel(p, &out)
+		r.openModel(p, out)
 	} else {
-		r.closedModel(p, &out)
+		r.closedModel(p, out)
 	}
-	trialsOK := true
-	if p.trials.key != nil {
-		if out.Warmup {
-			r.d.errorf(p.trials.key, "trials: warm-up phases are not measured; trials has no meaning there")
-		} else if p.trials.val != nil {
-			v, ok := r.intIn(p.trials.val, "trials", 1, maxTrials)
-			if ok {
-				out.Trials = int(v)
-			}
-			trialsOK = ok
+}
+
+// trials resolves `trials: N` or `trials: {min, max, until: decisive}`; it
+// reports whether what was written is valid, for interleave's sake.
+func (r *resolver) trials(p *rawPhase, out *Phase) bool {
+	switch {
+	case p.trials.key == nil:
+		return true
+	case out.Warmup:
+		r.d.errorf(p.trials.key, "trials: warm-up phases are not measured; trials has no meaning there")
+		return true
+	case p.trialsRange != nil:
+		return r.adaptive(p.trialsRange, out)
+	case p.trials.val != nil:
+		v, ok := r.intIn(p.trials.val, "trials", 1, maxTrials)
+		if ok {
+			out.Trials = int(v)
+		}
+		return ok
+	}
+	return true
+}
+
+// adaptive resolves `trials: {min, max, until: decisive}`. min is at least
+// 2 because regressed() can never be decisive on a single trial.
+func (r *resolver) adaptive(t *rawTrials, out *Phase) bool {
+	ok := true
+	var lo, hi int64
+	for _, f := range []struct {
+		p     pair
+		name  string
+		value *int64
+	}{{t.min, "min", &lo}, {t.max, "max", &hi}} {
+		switch {
+		case f.p.key == nil:
+			r.d.errorf(t.node, "trials: missing required field %q", f.name)
+			ok = false
+		case f.p.val == nil:
+			ok = false
+		default:
+			v, good := r.intIn(f.p.val, "trials."+f.name, 2, maxTrials)
+			*f.value, ok = v, ok && good
 		}
 	}
-	if p.interleave.val != nil {
-		out.Interleave = r.interleave(p, out, ab, trialsOK)
+	if ok && lo > hi {
+		r.d.errorf(t.node, "trials: min (%d) is greater than max (%d)", lo, hi)
+		ok = false
 	}
-	return out
+	switch {
+	case t.until.key == nil:
+		r.d.errorf(t.node, "trials: missing required field %q (until: decisive adds trials until every regressed() is decisive)", "until")
+		ok = false
+	case t.until.val != nil:
+		if s, good := r.text(t.until.val); !good {
+			ok = false
+		} else if s != "decisive" {
+			r.d.errorf(t.until.val, "trials.until: expected %q (add trials until every regressed() is pass or regressed), got %q", "decisive", s)
+			ok = false
+		}
+	default:
+		ok = false
+	}
+	if ok {
+		out.Trials = int(lo)
+		out.Adaptive = &AdaptiveTrials{Min: int(lo), Max: int(hi)}
+	}
+	return ok
 }
 
 // interleave resolves `interleave:`, which only means something where

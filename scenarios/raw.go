@@ -95,6 +95,26 @@ type rawPhase struct {
 	rampUp, thinkTime                pair
 	maxInFlight, trials              pair
 	interleave                       pair
+	// trialsRange is the mapping form of trials, `{min, max, until}`;
+	// trials.val is then nil.
+	trialsRange *rawTrials
+	searchKey   *yaml.Node
+	search      *rawSearch
+}
+
+// rawSearch is a phase's `search:` mapping (SPEC §14).
+type rawSearch struct {
+	node                         *yaml.Node
+	rateKey, rate                *yaml.Node
+	from, max                    pair
+	step, warmup, precision, slo pair
+	confirm, maxInFlight         pair
+}
+
+// rawTrials is `trials: {min, max, until: decisive}`.
+type rawTrials struct {
+	node            *yaml.Node
+	min, max, until pair
 }
 
 // rawRamp is a value written either as one scalar or as a linear ramp
@@ -110,6 +130,7 @@ type rawThreshold struct {
 	node                                *yaml.Node
 	ok                                  bool
 	rule, name, severity, phase, target *yaml.Node
+	abort, window                       pair
 }
 
 var scenarioFields = []field[rawScenario]{
@@ -251,8 +272,67 @@ var phaseFields = []field[rawPhase]{
 	keyedField("think_time", aDuration, func(p *rawPhase) *pair { return &p.thinkTime }),
 	rampField("rate", aRate, func(p *rawPhase) *rawRamp { return &p.rate }),
 	keyedField("max_in_flight", anInteger, func(p *rawPhase) *pair { return &p.maxInFlight }),
-	keyedField("trials", anInteger, func(p *rawPhase) *pair { return &p.trials }),
+	{name: "trials", set: func(d *decoder, p *rawPhase, k, v *yaml.Node) {
+		p.trials.key = k
+		switch n := d.deref(v); n.Kind {
+		case yaml.ScalarNode:
+			p.trials.val = n
+		case yaml.MappingNode:
+			t := &rawTrials{node: n}
+			if fields(d, n, "trials", "trials", trialsFields, t) {
+				p.trialsRange = t
+			}
+		default:
+			d.errorf(n, "trials: expected %s or {min: N, max: M, until: decisive}, got %s", anInteger, describe(n))
+		}
+	}},
 	keyedField("interleave", aBool, func(p *rawPhase) *pair { return &p.interleave }),
+	{name: "search", set: func(d *decoder, p *rawPhase, k, v *yaml.Node) {
+		p.searchKey = k
+		s := &rawSearch{node: d.deref(v)}
+		if fields(d, v, "search", "search", searchFields, s) {
+			p.search = s
+		}
+	}},
+}
+
+var trialsFields = []field[rawTrials]{
+	{name: "min", set: func(d *decoder, t *rawTrials, k, v *yaml.Node) { t.min = pair{k, d.scalar(v, "trials.min", anInteger)} }},
+	{name: "max", set: func(d *decoder, t *rawTrials, k, v *yaml.Node) { t.max = pair{k, d.scalar(v, "trials.max", anInteger)} }},
+	{name: "until", set: func(d *decoder, t *rawTrials, k, v *yaml.Node) {
+		t.until = pair{k, d.scalar(v, "trials.until", aString)}
+	}},
+}
+
+// searchField is a scalar of `search:` kept with its key.
+func searchField(name, noun string, ptr func(*rawSearch) *pair) field[rawSearch] {
+	return field[rawSearch]{name: name, set: func(d *decoder, s *rawSearch, k, v *yaml.Node) {
+		*ptr(s) = pair{key: k, val: d.scalar(v, "search."+name, noun)}
+	}}
+}
+
+var searchFields = []field[rawSearch]{
+	{name: "rate", set: func(d *decoder, s *rawSearch, k, v *yaml.Node) {
+		s.rateKey = k
+		if fields(d, v, "search.rate", "search.rate", searchRateFields, s) {
+			s.rate = d.deref(v)
+		}
+	}},
+	searchField("step", aDuration, func(s *rawSearch) *pair { return &s.step }),
+	searchField("warmup", aDuration, func(s *rawSearch) *pair { return &s.warmup }),
+	searchField("precision", aPercent, func(s *rawSearch) *pair { return &s.precision }),
+	searchField("slo", aString, func(s *rawSearch) *pair { return &s.slo }),
+	searchField("confirm", anInteger, func(s *rawSearch) *pair { return &s.confirm }),
+	searchField("max_in_flight", anInteger, func(s *rawSearch) *pair { return &s.maxInFlight }),
+}
+
+var searchRateFields = []field[rawSearch]{
+	{name: "from", set: func(d *decoder, s *rawSearch, k, v *yaml.Node) {
+		s.from = pair{k, d.scalar(v, "search.rate.from", aRate)}
+	}},
+	{name: "max", set: func(d *decoder, s *rawSearch, k, v *yaml.Node) {
+		s.max = pair{k, d.scalar(v, "search.rate.max", aRate)}
+	}},
 }
 
 // keyedField is a scalar phase field kept with its key.
@@ -294,8 +374,10 @@ var thresholdFields = []field[rawThreshold]{
 	scalarField("severity", aString, func(t *rawThreshold) **yaml.Node { return &t.severity }),
 	scalarField("phase", aName, func(t *rawThreshold) **yaml.Node { return &t.phase }),
 	scalarField("target", aName, func(t *rawThreshold) **yaml.Node { return &t.target }),
-	{name: "abort"},
-	{name: "window"},
+	{name: "abort", set: func(d *decoder, t *rawThreshold, k, v *yaml.Node) { t.abort = pair{k, d.scalar(v, "abort", aBool)} }},
+	{name: "window", set: func(d *decoder, t *rawThreshold, k, v *yaml.Node) {
+		t.window = pair{k, d.scalar(v, "window", aDuration)}
+	}},
 }
 
 var varFields = []field[rawVar]{

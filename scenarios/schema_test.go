@@ -117,7 +117,7 @@ func TestSchemaAcceptsCorpus(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range []string{"unknown-field-top", "unknown-field-target", "unknown-field-phase", "unknown-field-expect", "unsupported", "no-stop", "version-2", "bad-duration", "bad-type",
+	for _, name := range []string{"unknown-field-top", "unknown-field-target", "unknown-field-phase", "unknown-field-expect", "abort-window", "search-conflicts", "trials-adaptive", "no-stop", "version-2", "bad-duration", "bad-type",
 		"tcp-and-http", "tcp-framing-errors", "tcp-step-errors", "server-and-monitor", "server-errors", "monitor-errors", "url-secrets",
 		"flow-and-requests", "flow-setup-without-flow", "flow-extract-two-sources"} {
 		t.Run(name, func(t *testing.T) {

@@ -49,6 +49,15 @@ func SplitPhase(ph Phase, s Segment) (part Phase, ok bool) {
 	}
 	part = ph
 	ok = true
+	if ph.Search != nil {
+		// Each segment searches for its share of the capacity; merge adds
+		// the parts up only when every one found its own.
+		sr := *ph.Search
+		sr.From, sr.Max = sr.From/float64(s.Count), sr.Max/float64(s.Count)
+		sr.MaxInFlight = int(max(1, s.share(int64(sr.MaxInFlight))))
+		part.Search = &sr
+		return part, true
+	}
 	if ph.Requests > 0 {
 		reqSeg := s
 		if !ph.Rate.Open() && ph.Concurrency < s.Count {
