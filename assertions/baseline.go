@@ -35,7 +35,7 @@ type BaselineCase struct {
 
 // NewBaselineCase summarises measured phases for a Baseline to return.
 func NewBaselineCase(phases []*runner.PhaseResult) BaselineCase {
-	return BaselineCase{Stats: runner.Summarize(phases), Trials: TrialsOf(phases)}
+	return BaselineCase{Stats: summarize(phases), Trials: TrialsOf(phases)}
 }
 
 // TrialsOf lists the trials of phases in order. A phase that ran once
@@ -49,6 +49,9 @@ func TrialsOf(phases []*runner.PhaseResult) []runner.Trial {
 			continue
 		}
 		t := runner.Trial{Requests: p.Requests, Failed: p.Failed, Dropped: p.Dropped, Elapsed: p.Elapsed}
+		if p.Search != nil {
+			t.Capacity = p.Search.Capacity
+		}
 		if s := p.Elapsed.Seconds(); s > 0 {
 			t.RPS = float64(p.Requests) / s
 		}
@@ -84,6 +87,9 @@ var trialMetrics = []trialMetric{
 		return float64(t.Failed) / float64(t.Requests)
 	}, false},
 	{"dropped", regression.LowerIsBetter, func(t runner.Trial) float64 { return float64(t.Dropped) }, false},
+	// capacity is each trial's search result; rules reading it are skipped
+	// on cases without a search phase, so the zeros of others never compare.
+	{"capacity", regression.HigherIsBetter, func(t runner.Trial) float64 { return t.Capacity }, false},
 }
 
 // RegressionMetrics are the metric names regressed() accepts.
@@ -164,7 +170,10 @@ type regressState struct {
 	// usage is the baseline case's server usage, nil when none was sampled.
 	usage *sut.Usage
 	// flow: the baseline case ran a flow, so its iteration figures exist.
-	flow   bool
+	flow bool
+	// stats are the baseline case's figures, whose search a rule reading
+	// baseline.capacity needs.
+	stats  runner.Stats
 	judged map[regressKey]Regression // cache: a judgement never changes
 	// consulted lists the judgements the current rule asked for, first use
 	// first, across every evaluation of that rule.

@@ -100,7 +100,7 @@ func TestRegressedVerdicts(t *testing.T) {
 		{"baseline ratio", caseOf("web", 10, trialRun("steady", 1300*time.Microsecond, 1000)),
 			at(2, 5, `p50 / baseline.p50 < 120%`), StatusFail, "", "p50 = 1.3ms, baseline.p50 = 1ms"},
 		{"metric chosen at run time", caseOf("web", 10, trialRun("steady", time.Millisecond, 1000)),
-			at(2, 5, `!regressed(target, 5%)`), StatusError, `regressed: unknown metric "web" (known: rps, p50, p99, latency.p50, latency.p99, error_rate, dropped)`, `target = "web"`},
+			at(2, 5, `!regressed(target, 5%)`), StatusError, `regressed: unknown metric "web" (known: rps, p50, p99, latency.p50, latency.p99, error_rate, dropped, capacity)`, `target = "web"`},
 		{"negative tolerance", caseOf("web", 10, trialRun("steady", time.Millisecond, 1000)),
 			at(2, 5, `!regressed("rps", -5%)`), StatusError, "the tolerance must be a fraction of at least 0", ""},
 	} {

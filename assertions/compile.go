@@ -22,6 +22,12 @@ import (
 // sent. It is read-only after Compile, so Judge may run concurrently.
 type Rules struct {
 	rules []*rule
+	// slos are the search phases' SLOs, by their text (a matrix value in
+	// the SLO makes one per value).
+	slos map[string]*rule
+	// sc is the scenario compiled, which Decisive needs to find a case's
+	// baseline (its name, its baseline_target).
+	sc *scenarios.Scenario
 }
 
 // rule is one compiled threshold.
@@ -32,6 +38,8 @@ type rule struct {
 	shown []shown
 	// needsBaseline: the rule reads baseline or calls regressed().
 	needsBaseline bool
+	// regressed: the rule calls regressed(), which more trials can decide.
+	regressed bool
 	// usage says which sampled figures the rule reads, which a case (or
 	// a baseline case) without them cannot answer.
 	usage usageReads
@@ -70,7 +78,7 @@ func Compile(sc *scenarios.Scenario) (*Rules, error) {
 	}
 	k := knownOf(sc)
 	var errs scenarios.ErrorList
-	rs := &Rules{}
+	rs := &Rules{sc: sc, slos: map[string]*rule{}}
 	for _, th := range sc.Thresholds {
 		if th.RulePos == (scenarios.Pos{}) {
 			th.RulePos = th.Pos
@@ -82,9 +90,13 @@ func Compile(sc *scenarios.Scenario) (*Rules, error) {
 			th.Pos.File = sc.File
 		}
 		r, ruleErrs := compileRule(th, k)
+		if len(ruleErrs) == 0 && th.Abort {
+			ruleErrs = abortErrors(r)
+		}
 		errs = append(errs, ruleErrs...)
 		rs.rules = append(rs.rules, r)
 	}
+	errs = append(errs, rs.compileSLOs(sc, k)...)
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
@@ -171,6 +183,7 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 	}
 	r.program = prog
 	r.needsBaseline = in.baseline
+	r.regressed = in.regressed
 	r.usage = in.usage
 	r.byName = in.byName
 	r.requests = in.requests
@@ -299,8 +312,9 @@ type inspector struct {
 	inner    map[ast.Node]bool // nodes that are part of a larger chain
 	cands    []ast.Node        // identifiers, member chains and p(q) calls
 	declared map[string]bool   // names bound by `let`
-	baseline bool
-	usage    usageReads
+	baseline  bool
+	regressed bool // calls regressed()
+	usage     usageReads
 	byName   bool
 	requests []string // literal keys of requests_by_name
 	errs     []offError
@@ -312,6 +326,9 @@ type usageReads struct {
 	server, host         bool // server.*, host.*
 	baseServer, baseHost bool // baseline.server.*, baseline.host.*
 	flow, baseFlow       bool // iterations, iterations_rps, iteration.*; the same under baseline
+	// capacity, baseCapacity: capacity, or baseline.capacity; both for
+	// regressed("capacity", …).
+	capacity, baseCapacity bool
 }
 
 // flowFigures are the names only a flow target measures.
@@ -326,8 +343,12 @@ func (in *inspector) Visit(n *ast.Node) {
 		}
 	case *ast.IdentifierNode:
 		switch x.Value {
-		case "baseline", "regressed":
+		case "baseline":
 			in.baseline = true
+		case "regressed":
+			in.baseline, in.regressed = true, true
+		case "capacity":
+			in.usage.capacity = true
 		case "requests_by_name":
 			in.byName = true
 		case "server":
@@ -347,6 +368,7 @@ func (in *inspector) Visit(n *ast.Node) {
 				in.usage.baseServer = in.usage.baseServer || p.Value == "server"
 				in.usage.baseHost = in.usage.baseHost || p.Value == "host"
 				in.usage.baseFlow = in.usage.baseFlow || slices.Contains(flowFigures, p.Value)
+				in.usage.baseCapacity = in.usage.baseCapacity || p.Value == "capacity"
 			}
 		}
 		in.cands = append(in.cands, x)
@@ -416,6 +438,9 @@ func (in *inspector) checkRegressed(c *ast.CallNode) {
 		return
 	}
 	known := RegressionMetrics()
+	if s, ok := c.Arguments[0].(*ast.StringNode); ok && s.Value == "capacity" {
+		in.usage.capacity, in.usage.baseCapacity = true, true
+	}
 	if s, ok := c.Arguments[0].(*ast.StringNode); ok && !slices.Contains(known, s.Value) {
 		msg := fmt.Sprintf("regressed: unknown metric %q", s.Value)
 		switch near := closest(s.Value, known); {

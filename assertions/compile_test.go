@@ -190,7 +190,7 @@ func TestCompileErrors(t *testing.T) {
 		{
 			name: "regressed metric not measured per trial",
 			th:   at(2, 5, `!regressed("latency.p90", 5%)`),
-			want: []string{`load.yaml:2:16: invalid rule: regressed: latency.p90 is not measured trial by trial, so it cannot be compared (known: rps, p50, p99, latency.p50, latency.p99, error_rate, dropped)`},
+			want: []string{`load.yaml:2:16: invalid rule: regressed: latency.p90 is not measured trial by trial, so it cannot be compared (known: rps, p50, p99, latency.p50, latency.p99, error_rate, dropped, capacity)`},
 		},
 		{
 			name: "regressed tolerance as a whole number",

@@ -86,6 +86,12 @@ type CaseMetrics struct {
 	// Generator is loadgate's own health while it generated this load.
 	Generator GeneratorMetrics `expr:"generator"`
 
+	// Capacity is what the case's search phase found (SPEC §14), requests/s:
+	// the highest open-model rate that met the SLO, the median trial's with
+	// trials. Rules that read it are skipped on a case without a search
+	// phase, or whose search the generator limited, never judged on a 0.
+	Capacity float64 `expr:"capacity"`
+
 	// Iterations, IterationsRPS and Iteration describe a flow's whole
 	// iterations (SPEC §12): one iteration runs every step once. Rules
 	// that read them are skipped on a case whose target has no flow, so
@@ -214,6 +220,7 @@ func caseMetricsOf(st runner.Stats, u *sut.Usage) CaseMetrics {
 		cm.Server = ServerMetrics{CPU: u.CPUMean, CPUMax: u.CPUMax, RSS: u.RSSMean, RSSMax: u.RSSMax}
 		cm.Host = HostMetrics{Load1: u.HostLoad1Max, CPU: u.HostCPUMean}
 	}
+	cm.Capacity = st.Capacity
 	if it := st.Iterations; it != nil {
 		cm.Iterations, cm.IterationsRPS, cm.Iteration = it.Iterations, it.RPS, it.Latency
 	}

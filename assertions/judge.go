@@ -148,6 +148,12 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 		v.Status, v.Reason = StatusSkip, ReasonNoBaseline
 		return v
 	}
+	if ru.usage.capacity {
+		if st := summarize(phases); capacitySkip(st, "") != "" {
+			v.Status, v.Reason = StatusSkip, capacitySkip(st, "")
+			return v
+		}
+	}
 
 	env := cj.env(th.Phase, phases, ru.byName)
 	for _, name := range ru.requests {
@@ -169,6 +175,10 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 		}
 		if ru.usage.baseFlow && !rs.flow {
 			v.Status, v.Reason = StatusSkip, ReasonNoBaselineFlow
+			return v
+		}
+		if reason := capacitySkip(rs.stats, "the baseline's "); ru.usage.baseCapacity && reason != "" {
+			v.Status, v.Reason = StatusSkip, reason
 			return v
 		}
 		rs.startRule()
@@ -266,7 +276,7 @@ func (cj *caseJudge) env(phase string, phases []*runner.PhaseResult, byName bool
 			}
 		}
 		e = &Env{
-			CaseMetrics: caseMetricsOf(runner.Summarize(phases), cj.c.Server),
+			CaseMetrics: caseMetricsOf(summarize(phases), cj.c.Server),
 			Phase:       phase,
 			Target:      cj.c.Target,
 			Matrix:      cj.matrix,
@@ -304,6 +314,7 @@ func (cj *caseJudge) withBaseline(env *Env, phase string, phases []*runner.Phase
 		rs = newRegressState(bc.Trials, TrialsOf(phases))
 		rs.usage = bc.Server
 		rs.flow = bc.Stats.Iterations != nil
+		rs.stats = bc.Stats
 		env.Regressed = rs.regressed
 	}
 	cj.regress[phase] = rs
@@ -331,9 +342,15 @@ func missingUsage(server, host bool, u *sut.Usage) bool {
 // A value that cannot be computed on its own (say p(200)) is left out: the
 // verdict's Reason already says why the rule failed.
 func (cj *caseJudge) actual(ru *rule, env *Env) string {
+	return actualOf(cj.m, ru, env)
+}
+
+// actualOf is caseJudge.actual on machine m, for the hooks the engine
+// calls while it runs.
+func actualOf(m *vm.VM, ru *rule, env *Env) string {
 	var parts []string
 	for _, s := range ru.shown {
-		got, err := cj.m.Run(s.program, env)
+		got, err := m.Run(s.program, env)
 		if err != nil {
 			continue
 		}
