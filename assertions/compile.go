@@ -307,17 +307,17 @@ type offError struct {
 // inspector walks a parsed rule once, as an expr patch, to swap duration
 // numbers for time.Duration constants and to learn what the rule reads.
 type inspector struct {
-	src      rewritten
-	known    *known
-	inner    map[ast.Node]bool // nodes that are part of a larger chain
-	cands    []ast.Node        // identifiers, member chains and p(q) calls
-	declared map[string]bool   // names bound by `let`
+	src       rewritten
+	known     *known
+	inner     map[ast.Node]bool // nodes that are part of a larger chain
+	cands     []ast.Node        // identifiers, member chains and p(q) calls
+	declared  map[string]bool   // names bound by `let`
 	baseline  bool
 	regressed bool // calls regressed()
 	usage     usageReads
-	byName   bool
-	requests []string // literal keys of requests_by_name
-	errs     []offError
+	byName    bool
+	requests  []string // literal keys of requests_by_name
+	errs      []offError
 }
 
 // usageReads records which sampled figures a rule reads, and which
