@@ -195,7 +195,13 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	run := reporters.NewRun(meta, inputs)
 	sched.markPart(run, plans, empty, skew)
 	redactRun(run, plans)
-	return finish(run, opts, env.Stdout, human, gh, runFailed, sched.split())
+	err = finish(run, opts, env.Stdout, human, gh, runFailed, sched.split())
+	if reason := aborted(inputs); err == nil && reason != "" && !sched.split() {
+		// The failing rule's verdict may pass over the phase as a whole:
+		// a run stopped early still fails.
+		return withCode(ExitFailed, errors.New("stopped early: "+reason))
+	}
+	return err
 }
 
 // finish is the one ending of run and merge: write every report, annotate
@@ -236,7 +242,8 @@ type planRunner struct {
 // run runs p, judges it (a segment part keeps no verdicts) and prints its
 // summary; failed is true when the run could not be carried out.
 func (r planRunner) run(ctx context.Context, p plan) (in reporters.ScenarioInput, failed bool) {
-	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: r.console, LogDir: r.logDir, Kill: r.kill})
+	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: r.console, LogDir: r.logDir, Kill: r.kill,
+		Judge: p.rules.Hooks(r.judge)})
 	in = reporters.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 	if res != nil {
 		verdicts := p.rules.Judge(res, r.judge)
@@ -251,7 +258,13 @@ func (r planRunner) run(ctx context.Context, p plan) (in reporters.ScenarioInput
 			in.Verdicts = verdicts
 		}
 		for _, c := range res.Cases {
-			if c.Err != "" {
+			stopped := abortedPhases(c)
+			for _, a := range stopped {
+				fmt.Fprintln(r.stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: %s", p.scenario.Name, abortReason(a))))
+			}
+			// A case an abort rule stopped failed its rule, not its run:
+			// exit 1 like any failing rule, not 3.
+			if c.Err != "" && len(stopped) == 0 {
 				failed = true
 				fmt.Fprintln(r.stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: case %q: %s", p.scenario.Name, c.ID, c.Err)))
 			}
@@ -262,6 +275,45 @@ func (r planRunner) run(ctx context.Context, p plan) (in reporters.ScenarioInput
 		fmt.Fprintln(r.stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: %v", p.scenario.Name, err)))
 	}
 	return in, failed
+}
+
+// abortedPhases lists what stopped c's phases early: abort rules.
+func abortedPhases(c *runner.CaseResult) []*runner.Aborted {
+	var out []*runner.Aborted
+	for _, ph := range c.Phases {
+		if ph.Aborted != nil {
+			out = append(out, ph.Aborted)
+		}
+	}
+	return out
+}
+
+// abortReason says where and why a run stopped early, in one line.
+func abortReason(a *runner.Aborted) string {
+	over := "the phase so far"
+	if a.Window > 0 {
+		over = "the last " + a.Window.String()
+	}
+	msg := fmt.Sprintf("case %q, phase %q: stopped at %s by abort rule %q, failing over %s", a.Case, a.Phase, a.At.Round(time.Millisecond), a.Name, over)
+	if a.Actual != "" {
+		msg += " (" + a.Actual + ")"
+	}
+	return msg
+}
+
+// aborted is the first reason an abort rule stopped the run, "" for none.
+func aborted(inputs []reporters.ScenarioInput) string {
+	for _, in := range inputs {
+		if in.Result == nil || in.Scenario == nil {
+			continue
+		}
+		for _, c := range in.Result.Cases {
+			if a := abortedPhases(c); len(a) > 0 {
+				return in.Scenario.Name + ": " + abortReason(a[0])
+			}
+		}
+	}
+	return ""
 }
 
 // judged is the exit of a run that was carried out: 1 when its verdicts
