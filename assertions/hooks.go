@@ -39,6 +39,7 @@ func (r *Rules) compileSLOs(sc *scenarios.Scenario, k *known) scenarios.ErrorLis
 			}
 			for _, e := range ruleErrs {
 				e.Msg = strings.Replace(e.Msg, "invalid rule: ", "invalid slo: ", 1)
+				e.Msg = strings.Replace(e.Msg, "a threshold must be", "an SLO must be", 1)
 				errs = append(errs, e)
 			}
 			r.slos[s.SLO] = ru

@@ -61,7 +61,7 @@ func TestCompileSearchAndAbort(t *testing.T) {
 		// `slo: "p99 < 50ms && rsp > 1"`: the quote at 57, rsp at 72;
 		// reported once though two phases share the SLO.
 		`search.yaml:8:72: invalid slo: unknown name "rsp"; did you mean rps?`,
-		`search.yaml:10:57: invalid slo: a threshold must be a condition (true or false), but this rule is a time.Duration`,
+		`search.yaml:10:57: invalid slo: an SLO must be a condition (true or false), but this rule is a time.Duration`,
 		`search.yaml:12:58: search.slo: an SLO judges each probe as it ends; it cannot read baseline or call regressed(), which compare whole runs once they are over`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
