@@ -32,6 +32,9 @@ func (c *Console) Summary(res *runner.ScenarioResult, verdicts []assertions.Verd
 		if res.Interrupted {
 			b.WriteString(interruptedConsole)
 		}
+		if a := abortedIn(res); a != nil {
+			b.WriteString(consoleAborted(a))
+		}
 		for _, cr := range res.Cases {
 			if g := runner.Summarize(cr.Measured("")).Generator; g.Saturated {
 				fmt.Fprintf(&b, "INVALID: %s: the load generator was saturated (%s); these figures describe loadgate's limits, not the server's.\n\n", cr.ID, g.Reason)
@@ -74,6 +77,7 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 			if isFlow(st) {
 				line += quietFlow(st)
 			}
+			line += quietCapacity(measured)
 		}
 		b.WriteString(line + "\n")
 		return
@@ -101,6 +105,7 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 	if st := runner.Summarize(measured); isFlow(st) {
 		consoleFlow(b, st, namedStats(measured))
 	}
+	consoleSearch(b, searchSpecs(sc, cr.ID), measured)
 	consoleUsage(b, cr)
 }
 
