@@ -127,6 +127,8 @@ func capacityShort(s *runner.SearchResult) string {
 	switch {
 	case s == nil:
 		return "—"
+	case s.LimitedByGenerator && s.Pass == 0:
+		return "not a number (generator-limited, invalid)"
 	case s.LimitedByGenerator:
 		return "≥ " + fmtRateInt(s.Pass) + " (generator-limited, invalid)"
 	case s.Capacity == 0 && s.Pass == 0:
@@ -147,6 +149,8 @@ func capacityLine(s *runner.SearchResult, precision float64) string {
 		first = s.Probes[0].Rate
 	}
 	switch {
+	case s.LimitedByGenerator && s.Pass == 0:
+		return "capacity: not a number (limited by the generator) — INVALID"
 	case s.LimitedByGenerator:
 		return "capacity ≥ " + fmtRateInt(s.Pass) + " rps (limited by the generator) — INVALID"
 	case s.Capacity == 0 && s.Pass == 0:
@@ -165,7 +169,7 @@ func capacityLine(s *runner.SearchResult, precision float64) string {
 func probeVerdict(p runner.Probe) string {
 	switch {
 	case p.Saturated:
-		return "— generator saturated" + reasonSuffix(p.Reason)
+		return "— generator saturated" + strings.Replace(reasonSuffix(p.Reason), " ", ": ", 1)
 	case p.Passed:
 		return "✓"
 	}
@@ -211,19 +215,26 @@ func consoleSearch(b *bytes.Buffer, specs []SearchSpec, phases []*runner.PhaseRe
 			title += "; SLO: " + spec.SLO
 		}
 		b.WriteString(oneLine(title) + ")\n")
-		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-		fmt.Fprint(tw, "  #\tkind\trate/s\tachieved/s\tp50\tp99\terrors\tSLO\n")
-		for i, pr := range p.Search.Probes {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, oneLine(pr.Kind), fmtRateInt(pr.Rate),
-				fmtRate(pr.Achieved), fmtDur(pr.P50), fmtDur(pr.P99), fmtPct(pr.ErrorRate), probeVerdict(pr))
+		if len(p.Search.Probes) > 0 {
+			consoleProbes(b, p.Search.Probes)
 		}
-		_ = tw.Flush() // writes to a bytes.Buffer cannot fail
 		b.WriteString(capacityLine(p.Search, spec.Precision) + "\n")
 		if r := p.Search.Reason; r != "" {
 			b.WriteString("search ended: " + oneLine(r) + "\n")
 		}
 		b.WriteString("\n")
 	}
+}
+
+// consoleProbes prints one row per probe.
+func consoleProbes(b *bytes.Buffer, probes []runner.Probe) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "  #\tkind\trate/s\tachieved/s\tp50\tp99\terrors\tSLO\n")
+	for i, pr := range probes {
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, oneLine(pr.Kind), fmtRateInt(pr.Rate),
+			fmtRate(pr.Achieved), fmtDur(pr.P50), fmtDur(pr.P99), fmtPct(pr.ErrorRate), probeVerdict(pr))
+	}
+	_ = tw.Flush() // writes to a bytes.Buffer cannot fail
 }
 
 // quietCapacity is the capacity for the quiet summary's one line.
@@ -234,7 +245,7 @@ func quietCapacity(phases []*runner.PhaseResult) string {
 	}
 	s := ps[len(ps)-1].Search
 	if s.LimitedByGenerator {
-		return ", capacity ≥ " + fmtRateInt(s.Pass) + " rps (limited by the generator, INVALID)"
+		return ", " + strings.Replace(capacityLine(s, 0), "capacity: ", "capacity ", 1)
 	}
 	return ", capacity " + capacityShort(s) + " rps"
 }
@@ -250,7 +261,9 @@ func mdSearches(b *bytes.Buffer, sr *ScenarioRun) {
 			if spec.SLO != "" {
 				fmt.Fprintf(b, "SLO: %s\n\n", mdCode(spec.SLO))
 			}
-			b.WriteString("| # | kind | rate (rps) | achieved (rps) | p50 | p99 | errors | SLO |\n|--:|:--|--:|--:|--:|--:|--:|:--|\n")
+			if len(p.Search.Probes) > 0 {
+				b.WriteString("| # | kind | rate (rps) | achieved (rps) | p50 | p99 | errors | SLO |\n|--:|:--|--:|--:|--:|--:|--:|:--|\n")
+			}
 			for i, pr := range p.Search.Probes {
 				fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", i+1, mdText(pr.Kind), fmtRateInt(pr.Rate),
 					fmtRate(pr.Achieved), fmtDur(pr.P50), fmtDur(pr.P99), fmtPct(pr.ErrorRate), mdProbeVerdict(pr))
@@ -274,7 +287,7 @@ func mdSearches(b *bytes.Buffer, sr *ScenarioRun) {
 func mdProbeVerdict(p runner.Probe) string {
 	switch {
 	case p.Saturated:
-		return "⚠️ generator saturated" + mdReason(p.Reason)
+		return "⚠️ generator saturated" + strings.Replace(mdReason(p.Reason), " ", ": ", 1)
 	case p.Passed:
 		return "✅"
 	}

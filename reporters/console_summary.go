@@ -147,8 +147,8 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 	interrupted := false
 	for _, p := range phases {
 		conn.Merge(p.Connect)
-		// An open-model phase has no workers; its 0 is not a level.
-		if p.Rate == nil && !seen[p.Concurrency] {
+		// An open-model or search phase has no workers; its 0 is not a level.
+		if p.Rate == nil && p.Search == nil && !seen[p.Concurrency] {
 			seen[p.Concurrency] = true
 			levels = append(levels, p.Concurrency)
 		}

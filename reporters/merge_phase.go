@@ -1,8 +1,10 @@
 package reporters
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/runner"
@@ -65,7 +67,77 @@ func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResu
 	if trials, elapsed, ok := mergeTrials(ps); ok {
 		m.Trials, m.Elapsed = trials, elapsed
 	}
+	searches := make([]*runner.SearchResult, len(ps))
+	for i, p := range ps {
+		searches[i] = p.Search
+		if p.Aborted != nil && (m.Aborted == nil || p.Aborted.At < m.Aborted.At) {
+			m.Aborted = p.Aborted // the first rule to stop a segment stopped the whole
+		}
+	}
+	var capOK bool
+	m.Search, capOK = mergeSearch(searches)
+	if capOK && m.Search != nil {
+		mergeTrialCapacity(m.Trials, ps)
+	}
 	return m
+}
+
+// mergeSearch merges the capacity searches of the segments of one phase.
+// Each segment searched its share of the load on its own, so the capacity
+// of the whole is the sum of the segments' only when every segment found
+// its own: the bracket and capacity then add up, and the whole is a lower
+// bound ("≥", Fail 0) if any segment's max met the SLO. When a segment
+// was limited by its generator, or some segment has no search result, the
+// whole has no capacity: ok is false and the result is marked limited by
+// the generator with Pass and Capacity 0 and the reason, which reports
+// show as "not a number" and rules skip. Probes are not merged: each
+// segment probed its own share of the rate, on its own schedule. nil, true
+// when no segment searched.
+func mergeSearch(parts []*runner.SearchResult) (*runner.SearchResult, bool) {
+	m := &runner.SearchResult{Probes: []runner.Probe{}}
+	searched, lowerBound := 0, false
+	var why []string
+	for i, s := range parts {
+		switch {
+		case s == nil:
+			why = append(why, fmt.Sprintf("part %d of %d has no search result", i+1, len(parts)))
+			continue
+		case s.LimitedByGenerator:
+			why = append(why, fmt.Sprintf("part %d of %d was limited by its generator (capacity ≥ %s rps)", i+1, len(parts), fmtRateInt(s.Pass)))
+		}
+		searched++
+		m.Capacity += s.Capacity
+		m.Pass += s.Pass
+		m.Fail += s.Fail
+		lowerBound = lowerBound || s.Fail == 0
+	}
+	if searched == 0 {
+		return nil, true
+	}
+	if len(why) > 0 {
+		return &runner.SearchResult{
+			Probes: []runner.Probe{}, LimitedByGenerator: true,
+			Reason: "no capacity for the whole: the capacity of segments is their sum only when each found its own, and " + strings.Join(why, "; "),
+		}, false
+	}
+	if lowerBound {
+		m.Fail = 0
+	}
+	m.Reason = fmt.Sprintf("the sum of the capacities %d segments found each on its own share of the load", len(parts))
+	return m, true
+}
+
+// mergeTrialCapacity sets each merged trial's capacity to the sum of the
+// segments' trial of the same rank, as mergeSearch does for the phase.
+func mergeTrialCapacity(trials []runner.Trial, ps []*runner.PhaseResult) {
+	for k := range trials {
+		trials[k].Capacity = 0
+		for _, p := range ps {
+			if k < len(p.Trials) {
+				trials[k].Capacity += p.Trials[k].Capacity
+			}
+		}
+	}
 }
 
 // span is when one segment measured: from start, for elapsed.
