@@ -84,12 +84,19 @@ func caseSearch(c *CaseRun) *runner.SearchResult {
 	return ps[len(ps)-1].Search
 }
 
+// notANumber reports whether a search has no capacity at all: a merge of
+// segments where one found none of its own (no probes, nothing passed),
+// or a search the generator stopped, whose figure is a lower bound only.
+func notANumber(s *runner.SearchResult) bool {
+	return s.LimitedByGenerator || (len(s.Probes) == 0 && s.Pass == 0 && s.Capacity == 0)
+}
+
 // caseCapacity is the case's capacity as rules see it (the median trial's
 // with trials), and whether it is a number at all: a search limited by
 // the generator found only a lower bound.
 func caseCapacity(c *CaseRun) (capacity float64, ok bool) {
 	s := caseSearch(c)
-	if s == nil || s.LimitedByGenerator {
+	if s == nil || notANumber(s) {
 		return 0, false
 	}
 	if c.Stats.Search != nil {
@@ -131,6 +138,8 @@ func capacityShort(s *runner.SearchResult) string {
 		return "not a number (generator-limited, invalid)"
 	case s.LimitedByGenerator:
 		return "≥ " + fmtRateInt(s.Pass) + " (generator-limited, invalid)"
+	case notANumber(s):
+		return "not a number"
 	case s.Capacity == 0 && s.Pass == 0:
 		return "none"
 	case s.Fail == 0:
@@ -153,6 +162,8 @@ func capacityLine(s *runner.SearchResult, precision float64) string {
 		return "capacity: not a number (limited by the generator) — INVALID"
 	case s.LimitedByGenerator:
 		return "capacity ≥ " + fmtRateInt(s.Pass) + " rps (limited by the generator) — INVALID"
+	case notANumber(s):
+		return "capacity: not a number"
 	case s.Capacity == 0 && s.Pass == 0:
 		return "capacity: none — the first rate (" + fmtRateInt(first) + " rps) already failed the SLO"
 	case s.Fail == 0:
@@ -244,7 +255,7 @@ func quietCapacity(phases []*runner.PhaseResult) string {
 		return ""
 	}
 	s := ps[len(ps)-1].Search
-	if s.LimitedByGenerator {
+	if notANumber(s) {
 		return ", " + strings.Replace(capacityLine(s, 0), "capacity: ", "capacity ", 1)
 	}
 	return ", capacity " + capacityShort(s) + " rps"

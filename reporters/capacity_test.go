@@ -123,6 +123,7 @@ func TestCapacityLine(t *testing.T) {
 		{"no spec", runner.SearchResult{Capacity: 4850, Pass: 4850, Fail: 5100}, 0, "capacity: 4,850 rps (bracket 4,850–5,100, within 5.2%)"},
 		{"limited", runner.SearchResult{Capacity: 9600, Pass: 9600, LimitedByGenerator: true}, 0.05, "capacity ≥ 9,600 rps (limited by the generator) — INVALID"},
 		{"merged, not a number", runner.SearchResult{LimitedByGenerator: true}, 0.05, "capacity: not a number (limited by the generator) — INVALID"},
+		{"merged, a segment without a search", runner.SearchResult{Reason: "segment 2 of 2 ran no search"}, 0.05, "capacity: not a number"},
 		{"max met", runner.SearchResult{Capacity: 200000, Pass: 200000}, 0.05, "capacity ≥ 200,000 rps (the search's max met the SLO)"},
 		{"none", runner.SearchResult{Probes: []runner.Probe{{Rate: 1000}}}, 0.05, "capacity: none — the first rate (1,000 rps) already failed the SLO"},
 	} {
@@ -171,11 +172,11 @@ func TestMergeSearch(t *testing.T) {
 		pass, fail float64
 		limited    bool
 	}{
-		{"no search", []*runner.SearchResult{nil, nil}, true, true, 0, 0, 0, false},
+		{"no part", nil, false, false, 0, 0, 0, false},
 		{"each found its own", []*runner.SearchResult{found(2400, 2500), found(2600, 2700)}, true, false, 5000, 5000, 5200, false},
 		{"one met its max", []*runner.SearchResult{found(2400, 2500), found(2600, 0)}, true, false, 5000, 5000, 0, false},
 		{"one limited", []*runner.SearchResult{found(2400, 2500), limited}, false, false, 0, 0, 0, true},
-		{"one missing", []*runner.SearchResult{found(2400, 2500), nil}, false, false, 0, 0, 0, true},
+		{"one missing", []*runner.SearchResult{found(2400, 2500), nil}, false, false, 0, 0, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, ok := mergeSearch(tc.parts)
@@ -189,8 +190,15 @@ func TestMergeSearch(t *testing.T) {
 				t.Errorf("got capacity %v [%v, %v] limited %v; want %v [%v, %v] %v",
 					m.Capacity, m.Pass, m.Fail, m.LimitedByGenerator, tc.capacity, tc.pass, tc.fail, tc.limited)
 			}
-			if len(m.Probes) != 0 || m.Reason == "" {
-				t.Errorf("probes %d (want none: each segment probed its own share), reason %q", len(m.Probes), m.Reason)
+			wantProbes := 0
+			if ok {
+				wantProbes = len(tc.parts) // every segment's, in segment order
+			}
+			if len(m.Probes) != wantProbes || m.Reason == "" {
+				t.Errorf("probes %d, want %d; reason %q", len(m.Probes), wantProbes, m.Reason)
+			}
+			if !ok && !notANumber(m) {
+				t.Errorf("a merged search without a capacity reads as a number: %+v", m)
 			}
 		})
 	}

@@ -315,7 +315,7 @@ func judgementIcon(s regression.Status) string {
 func capacitySamples(c *CaseRun) []float64 {
 	var out []float64
 	for _, p := range searchedPhases(c.Phases) {
-		if p.Search.LimitedByGenerator {
+		if notANumber(p.Search) {
 			return nil
 		}
 		if len(p.Trials) == 0 {

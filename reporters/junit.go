@@ -382,7 +382,7 @@ func junitSearchProperties(id string, c *CaseRun, add func(name, value string)) 
 	}
 	if cp, ok := caseCapacity(c); ok {
 		add(id+".capacity", strconv.FormatFloat(cp, 'f', 2, 64))
-	} else {
+	} else if s.LimitedByGenerator && s.Pass > 0 {
 		add(id+".capacity_at_least", strconv.FormatFloat(s.Pass, 'f', 2, 64))
 	}
 	add(id+".capacity_limited_by_generator", strconv.FormatBool(s.LimitedByGenerator))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/runner"
@@ -68,71 +67,75 @@ func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResu
 		m.Trials, m.Elapsed = trials, elapsed
 	}
 	searches := make([]*runner.SearchResult, len(ps))
+	searched := false
 	for i, p := range ps {
 		searches[i] = p.Search
+		searched = searched || p.Search != nil
 		if p.Aborted != nil && (m.Aborted == nil || p.Aborted.At < m.Aborted.At) {
 			m.Aborted = p.Aborted // the first rule to stop a segment stopped the whole
 		}
 	}
-	var capOK bool
-	m.Search, capOK = mergeSearch(searches)
-	if capOK && m.Search != nil {
-		mergeTrialCapacity(m.Trials, ps)
+	if searched {
+		var capOK bool
+		m.Search, capOK = mergeSearch(searches)
+		mergeTrialCapacity(m.Trials, ps, capOK)
 	}
 	return m
 }
 
-// mergeSearch merges the capacity searches of the segments of one phase.
-// Each segment searched its share of the load on its own, so the capacity
-// of the whole is the sum of the segments' only when every segment found
-// its own: the bracket and capacity then add up, and the whole is a lower
-// bound ("≥", Fail 0) if any segment's max met the SLO. When a segment
-// was limited by its generator, or some segment has no search result, the
-// whole has no capacity: ok is false and the result is marked limited by
-// the generator with Pass and Capacity 0 and the reason, which reports
-// show as "not a number" and rules skip. Probes are not merged: each
-// segment probed its own share of the rate, on its own schedule. nil, true
-// when no segment searched.
+// mergeSearch merges the capacity searches of the segments of one phase,
+// with the rule of runner.MergeSearch (which replaces it once both are on
+// one branch: same signature, same results). Each segment searched its
+// share of the load on its own, so the capacity of the whole is the sum of
+// the segments' only when every segment found its own: capacity and
+// bracket then add up (Fail only when every segment has one, else the
+// whole is a lower bound) and the probes are every segment's, in segment
+// order. When a segment has no search or was limited by its generator,
+// the whole has no capacity: ok is false, and the result has Capacity 0,
+// no probes and the reason (LimitedByGenerator when a generator was at
+// fault), which reports show as "not a number" and rules skip. mergePhase
+// calls it only when some segment searched.
 func mergeSearch(parts []*runner.SearchResult) (*runner.SearchResult, bool) {
-	m := &runner.SearchResult{Probes: []runner.Probe{}}
-	searched, lowerBound := 0, false
-	var why []string
-	for i, s := range parts {
+	if len(parts) == 0 {
+		return &runner.SearchResult{Reason: "no segment ran a search"}, false
+	}
+	m := &runner.SearchResult{}
+	fails := true
+	for i, p := range parts {
 		switch {
-		case s == nil:
-			why = append(why, fmt.Sprintf("part %d of %d has no search result", i+1, len(parts)))
-			continue
-		case s.LimitedByGenerator:
-			why = append(why, fmt.Sprintf("part %d of %d was limited by its generator (capacity ≥ %s rps)", i+1, len(parts), fmtRateInt(s.Pass)))
+		case p == nil:
+			return &runner.SearchResult{Reason: fmt.Sprintf("segment %d of %d ran no search: the capacity of the whole is unknown", i+1, len(parts))}, false
+		case p.LimitedByGenerator:
+			return &runner.SearchResult{LimitedByGenerator: true, Reason: fmt.Sprintf(
+				"segment %d of %d was limited by its generator (capacity ≥ %s): the capacity of the whole is unknown",
+				i+1, len(parts), fmtRateInt(p.Capacity))}, false
 		}
-		searched++
-		m.Capacity += s.Capacity
-		m.Pass += s.Pass
-		m.Fail += s.Fail
-		lowerBound = lowerBound || s.Fail == 0
+		m.Probes = append(m.Probes, p.Probes...)
+		m.Capacity += p.Capacity
+		m.Pass += p.Pass
+		m.Fail += p.Fail
+		fails = fails && p.Fail > 0
 	}
-	if searched == 0 {
-		return nil, true
-	}
-	if len(why) > 0 {
-		return &runner.SearchResult{
-			Probes: []runner.Probe{}, LimitedByGenerator: true,
-			Reason: "no capacity for the whole: the capacity of segments is their sum only when each found its own, and " + strings.Join(why, "; "),
-		}, false
-	}
-	if lowerBound {
+	if !fails {
 		m.Fail = 0
 	}
-	m.Reason = fmt.Sprintf("the sum of the capacities %d segments found each on its own share of the load", len(parts))
+	m.Reason = fmt.Sprintf("the sum of the capacities %d segments found", len(parts))
+	if len(parts) == 1 {
+		m.Reason = "the capacity its one segment found"
+	}
 	return m, true
 }
 
 // mergeTrialCapacity sets each merged trial's capacity to the sum of the
-// segments' trial of the same rank, as mergeSearch does for the phase.
-func mergeTrialCapacity(trials []runner.Trial, ps []*runner.PhaseResult) {
+// segments' trial of the same rank, as mergeSearch does for the phase; to
+// 0 when the whole has no capacity (ok false).
+func mergeTrialCapacity(trials []runner.Trial, ps []*runner.PhaseResult, ok bool) {
 	for k := range trials {
 		trials[k].Capacity = 0
 		for _, p := range ps {
+			if !ok {
+				break
+			}
 			if k < len(p.Trials) {
 				trials[k].Capacity += p.Trials[k].Capacity
 			}
