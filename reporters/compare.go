@@ -53,7 +53,8 @@ type ScenarioComparison struct {
 type CaseComparison struct {
 	ID        string
 	Base, New *CaseRun
-	// Judgements holds one entry per CompareMetrics name, in that order.
+	// Judgements holds one entry per CompareMetrics name, in that order,
+	// then "capacity" when both sides found a capacity.
 	Judgements []assertions.Regression
 }
 
@@ -120,6 +121,9 @@ func Compare(base, cand *Run, opts CompareOptions) (*Comparison, error) {
 				if err != nil {
 					return nil, err
 				}
+				cc.Judgements = append(cc.Judgements, j)
+			}
+			if j, ok := judgeCapacity(bc, nc, opts.Tolerance); ok {
 				cc.Judgements = append(cc.Judgements, j)
 			}
 			sc.Cases = append(sc.Cases, cc)
@@ -279,6 +283,12 @@ func compareCase(b *bytes.Buffer, cc CaseComparison) {
 	num("max", float64(bs.Latency.Max), float64(ns.Latency.Max), dur)
 	num("error rate", bs.ErrorRate, ns.ErrorRate, fmtPct)
 	num("dropped", float64(bs.Dropped), float64(ns.Dropped), count)
+	for _, j := range cc.Judgements {
+		if j.Metric == "capacity" {
+			// The medians judged: with trials, not the last search's.
+			num("capacity (rps)", j.Base, j.Cand, fmtRateInt)
+		}
+	}
 	compareFlow(num, bs, ns, dur)
 	compareUsage(b, cc.Base.Server, cc.New.Server)
 	b.WriteString("\n| | judgement |\n|:-:|:--|\n")
@@ -297,4 +307,36 @@ func judgementIcon(s regression.Status) string {
 	default:
 		return "✅"
 	}
+}
+
+// capacitySamples are the capacities a case's search phases found, one
+// per trial; nil when the case searched nothing or a search was limited
+// by the generator, whose lower bound is not a figure to compare.
+func capacitySamples(c *CaseRun) []float64 {
+	var out []float64
+	for _, p := range searchedPhases(c.Phases) {
+		if notANumber(p.Search) {
+			return nil
+		}
+		if len(p.Trials) == 0 {
+			out = append(out, p.Search.Capacity)
+			continue
+		}
+		for _, t := range p.Trials {
+			out = append(out, t.Capacity)
+		}
+	}
+	return out
+}
+
+// judgeCapacity judges regressed("capacity", tolerance), higher being
+// better, when both cases found a capacity; ok is false otherwise.
+func judgeCapacity(base, cand *CaseRun, tolerance float64) (assertions.Regression, bool) {
+	b, n := capacitySamples(base), capacitySamples(cand)
+	if len(b) == 0 || len(n) == 0 {
+		return assertions.Regression{}, false
+	}
+	j := regression.Judge(b, n, regression.HigherIsBetter, tolerance)
+	j.Reason = "capacity " + j.Reason
+	return assertions.Regression{Metric: "capacity", Judgement: j}, true
 }

@@ -32,6 +32,9 @@ func (c *Console) Summary(res *runner.ScenarioResult, verdicts []assertions.Verd
 		if res.Interrupted {
 			b.WriteString(interruptedConsole)
 		}
+		if a := abortedIn(res); a != nil {
+			b.WriteString(consoleAborted(a))
+		}
 		for _, cr := range res.Cases {
 			if g := runner.Summarize(cr.Measured("")).Generator; g.Saturated {
 				fmt.Fprintf(&b, "INVALID: %s: the load generator was saturated (%s); these figures describe loadgate's limits, not the server's.\n\n", cr.ID, g.Reason)
@@ -74,6 +77,7 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 			if isFlow(st) {
 				line += quietFlow(st)
 			}
+			line += quietCapacity(measured)
 		}
 		b.WriteString(line + "\n")
 		return
@@ -101,6 +105,7 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 	if st := runner.Summarize(measured); isFlow(st) {
 		consoleFlow(b, st, namedStats(measured))
 	}
+	consoleSearch(b, searchSpecs(sc, cr.ID), measured)
 	consoleUsage(b, cr)
 }
 
@@ -142,8 +147,8 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 	interrupted := false
 	for _, p := range phases {
 		conn.Merge(p.Connect)
-		// An open-model phase has no workers; its 0 is not a level.
-		if p.Rate == nil && !seen[p.Concurrency] {
+		// An open-model or search phase has no workers; its 0 is not a level.
+		if p.Rate == nil && p.Search == nil && !seen[p.Concurrency] {
 			seen[p.Concurrency] = true
 			levels = append(levels, p.Concurrency)
 		}

@@ -21,13 +21,19 @@ func saturated(run *Run) []saturatedCase {
 		for _, c := range sr.Cases {
 			if g := c.Stats.Generator; g.Saturated {
 				out = append(out, saturatedCase{scenario: sr.Name, id: c.ID, reason: g.Reason})
+				continue
+			}
+			// A search the generator stopped found a lower bound only.
+			if s := caseSearch(c); s != nil && s.LimitedByGenerator {
+				out = append(out, saturatedCase{scenario: sr.Name, id: c.ID, reason: "capacity search limited by the generator: " + s.Reason})
 			}
 		}
 	}
 	return out
 }
 
-// Invalid reports whether any case's load generator was saturated.
+// Invalid reports whether any case's load generator was saturated,
+// during a capacity search included.
 func (r *Run) Invalid() bool { return len(saturated(r)) > 0 }
 
 // mdInvalid writes the invalid-run banner, if any case needs it.

@@ -96,6 +96,11 @@ const junitTime = "2006-01-02T15:04:05"
 // <system-out>, and is a failing testcase under --strict-env. An
 // interrupted scenario gets a testcase "run completed" with an <error> of
 // type "interrupted", so that no consumer shows partial figures as green.
+// A scenario an abort: true rule stopped has a <failure> of type "abort"
+// on that rule's testcase, saying when, over which window and with what
+// values, and a property "aborted"; a case that ran a capacity search has
+// properties capacity (requests/s; when the generator limited the search,
+// capacity_at_least instead), capacity_limited_by_generator and probes.
 func WriteJUnit(w io.Writer, run *Run) error {
 	doc := junitSuites{Suites: []junitSuite{}}
 	for i, sr := range run.Scenarios {
@@ -188,11 +193,29 @@ func junitSuiteOf(id int, run *Run, sr *ScenarioRun) junitSuite {
 			})
 		}
 	}
+	abortShown := false
 	for _, v := range sr.allVerdicts() {
 		tc, note := junitVerdict(name, v, elapsed[v.Case])
+		if a := sr.Aborted; !abortShown && abortVerdict(a, v) {
+			// The rule stopped the load: whatever the verdict over what
+			// was measured says, the testcase fails with why and when.
+			tc.Skipped, tc.Error, tc.Failure, note = nil, nil, junitAbortFailure(a, &v), ""
+			abortShown = true
+		}
 		s.Cases = append(s.Cases, tc)
 		if note != "" {
 			out = append(out, note)
+		}
+	}
+	if a := sr.Aborted; a != nil {
+		out = append(out, "ABORTED "+abortedText(a))
+		if !abortShown {
+			s.Cases = append(s.Cases, junitCase{
+				Name:      "[" + oneLine(a.Case) + "] " + oneLine(abortedRule(a)),
+				Classname: name,
+				Time:      fmtSeconds(elapsed[a.Case]),
+				Failure:   junitAbortFailure(a, nil),
+			})
 		}
 	}
 	for _, tc := range s.Cases {
@@ -306,6 +329,9 @@ func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
 	if sr.Interrupted || run.Interrupted {
 		add("interrupted", "true")
 	}
+	if a := sr.Aborted; a != nil {
+		add("aborted", abortedText(a))
+	}
 	if bi := run.Baseline; bi != nil {
 		add("baseline.file", bi.File)
 		add("baseline.fingerprint_match", strconv.FormatBool(bi.FingerprintMatch))
@@ -328,6 +354,7 @@ func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
 		if st.Trials != nil {
 			add(id+".rps_cv", strconv.FormatFloat(st.Trials.RPSCV, 'f', 4, 64))
 		}
+		junitSearchProperties(id, c, add)
 		if u := c.Server; u != nil {
 			if serverSampled(u) {
 				add(id+".server_cpu_mean", strconv.FormatFloat(u.CPUMean, 'f', 2, 64))
@@ -343,4 +370,25 @@ func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
 		}
 	}
 	return props
+}
+
+// junitSearchProperties adds what a case's capacity search found: the
+// capacity only when it is a number, the lower bound's flag and the
+// number of probes otherwise too.
+func junitSearchProperties(id string, c *CaseRun, add func(name, value string)) {
+	s := caseSearch(c)
+	if s == nil {
+		return
+	}
+	if cp, ok := caseCapacity(c); ok {
+		add(id+".capacity", strconv.FormatFloat(cp, 'f', 2, 64))
+	} else if s.LimitedByGenerator && s.Pass > 0 {
+		add(id+".capacity_at_least", strconv.FormatFloat(s.Pass, 'f', 2, 64))
+	}
+	add(id+".capacity_limited_by_generator", strconv.FormatBool(s.LimitedByGenerator))
+	n := 0
+	for _, p := range searchedPhases(c.Phases) {
+		n += len(p.Search.Probes)
+	}
+	add(id+".probes", strconv.Itoa(n))
 }

@@ -62,6 +62,8 @@ func mdHeadline(b *bytes.Buffer, run *Run) {
 	switch {
 	case run.Interrupted:
 		verdict = interruptedHeadline
+	case run.Aborted() != nil:
+		verdict = mdAbortedHeadline(run.Aborted())
 	case run.NotCarriedOut():
 		verdict = "❌ loadgate: could not be carried out"
 	case !run.Passed:
@@ -164,6 +166,8 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 	switch {
 	case sr.Interrupted:
 		icon = "⏹"
+	case sr.Aborted != nil:
+		icon = "⛔"
 	case !sr.passed():
 		icon = "❌"
 	case t[classWarn] > 0:
@@ -195,6 +199,9 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 	if sr.Error != "" {
 		fmt.Fprintf(b, "> ❌ **Could not run:** %s\n\n", mdText(sr.Error))
 	}
+	if sr.Aborted != nil {
+		b.WriteString(mdAborted(sr.Aborted))
+	}
 	if len(sr.Cases) > 0 {
 		knees := findKnees(sr)
 		mdCaseTable(b, sr, knees, withBaseline)
@@ -212,6 +219,7 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 		}
 		mdErrorSamples(b, sr)
 		mdFlows(b, sr)
+		mdSearches(b, sr)
 	}
 	if vs := sr.allVerdicts(); len(vs) > 0 {
 		mdThresholds(b, vs)
@@ -228,8 +236,9 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 // needs them, so a plain closed-model sweep keeps the narrow table that
 // fits a step summary.
 func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bool) {
-	showKinds, open, trials := false, false, false
+	showKinds, open, trials, searched := false, false, false, false
 	for _, c := range sr.Cases {
+		searched = searched || caseSearch(c) != nil
 		showKinds = showKinds || c.Stats.Failed > 0
 		open = open || openModel(c.Phases)
 		trials = trials || c.Stats.Trials != nil
@@ -247,6 +256,9 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bo
 	head, sep = head+" rps |", sep+"--:|"
 	if trials {
 		head, sep = head+" rps spread (min–max) |", sep+"--:|"
+	}
+	if searched {
+		head, sep = head+" capacity (rps) |", sep+"--:|"
 	}
 	head, sep = head+" p50 | p90 | p99 | max | errors |", sep+"--:|--:|--:|--:|--:|"
 	if open {
@@ -287,6 +299,9 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bo
 				spread = fmtRate(st.Trials.RPSMin) + "–" + fmtRate(st.Trials.RPSMax)
 			}
 			fmt.Fprintf(b, " %s |", spread)
+		}
+		if searched {
+			fmt.Fprintf(b, " %s |", mdText(capacityCell(c)))
 		}
 		errs := group(st.Failed)
 		if st.Requests > 0 {

@@ -1,6 +1,7 @@
 package reporters
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -65,7 +66,81 @@ func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResu
 	if trials, elapsed, ok := mergeTrials(ps); ok {
 		m.Trials, m.Elapsed = trials, elapsed
 	}
+	searches := make([]*runner.SearchResult, len(ps))
+	searched := false
+	for i, p := range ps {
+		searches[i] = p.Search
+		searched = searched || p.Search != nil
+		if p.Aborted != nil && (m.Aborted == nil || p.Aborted.At < m.Aborted.At) {
+			m.Aborted = p.Aborted // the first rule to stop a segment stopped the whole
+		}
+	}
+	if searched {
+		var capOK bool
+		m.Search, capOK = mergeSearch(searches)
+		mergeTrialCapacity(m.Trials, ps, capOK)
+	}
 	return m
+}
+
+// mergeSearch merges the capacity searches of the segments of one phase,
+// with the rule of runner.MergeSearch (which replaces it once both are on
+// one branch: same signature, same results). Each segment searched its
+// share of the load on its own, so the capacity of the whole is the sum of
+// the segments' only when every segment found its own: capacity and
+// bracket then add up (Fail only when every segment has one, else the
+// whole is a lower bound) and the probes are every segment's, in segment
+// order. When a segment has no search or was limited by its generator,
+// the whole has no capacity: ok is false, and the result has Capacity 0,
+// no probes and the reason (LimitedByGenerator when a generator was at
+// fault), which reports show as "not a number" and rules skip. mergePhase
+// calls it only when some segment searched.
+func mergeSearch(parts []*runner.SearchResult) (*runner.SearchResult, bool) {
+	if len(parts) == 0 {
+		return &runner.SearchResult{Reason: "no segment ran a search"}, false
+	}
+	m := &runner.SearchResult{}
+	fails := true
+	for i, p := range parts {
+		switch {
+		case p == nil:
+			return &runner.SearchResult{Reason: fmt.Sprintf("segment %d of %d ran no search: the capacity of the whole is unknown", i+1, len(parts))}, false
+		case p.LimitedByGenerator:
+			return &runner.SearchResult{LimitedByGenerator: true, Reason: fmt.Sprintf(
+				"segment %d of %d was limited by its generator (capacity ≥ %s): the capacity of the whole is unknown",
+				i+1, len(parts), fmtRateInt(p.Capacity))}, false
+		}
+		m.Probes = append(m.Probes, p.Probes...)
+		m.Capacity += p.Capacity
+		m.Pass += p.Pass
+		m.Fail += p.Fail
+		fails = fails && p.Fail > 0
+	}
+	if !fails {
+		m.Fail = 0
+	}
+	m.Reason = fmt.Sprintf("the sum of the capacities %d segments found", len(parts))
+	if len(parts) == 1 {
+		m.Reason = "the capacity its one segment found"
+	}
+	return m, true
+}
+
+// mergeTrialCapacity sets each merged trial's capacity to the sum of the
+// segments' trial of the same rank, as mergeSearch does for the phase; to
+// 0 when the whole has no capacity (ok false).
+func mergeTrialCapacity(trials []runner.Trial, ps []*runner.PhaseResult, ok bool) {
+	for k := range trials {
+		trials[k].Capacity = 0
+		for _, p := range ps {
+			if !ok {
+				break
+			}
+			if k < len(p.Trials) {
+				trials[k].Capacity += p.Trials[k].Capacity
+			}
+		}
+	}
 }
 
 // span is when one segment measured: from start, for elapsed.

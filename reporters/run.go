@@ -31,7 +31,7 @@ type Run struct {
 	Interrupted     bool          `json:"interrupted,omitempty"` // stopped by SIGINT/SIGTERM: figures are partial
 	Commit          string        `json:"commit,omitempty"`      // git commit of the code under test
 	Host            Host          `json:"host"`
-	Passed          bool          `json:"passed"`             // no fail-level verdict failed, nothing errored, not interrupted
+	Passed          bool          `json:"passed"`             // no fail-level verdict failed, nothing errored, not interrupted nor aborted
 	Baseline        *BaselineInfo `json:"baseline,omitempty"` // what --baseline loaded, and whether its environment matches
 	// Segment marks a part of a distributed run (run --segment, --start-at);
 	// nil for an ordinary run.
@@ -66,6 +66,10 @@ type ScenarioRun struct {
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end"`
 	Interrupted bool      `json:"interrupted,omitempty"`
+	// Aborted is set when an abort: true threshold stopped the scenario's
+	// load (SPEC §4): the rule, when, over which window, with what values.
+	// Such a scenario never passes.
+	Aborted *runner.Aborted `json:"aborted,omitempty"`
 	// Error is set when the scenario could not be carried out at all (its
 	// server did not start, for example); Cases then holds what was measured.
 	Error string     `json:"error,omitempty"`
@@ -108,6 +112,9 @@ type CaseRun struct {
 	// phases (SPEC §3, §8); nil when none was started or monitored.
 	Server     *sut.Usage `json:"server,omitempty"`
 	ServerName string     `json:"server_name,omitempty"`
+	// SearchSpecs are the SLO and precision of the case's capacity-search
+	// phases, for reports rendered without the scenario; nil without one.
+	SearchSpecs []SearchSpec `json:"search_specs,omitempty"`
 }
 
 // MatrixEntry is one matrix key of a case with its typed value: int64,
@@ -169,7 +176,8 @@ type ScenarioInput struct {
 // NewRun assembles the results document. Verdicts are grouped by case
 // (Verdict.Case == CaseResult.ID), warm-up phases are dropped, and Passed is
 // true only when no verdict fails the run, no scenario or case errored, the
-// run was not interrupted (partial figures are never a pass), and no
+// run was not interrupted (partial figures are never a pass) nor aborted
+// by an abort: true rule, and no
 // --strict-env baseline came from a different environment.
 func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 	run := &Run{
@@ -223,6 +231,7 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 		}
 		sr.Start, sr.End = in.Result.Start, in.Result.End
 		sr.Interrupted = in.Result.Interrupted
+		sr.Aborted = abortedIn(in.Result)
 	}
 	if sc != nil {
 		sr.Name, sr.Description, sr.File, sr.Hash = sc.Name, sc.Description, sc.File, sc.Hash
@@ -265,6 +274,8 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 
 			Server:     c.Server,
 			ServerName: c.ServerName,
+
+			SearchSpecs: searchSpecs(sc, c.ID),
 		}
 		if cr.Phases == nil {
 			cr.Phases = []*runner.PhaseResult{}
@@ -280,9 +291,20 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 	return sr
 }
 
+// Aborted is the abort that stopped the run's first aborted scenario; nil
+// when no abort: true rule failed.
+func (r *Run) Aborted() *runner.Aborted {
+	for _, sr := range r.Scenarios {
+		if sr.Aborted != nil {
+			return sr.Aborted
+		}
+	}
+	return nil
+}
+
 // passed reports whether nothing in the scenario fails the run.
 func (sr *ScenarioRun) passed() bool {
-	if sr.Error != "" || sr.Interrupted {
+	if sr.Error != "" || sr.Interrupted || sr.Aborted != nil {
 		return false
 	}
 	for _, c := range sr.Cases {

@@ -30,6 +30,10 @@ func validate(run *Run) error {
 	v := validator{}
 	v.count("host.cores", int64(run.Host.Cores))
 	for _, sr := range run.Scenarios {
+		if a := sr.Aborted; a != nil {
+			v.duration(fmt.Sprintf("scenario %q: aborted at", sr.Name), a.At)
+			v.duration(fmt.Sprintf("scenario %q: aborted window", sr.Name), a.Window)
+		}
 		for _, c := range sr.Cases {
 			where := fmt.Sprintf("scenario %q, case %q", sr.Name, c.ID)
 			v.stats(where, &c.Stats)
@@ -136,6 +140,10 @@ func (v *validator) stats(where string, st *runner.Stats) {
 	v.distribution(where+": failed_latency", st.FailedLatency)
 	v.distribution(where+": connect", st.Connect)
 	v.number(where+": generator.cpu", st.Generator.CPU, 1e6)
+	v.rate(where+": capacity", st.Capacity)
+	if st.Search != nil {
+		v.search(where+": search", st.Search)
+	}
 	if it := st.Iterations; it != nil {
 		v.iterations(where+": iterations", it.Iterations, it.Succeeded, it.Failed)
 		v.rate(where+": iterations.rps", it.RPS)
@@ -159,7 +167,15 @@ func (v *validator) phase(where string, p *runner.PhaseResult) {
 		v.count(where+": trial requests", t.Requests)
 		v.count(where+": trial failed", t.Failed)
 		v.rate(where+": trial rps", t.RPS)
+		v.rate(where+": trial capacity", t.Capacity)
 		v.duration(where+": trial elapsed", t.Elapsed)
+	}
+	if p.Search != nil {
+		v.search(where+": search", p.Search)
+	}
+	if a := p.Aborted; a != nil {
+		v.duration(where+": aborted at", a.At)
+		v.duration(where+": aborted window", a.Window)
 	}
 	for _, s := range p.Series {
 		v.count(where+": series completed", s.Completed)
@@ -200,4 +216,23 @@ func (v *validator) usage(where string, u *sut.Usage) {
 	}
 	v.count(where+": rss_mean", u.RSSMean)
 	v.count(where+": rss_max", u.RSSMax)
+}
+
+// search checks a capacity search: rates, bracket and capacity are finite
+// and non-negative, and so is every probe's figure.
+func (v *validator) search(where string, s *runner.SearchResult) {
+	v.rate(where+": capacity", s.Capacity)
+	v.rate(where+": pass", s.Pass)
+	v.rate(where+": fail", s.Fail)
+	for i, p := range s.Probes {
+		pw := fmt.Sprintf("%s: probe %d", where, i+1)
+		v.rate(pw+": rate", p.Rate)
+		v.rate(pw+": achieved", p.Achieved)
+		v.ratio(pw+": error_rate", p.ErrorRate)
+		v.count(pw+": requests", p.Requests)
+		v.count(pw+": failed", p.Failed)
+		v.duration(pw+": p50", p.P50)
+		v.duration(pw+": p99", p.P99)
+		v.duration(pw+": elapsed", p.Elapsed)
+	}
 }

@@ -422,3 +422,31 @@ func TestInconclusiveVerdictsAnnotateAsWarnings(t *testing.T) {
 		t.Errorf("--fail-on-inconclusive and another environment:\n%s", b.String())
 	}
 }
+
+func TestAbortedRunAnnotatesTheRule(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		verdicts []assertions.Verdict
+		want     string
+	}{
+		{"on the rule's line", []assertions.Verdict{{
+			Case: "checkout", Name: "p99 < 50ms", Rule: "p99 < 50ms", Status: assertions.StatusFail,
+			Pos: scenarios.Pos{File: "abort.yaml", Line: 20, Col: 5},
+		}}, "::error file=abort.yaml,line=20,col=5,title=loadgate%3A aborted — gate%3A p99 < 50ms::[checkout] the load was stopped at 3.2s into phase measured: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
+		{"no verdict: the file", nil, "::error file=gate.yaml,title=loadgate%3A aborted — gate%3A p99 < 50ms::[checkout] the load was stopped at 3.2s into phase measured: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := &reporters.Run{Scenarios: []*reporters.ScenarioRun{{Name: "gate", File: "gate.yaml",
+				Aborted: &runner.Aborted{Case: "checkout", Phase: "measured", Name: "p99 < 50ms", Rule: "p99 < 50ms",
+					At: 3200 * time.Millisecond, Window: 10 * time.Second, Actual: "p99 = 812ms"},
+				Cases: []*reporters.CaseRun{{ID: "checkout", Target: "checkout", Verdicts: nil}},
+			}}}
+			run.Scenarios[0].Verdicts = tc.verdicts
+			var b strings.Builder
+			github{enabled: true}.annotate(&b, run)
+			if !strings.HasPrefix(b.String(), tc.want) {
+				t.Errorf("got  %q\nwant %q…", b.String(), tc.want)
+			}
+		})
+	}
+}

@@ -15,7 +15,8 @@ import (
 // Markdown summary is appended to $GITHUB_STEP_SUMMARY and every failing,
 // warning or inconclusive threshold becomes an annotation on its line of
 // the scenario file, inconclusive ones as warnings with the judgement's
-// reason. An interrupted run is an error annotation of its own.
+// reason. An interrupted run is an error annotation of its own, and so is
+// a run an abort: true rule stopped, on that rule's line.
 
 // stepSummaryLimit keeps the appended summary under GitHub's 1 MiB cap for a
 // step summary, leaving room for what other steps write.
@@ -61,6 +62,7 @@ func (g github) annotate(w io.Writer, run *reporters.Run) {
 			escapeData(bi.File+": "+strings.Join(bi.Differences, "; ")))
 	}
 	for _, sr := range run.Scenarios {
+		annotateAborted(w, sr)
 		for _, v := range allVerdicts(sr) {
 			level := ""
 			switch {
@@ -91,6 +93,31 @@ func (g github) annotate(w io.Writer, run *reporters.Run) {
 				escapeProperty(sr.Name), escapeData(sr.Error))
 		}
 	}
+}
+
+// annotateAborted points at the rule that stopped the scenario's load, so
+// the pull request shows where and why the run stopped even when the
+// verdicts over what was measured pass.
+func annotateAborted(w io.Writer, sr *reporters.ScenarioRun) {
+	a := sr.Aborted
+	if a == nil {
+		return
+	}
+	loc := "file=" + escapeProperty(sr.File)
+	for _, v := range allVerdicts(sr) {
+		if v.Case == a.Case && (v.Name == a.Name || a.Name == "" && v.Rule == a.Rule) && v.Pos.Line > 0 {
+			loc = fmt.Sprintf("file=%s,line=%d,col=%d", escapeProperty(v.Pos.File), v.Pos.Line, v.Pos.Col)
+			break
+		}
+	}
+	msg := fmt.Sprintf("[%s] the load was stopped at %.1fs into phase %s: %s failed", a.Case, a.At.Seconds(), a.Phase, a.Rule)
+	if a.Window > 0 {
+		msg += " over the last " + a.Window.String()
+	}
+	if a.Actual != "" {
+		msg += ": " + a.Actual
+	}
+	fmt.Fprintf(w, "::error %s,title=%s::%s\n", loc, escapeProperty("loadgate: aborted — "+sr.Name+": "+a.Name), escapeData(msg))
 }
 
 func allVerdicts(sr *reporters.ScenarioRun) []assertions.Verdict {

@@ -1,0 +1,304 @@
+package reporters
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/assertions/regression"
+	"github.com/loadgate/loadgate/runner"
+)
+
+func TestCapacityReportsGolden(t *testing.T) {
+	run := capacityRun()
+	var md, junit, js, con bytes.Buffer
+	if err := WriteMarkdown(&md, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJUnit(&junit, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, run); err != nil {
+		t.Fatal(err)
+	}
+	c := NewConsole(&con, ConsoleOptions{})
+	capRes, capVerdicts := capacityResult()
+	c.Summary(capRes, capVerdicts)
+	abRes, abVerdicts := abortResult()
+	c.Summary(abRes, abVerdicts)
+	golden(t, "capacity.golden.md", md.Bytes())
+	golden(t, "capacity-junit.golden.xml", junit.Bytes())
+	golden(t, "capacity-results.golden.json", js.Bytes())
+	golden(t, "capacity-console.golden.txt", con.Bytes())
+	xmllint(t, junit.Bytes())
+
+	for _, tc := range []struct {
+		report, out string
+		want        []string
+	}{
+		{"markdown", md.String(), []string{
+			"## ⛔ loadgate: aborted — p99 &lt; 50ms",
+			"| capacity (rps) |",
+			"| 4,875 |",
+			"≥ 9,600 (generator-limited, invalid)",
+			"🎯 **capacity: 4,875 rps (bracket 4,875–5,000, precision 5%)**",
+			"⛔ **capacity ≥ 9,600 rps (limited by the generator) — INVALID**",
+			"| 4 | grow | 8,000 | 6,120.4 | 90.0ms | 812.0ms | 1.32% | ❌ p99 = 812ms, error_rate = 1.3% |",
+			"| 5 | grow | 19,200 | 12,040.5 | 2.00ms | 9.00ms | 0.00% | ⚠️ generator saturated: generator CPU 98%, send lag p99 41ms |",
+			"    line [50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00]",
+			"> ⛔ **Aborted** at 3.2s into phase `measured` of `checkout`: `p99 < 50ms` failed over the last 10s: p99 = 812ms.",
+			"(invalid: generator saturated)",
+		}},
+		{"console", con.String(), []string{
+			"Capacity search (phase capacity; SLO: p99 < 50ms && error_rate < 0.1%)",
+			"capacity: 4,875 rps (bracket 4,875–5,000, precision 5%)",
+			"capacity ≥ 9,600 rps (limited by the generator) — INVALID",
+			"✗ p99 = 61ms, error_rate = 0",
+			"⛔ ABORTED at 3.2s into phase measured of case checkout: p99 < 50ms failed over the last 10s: p99 = 812ms.",
+		}},
+		{"junit", junit.String(), []string{
+			`<failure message="aborted at 3.2s into phase measured of case checkout: p99 &lt; 50ms failed over the last 10s: p99 = 812ms" type="abort">`,
+			`<property name="api.capacity" value="4875.00"></property>`,
+			`<property name="api.capacity_limited_by_generator" value="false"></property>`,
+			`<property name="api.probes" value="11"></property>`,
+			`<property name="edge.capacity_at_least" value="9600.00"></property>`,
+			`<property name="edge.capacity_limited_by_generator" value="true"></property>`,
+		}},
+		{"json", js.String(), []string{`"passed": false`, `"kind": "confirm"`, `"limited_by_generator": true`, `"at_ns": 3200000000`, `"window_ns": 10000000000`}},
+	} {
+		for _, w := range tc.want {
+			if !strings.Contains(tc.out, w) {
+				t.Errorf("%s report lacks %q", tc.report, w)
+			}
+		}
+	}
+	if strings.Contains(md.String(), "loadgate: passed") || strings.Contains(junit.String(), `property name="edge.capacity"`) {
+		t.Error("an aborted run reads as passed, or a generator-limited search shows a capacity")
+	}
+	if n := strings.Count(junit.String(), `type="abort"`); n != 1 {
+		t.Errorf("JUnit has %d abort failures, want 1 (on the aborting threshold's testcase)", n)
+	}
+}
+
+func TestAbortedNeverPasses(t *testing.T) {
+	ab, _ := abortResult()
+	// Even when every verdict over what was measured passes, the abort
+	// fails the run, and JUnit still fails the rule's testcase.
+	run := NewRun(fixtureMeta(), []ScenarioInput{{Result: ab}})
+	if run.Passed || run.Aborted() == nil {
+		t.Fatalf("Passed = %v, Aborted = %v; want a failed, aborted run", run.Passed, run.Aborted())
+	}
+	var junit bytes.Buffer
+	if err := WriteJUnit(&junit, run); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(junit.String(), `name="[checkout] p99 &lt; 50ms"`) || !strings.Contains(junit.String(), `type="abort"`) {
+		t.Errorf("no abort testcase without a verdict:\n%s", junit.String())
+	}
+	xmllint(t, junit.Bytes())
+	var js bytes.Buffer
+	if err := WriteJSON(&js, run); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRun(&js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := back.Aborted(); a == nil || a.At != abortAt.at || a.Window != abortAt.window || back.Passed {
+		t.Errorf("round trip lost the abort: %+v, passed %v", a, back.Passed)
+	}
+}
+
+func TestCapacityLine(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		s         runner.SearchResult
+		precision float64
+		want      string
+	}{
+		{"found", runner.SearchResult{Capacity: 4850, Pass: 4850, Fail: 5100}, 0.05, "capacity: 4,850 rps (bracket 4,850–5,100, precision 5%)"},
+		{"no spec", runner.SearchResult{Capacity: 4850, Pass: 4850, Fail: 5100}, 0, "capacity: 4,850 rps (bracket 4,850–5,100, within 5.2%)"},
+		{"limited", runner.SearchResult{Capacity: 9600, Pass: 9600, LimitedByGenerator: true}, 0.05, "capacity ≥ 9,600 rps (limited by the generator) — INVALID"},
+		{"merged, not a number", runner.SearchResult{LimitedByGenerator: true}, 0.05, "capacity: not a number (limited by the generator) — INVALID"},
+		{"merged, a segment without a search", runner.SearchResult{Reason: "segment 2 of 2 ran no search"}, 0.05, "capacity: not a number"},
+		{"max met", runner.SearchResult{Capacity: 200000, Pass: 200000}, 0.05, "capacity ≥ 200,000 rps (the search's max met the SLO)"},
+		{"none", runner.SearchResult{Probes: []runner.Probe{{Rate: 1000}}}, 0.05, "capacity: none — the first rate (1,000 rps) already failed the SLO"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := capacityLine(&tc.s, tc.precision); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSLOLine(t *testing.T) {
+	for _, tc := range []struct {
+		slo  string
+		ms   float64
+		want bool
+	}{
+		{"p99 < 50ms && error_rate < 0.1%", 50, true},
+		{"error_rate < 1% && p99 <= 1.5s", 1500, true},
+		{"latency.p99 < 250us", 0.25, true},
+		{"p99 < 50ms || rps > 10", 0, false},   // a disjunction says no single bound
+		{"!(p99 >= 50ms)", 0, false},           // negated: not read
+		{"p95 < 50ms", 0, false},               // another metric
+		{"p99 < threshold", 0, false},          // not a literal
+		{"p99 < 50ms*2", 0, false},             // an expression
+		{"error_rate < 0.1%", 0, false},        // no latency bound
+		{"p99 > 50ms && p99 < 80ms", 80, true}, // the upper bound
+	} {
+		got, ok := sloLine(tc.slo)
+		if ok != tc.want || math.Abs(got-tc.ms) > 1e-9 {
+			t.Errorf("sloLine(%q) = %v, %v; want %v, %v", tc.slo, got, ok, tc.ms, tc.want)
+		}
+	}
+}
+
+func TestMergeSearch(t *testing.T) {
+	found := func(capacity, fail float64) *runner.SearchResult {
+		return &runner.SearchResult{Capacity: capacity, Pass: capacity, Fail: fail, Probes: []runner.Probe{{Rate: capacity}}}
+	}
+	limited := &runner.SearchResult{Capacity: 3000, Pass: 3000, LimitedByGenerator: true}
+	for _, tc := range []struct {
+		name       string
+		parts      []*runner.SearchResult
+		ok, isNil  bool
+		capacity   float64
+		pass, fail float64
+		limited    bool
+	}{
+		{"no part", nil, false, false, 0, 0, 0, false},
+		{"each found its own", []*runner.SearchResult{found(2400, 2500), found(2600, 2700)}, true, false, 5000, 5000, 5200, false},
+		{"one met its max", []*runner.SearchResult{found(2400, 2500), found(2600, 0)}, true, false, 5000, 5000, 0, false},
+		{"one limited", []*runner.SearchResult{found(2400, 2500), limited}, false, false, 0, 0, 0, true},
+		{"one missing", []*runner.SearchResult{found(2400, 2500), nil}, false, false, 0, 0, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, ok := mergeSearch(tc.parts)
+			if ok != tc.ok || (m == nil) != tc.isNil {
+				t.Fatalf("ok = %v, nil = %v; want %v, %v", ok, m == nil, tc.ok, tc.isNil)
+			}
+			if m == nil {
+				return
+			}
+			if m.Capacity != tc.capacity || m.Pass != tc.pass || m.Fail != tc.fail || m.LimitedByGenerator != tc.limited {
+				t.Errorf("got capacity %v [%v, %v] limited %v; want %v [%v, %v] %v",
+					m.Capacity, m.Pass, m.Fail, m.LimitedByGenerator, tc.capacity, tc.pass, tc.fail, tc.limited)
+			}
+			wantProbes := 0
+			if ok {
+				wantProbes = len(tc.parts) // every segment's, in segment order
+			}
+			if len(m.Probes) != wantProbes || m.Reason == "" {
+				t.Errorf("probes %d, want %d; reason %q", len(m.Probes), wantProbes, m.Reason)
+			}
+			if !ok && !notANumber(m) {
+				t.Errorf("a merged search without a capacity reads as a number: %+v", m)
+			}
+		})
+	}
+}
+
+func TestMergePhaseSearchAndAbort(t *testing.T) {
+	part := func(capacity float64, abortAt time.Duration) *runner.PhaseResult {
+		p := searchPhase("api", t0, apiProbes[:2], &runner.SearchResult{Capacity: capacity, Pass: capacity, Fail: capacity * 1.04})
+		p.Trials = []runner.Trial{{Capacity: capacity, Elapsed: time.Second}, {Capacity: capacity + 10, Elapsed: time.Second}}
+		if abortAt > 0 {
+			p.Aborted = &runner.Aborted{Name: "p99 < 50ms", At: abortAt}
+		}
+		return p
+	}
+	m := mergePhase([]*runner.PhaseResult{part(2000, 4*time.Second), part(3000, 2*time.Second)}, nil)
+	if m.Search == nil || m.Search.Capacity != 5000 {
+		t.Fatalf("merged search %+v, want capacity 5000", m.Search)
+	}
+	if len(m.Trials) != 2 || m.Trials[0].Capacity != 5000 || m.Trials[1].Capacity != 5020 {
+		t.Errorf("trial capacities %+v, want 5000 and 5020", m.Trials)
+	}
+	if m.Aborted == nil || m.Aborted.At != 2*time.Second {
+		t.Errorf("aborted %+v, want the earliest (2s)", m.Aborted)
+	}
+}
+
+func TestValidateSearch(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		spoil func(c *CaseRun)
+	}{
+		{"negative probe rate", func(c *CaseRun) { c.Phases[0].Search.Probes[0].Rate = -1 }},
+		{"infinite achieved", func(c *CaseRun) { c.Phases[0].Search.Probes[1].Achieved = math.Inf(1) }},
+		{"NaN capacity", func(c *CaseRun) { c.Phases[0].Search.Capacity = math.NaN() }},
+		{"negative p99", func(c *CaseRun) { c.Phases[0].Search.Probes[2].P99 = -time.Millisecond }},
+		{"negative stats capacity", func(c *CaseRun) { c.Stats.Capacity = -5 }},
+		{"error rate above 1", func(c *CaseRun) { c.Phases[0].Search.Probes[0].ErrorRate = 2 }},
+		{"negative trial capacity", func(c *CaseRun) { c.Phases[0].Trials = []runner.Trial{{Capacity: -1}} }},
+		{"negative abort time", func(c *CaseRun) { c.Phases[0].Aborted = &runner.Aborted{At: -time.Second} }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := capacityRun()
+			if err := validate(run); err != nil {
+				t.Fatalf("the fixture itself is refused: %v", err)
+			}
+			tc.spoil(run.Scenarios[0].Cases[0])
+			if err := validate(run); !errors.Is(err, ErrInvalidResults) {
+				t.Errorf("validate = %v, want ErrInvalidResults", err)
+			}
+		})
+	}
+}
+
+func TestCompareCapacity(t *testing.T) {
+	withCapacity := func(caps ...float64) *Run {
+		run := capacityRun()
+		p := run.Scenarios[0].Cases[0].Phases[0]
+		p.Trials = nil
+		for _, c := range caps {
+			p.Trials = append(p.Trials, runner.Trial{Capacity: c, Requests: 1000, Elapsed: time.Second, RPS: 1000})
+		}
+		return run
+	}
+	for _, tc := range []struct {
+		name       string
+		base, cand *Run
+		want       regression.Status
+		judged     bool
+	}{
+		{"lower capacity regressed", withCapacity(5000, 5010, 4990, 5005, 4995), withCapacity(4000, 4010, 3990, 4005, 3995), regression.Regressed, true},
+		{"same capacity passes", withCapacity(5000, 5010, 4990, 5005, 4995), withCapacity(5002, 5008, 4992, 5003, 4997), regression.Pass, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Compare(tc.base, tc.cand, CompareOptions{Tolerance: 0.05, BaseName: "base.json", NewName: "new.json"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got *regression.Status
+			for _, sc := range c.Scenarios {
+				for _, cc := range sc.Cases {
+					for _, j := range cc.Judgements {
+						if j.Metric == "capacity" && cc.ID == "api" {
+							got = &j.Status
+						}
+						if j.Metric == "capacity" && cc.ID == "edge" {
+							t.Error("a generator-limited capacity was judged")
+						}
+					}
+				}
+			}
+			if got == nil || *got != tc.want {
+				t.Fatalf("capacity judgement %v, want %v", got, tc.want)
+			}
+			var b bytes.Buffer
+			if err := WriteCompare(&b, c); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "| capacity (rps) | 5,000 |") {
+				t.Errorf("no capacity row:\n%s", b.String())
+			}
+		})
+	}
+}
