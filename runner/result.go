@@ -257,8 +257,8 @@ type PhaseResult struct {
 type Trial struct {
 	// Capacity is the capacity a search phase's trial found; 0 otherwise.
 	Capacity float64 `json:"capacity,omitempty"`
-	Requests int64 `json:"requests"`
-	Failed   int64 `json:"failed"`
+	Requests int64   `json:"requests"`
+	Failed   int64   `json:"failed"`
 	// RPS counts the trial's succeeded requests per second.
 	Dropped int64         `json:"dropped,omitempty"`
 	Elapsed time.Duration `json:"elapsed_ns"`
@@ -312,5 +312,9 @@ type ScenarioResult struct {
 	Start       time.Time           `json:"start"`
 	End         time.Time           `json:"end"`
 	Interrupted bool                `json:"interrupted,omitempty"`
-	Cases       []*CaseResult       `json:"cases"`
+	// Aborted is set when an abort: true threshold stopped the run: the
+	// first that failed (its phase has it too). The run is not
+	// interrupted, but it did not finish; the CLI exits 1.
+	Aborted *Aborted      `json:"aborted,omitempty"`
+	Cases   []*CaseResult `json:"cases"`
 }
