@@ -57,6 +57,10 @@ type Config struct {
 	feeds protocols.Feeds
 	// stopRun ends the run after an abort rule failed; set by Run.
 	stopRun func(*Aborted)
+	// ignoreSaturation judges probes by their SLO alone. Tests set it: on
+	// a test machine busy with other builds, a short probe's scheduler lag
+	// says nothing about the path of the search they check.
+	ignoreSaturation bool
 }
 
 // Judge evaluates rules for the engine while a run goes on. A nil field

@@ -120,7 +120,7 @@ func judgeProbe(c *scenarios.Case, ph *scenarios.Phase, cfg *Config, kind string
 	st := Summarize([]*PhaseResult{r})
 	p := Probe{Kind: kind, Rate: rate, Achieved: st.RPS, Requests: r.Requests, Failed: r.Failed,
 		ErrorRate: st.ErrorRate, P50: st.Latency.P50, P99: st.Latency.P99, Start: r.Start, Elapsed: r.Elapsed}
-	if r.Generator.Saturated {
+	if r.Generator.Saturated && !cfg.ignoreSaturation {
 		p.Saturated, p.Reason = true, r.Generator.Reason
 		return p
 	}
