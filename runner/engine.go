@@ -71,11 +71,13 @@ type Judge struct {
 	// the rule saw ("p99 = 61ms, error_rate = 0"). An error (a rule that
 	// cannot be evaluated) fails the probe with err as its reason.
 	SLO func(c *scenarios.Case, ph *scenarios.Phase, probe Stats) (passed bool, actual string, err error)
-	// Abort checks the abort: true thresholds of case c during phase ph,
-	// once a second: whole is the phase so far, window the stats of the
-	// last Window of each rule (the runner keeps per-second figures; it
-	// passes the window the rule asks for via the returned func's needs —
-	// see the implementation). It returns the first failing rule, or nil.
+	// Abort checks the abort: true thresholds of case c during phase ph
+	// (warm-ups and search probes included), once a tick: stats(0) is the
+	// phase so far, stats(w) its last w (whole ticks, at most 5 min). The
+	// runner keeps per-second figures only as far back as it has been
+	// asked, so a rule with a window must ask on every call, as evaluating
+	// every rule each time does. It returns the first failing rule, or
+	// nil; the runner fills its Case, Phase and At when left empty.
 	Abort func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) Stats) *Aborted
 	// Decisive reports whether every regressed() rule of the cases that
 	// ran phase ph (their results so far, trials included) is decisive:
