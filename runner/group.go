@@ -42,6 +42,12 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 			}
 		}
 		ph := &phases[j]
+		if ph.Adaptive != nil && !ph.Warmup {
+			if err := runAdaptive(ctx, sc, group, j, results, cfgs, cfg.Judge); err != nil {
+				return err
+			}
+			continue
+		}
 		if ph.Interleave && !ph.Warmup && ph.Trials > 1 && len(group) > 1 {
 			runs := make([][]*PhaseResult, len(group))
 			for k := 1; k <= ph.Trials && ctx.Err() == nil; k++ {

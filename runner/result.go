@@ -251,6 +251,10 @@ type PhaseResult struct {
 	// Trials holds each run of a phase with trials: N > 1; the counters and
 	// histograms above then cover all trials together.
 	Trials []Trial `json:"trials,omitempty"`
+	// TrialsStop says why adaptive trials (trials: {min, max, until:
+	// decisive}) stopped where they did: TrialsDecisive, TrialsMax,
+	// TrialsNoJudge or TrialsInterrupted; "" for a fixed count.
+	TrialsStop string `json:"trials_stop,omitempty"`
 }
 
 // Trial is one repetition of a measured phase.
