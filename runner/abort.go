@@ -125,3 +125,17 @@ func (w *abortWatch) window(window time.Duration) Stats {
 	c, lat, n := w.ring.last(k)
 	return Summarize([]*PhaseResult{{Counters: c, Elapsed: time.Duration(n) * w.tick, Latency: lat}})
 }
+
+// phaseAbort is the abort recorded on a phase of cases, the one reports
+// quote: its time counts from the phase's start even in a search, whose
+// probes are loads of their own.
+func phaseAbort(cases []*CaseResult) *Aborted {
+	for _, c := range cases {
+		for _, p := range c.Phases {
+			if p.Aborted != nil {
+				return p.Aborted
+			}
+		}
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,5 +107,42 @@ func TestAbortStopsTheRunWithinATick(t *testing.T) {
 	}
 	if whole.Requests < window.Requests || whole.Elapsed < window.Elapsed {
 		t.Errorf("whole phase %d requests in %v, less than its window's %d in %v", whole.Requests, whole.Elapsed, window.Requests, window.Elapsed)
+	}
+}
+
+// TestAbortStopsASearch fails an abort rule during the third probe's
+// step: the search ends there, aborted, with the probes before it judged.
+func TestAbortStopsASearch(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	ph := searchPhase(scenarios.Search{From: 50, Max: 800, Precision: 0.1})
+	sc := httpScenario(scenarios.HTTPTarget{Requests: single(srv.URL), Keepalive: true}, ph)
+	// Each probe's step is a phase of its own: count them as they show up.
+	steps := map[*scenarios.Phase]bool{}
+	judge := func(c *scenarios.Case, p *scenarios.Phase, elapsed time.Duration, stats func(time.Duration) Stats) *Aborted {
+		if p.Warmup {
+			return nil
+		}
+		steps[p] = true
+		if len(steps) == 3 {
+			return &Aborted{Name: "errors", Rule: "error_rate < 0.01"}
+		}
+		return nil
+	}
+	cfg := Config{Tick: 20 * time.Millisecond, ignoreSaturation: true,
+		Judge: Judge{Abort: judge, SLO: scriptedSLO(t, true, true, true, true)}}
+	res, err := Run(context.Background(), sc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Cases[0].Phases[0]
+	if p.Aborted == nil || res.Aborted != p.Aborted || p.Interrupted {
+		t.Fatalf("phase aborted %+v, run aborted %+v, interrupted %v: want the phase's abort on the run", p.Aborted, res.Aborted, p.Interrupted)
+	}
+	if len(p.Search.Probes) != 2 || !strings.Contains(p.Search.Reason, `abort rule "errors"`) {
+		t.Errorf("%d probes judged, search ended %q; want 2 and the abort rule", len(p.Search.Probes), p.Search.Reason)
+	}
+	// Two probes' warm-ups and steps ran before the third's step began.
+	if min := 2*(ph.Search.ProbeWarmup+ph.Search.Step) + ph.Search.ProbeWarmup; p.Aborted.At < min {
+		t.Errorf("aborted at %v from the search's start, want at least %v", p.Aborted.At, min)
 	}
 }

@@ -167,6 +167,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 		}
 	}
 	res.Cases = collect(results)
+	if a := phaseAbort(res.Cases); a != nil {
+		res.Aborted = a
+	}
 	if err := sut.ExitCause(runCtx); err != nil {
 		return res, err
 	}

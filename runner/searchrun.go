@@ -53,6 +53,8 @@ func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 	}
 	var probes []Probe
 	var measured []*PhaseResult
+	var aborted *Aborted
+	start := cfg.Clock.Now()
 	reason := "interrupted"
 	for ctx.Err() == nil {
 		rate, kind, done, why := nextProbe(ph.Search, probes)
@@ -60,15 +62,14 @@ func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 			reason = why
 			break
 		}
-		r, err := runProbe(ctx, scenario, c, ph, cfg, probeLabel(label, len(probes)+1, kind, rate), rate)
+		r, a, err := runProbe(ctx, scenario, c, ph, cfg, probeLabel(label, len(probes)+1, kind, rate), rate, start)
 		if err != nil {
 			return nil, err
 		}
-		if r == nil {
-			break // stopped during the warm-up
+		if r != nil {
+			measured = append(measured, r)
 		}
-		measured = append(measured, r)
-		if r.Interrupted || r.Aborted != nil {
+		if aborted = a; r == nil || a != nil || r.Interrupted {
 			// A cut-short probe did not hold its rate for its step: its
 			// figures are kept, but it is no verdict.
 			break
@@ -79,8 +80,13 @@ func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 			Float64("achieved", p.Achieved).Dur("p99", p.P99).Bool("passed", p.Passed).Bool("saturated", p.Saturated).
 			Str("reason", p.Reason).Msg("probe judged")
 	}
+	if aborted != nil {
+		reason = fmt.Sprintf("stopped by the abort rule %q", aborted.Name)
+	}
 	res := mergeProbes(ph, c, measured)
 	res.Search = searchOutcome(probes, reason)
+	res.Aborted = aborted
+	res.Interrupted = ctx.Err() != nil && aborted == nil
 	return res, nil
 }
 
@@ -92,9 +98,11 @@ func probeLabel(label string, n int, kind string, rate float64) string {
 	return l
 }
 
-// runProbe loads the case at rate: its warm-up, unmeasured, then its step;
-// nil when the run stopped during the warm-up.
-func runProbe(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string, rate float64) (*PhaseResult, error) {
+// runProbe loads the case at rate: its warm-up, unmeasured, then its
+// step; the step's result is nil when the run stopped during the warm-up.
+// An abort rule that stopped either comes back with its time counted from
+// since, the search's start.
+func runProbe(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string, rate float64, since time.Time) (*PhaseResult, *Aborted, error) {
 	s := ph.Search
 	warmup := s.ProbeWarmup
 	if warmup <= 0 {
@@ -104,13 +112,28 @@ func runProbe(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 		Rate: scenarios.Rate{From: rate, To: rate}, MaxInFlight: s.MaxInFlight}
 	w, err := runPhase(ctx, scenario, c, &load, cfg, label+", warm-up")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if w.Aborted != nil || ctx.Err() != nil {
-		return nil, nil
+		return nil, sinceSearch(w, since), nil
 	}
 	load.Warmup, load.Duration = false, s.Step
-	return runPhase(ctx, scenario, c, &load, cfg, label)
+	r, err := runPhase(ctx, scenario, c, &load, cfg, label)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, sinceSearch(r, since), nil
+}
+
+// sinceSearch is r's abort, if any, timed from the search's start rather
+// than the probe's.
+func sinceSearch(r *PhaseResult, since time.Time) *Aborted {
+	if r.Aborted == nil {
+		return nil
+	}
+	a := *r.Aborted
+	a.At += r.Start.Sub(since)
+	return &a
 }
 
 // judgeProbe turns the measured step of a probe into its verdict: the
