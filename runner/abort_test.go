@@ -141,8 +141,9 @@ func TestAbortStopsASearch(t *testing.T) {
 	if len(p.Search.Probes) != 2 || !strings.Contains(p.Search.Reason, `abort rule "errors"`) {
 		t.Errorf("%d probes judged, search ended %q; want 2 and the abort rule", len(p.Search.Probes), p.Search.Reason)
 	}
-	// Two probes' warm-ups and steps ran before the third's step began.
-	if min := 2*(ph.Search.ProbeWarmup+ph.Search.Step) + ph.Search.ProbeWarmup; p.Aborted.At < min {
-		t.Errorf("aborted at %v from the search's start, want at least %v", p.Aborted.At, min)
+	// The abort came in the third probe, after the second's step ended.
+	second := p.Search.Probes[1]
+	if end := second.Start.Add(second.Elapsed).Sub(p.Start); p.Aborted.At <= end {
+		t.Errorf("aborted at %v from the search's start, before the second probe's step ended at %v", p.Aborted.At, end)
 	}
 }
