@@ -28,13 +28,16 @@ func collect(results []*CaseResult) []*CaseResult {
 }
 
 // caseGroups orders the cases for running. Normally each case runs alone,
-// in scenario order. When a phase interleaves trials (same-job A/B), the
-// cases that share matrix values run together so their trials alternate.
+// in scenario order. When a phase interleaves trials (same-job A/B) or
+// adds them adaptively, the cases that share matrix values run together so
+// their trials alternate.
 func caseGroups(sc *scenarios.Scenario) [][]int {
 	interleave := false
 	for _, c := range sc.Cases {
 		for _, ph := range c.Phases {
-			interleave = interleave || ph.Interleave
+			// Adaptive trials run in rounds across the cases that share
+			// matrix values, so that Decisive sees A and B together.
+			interleave = interleave || ph.Interleave || ph.Adaptive != nil
 		}
 	}
 	var groups [][]int

@@ -55,6 +55,12 @@ type Config struct {
 
 	// feeds are the run's data feeds, made by Run for the whole run.
 	feeds protocols.Feeds
+	// stopRun ends the run after an abort rule failed; set by Run.
+	stopRun func(*Aborted)
+	// ignoreSaturation judges probes by their SLO alone. Tests set it: on
+	// a test machine busy with other builds, a short probe's scheduler lag
+	// says nothing about the path of the search they check.
+	ignoreSaturation bool
 }
 
 // Judge evaluates rules for the engine while a run goes on. A nil field
@@ -65,11 +71,13 @@ type Judge struct {
 	// the rule saw ("p99 = 61ms, error_rate = 0"). An error (a rule that
 	// cannot be evaluated) fails the probe with err as its reason.
 	SLO func(c *scenarios.Case, ph *scenarios.Phase, probe Stats) (passed bool, actual string, err error)
-	// Abort checks the abort: true thresholds of case c during phase ph,
-	// once a second: whole is the phase so far, window the stats of the
-	// last Window of each rule (the runner keeps per-second figures; it
-	// passes the window the rule asks for via the returned func's needs —
-	// see the implementation). It returns the first failing rule, or nil.
+	// Abort checks the abort: true thresholds of case c during phase ph
+	// (warm-ups and search probes included), once a tick: stats(0) is the
+	// phase so far, stats(w) its last w (whole ticks, at most 5 min). The
+	// runner keeps per-second figures only as far back as it has been
+	// asked, so a rule with a window must ask on every call, as evaluating
+	// every rule each time does. It returns the first failing rule, or
+	// nil; the runner fills its Case, Phase and At when left empty.
 	Abort func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) Stats) *Aborted
 	// Decisive reports whether every regressed() rule of the cases that
 	// ran phase ph (their results so far, trials included) is decisive:
@@ -103,9 +111,19 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 	cfg.feeds = protocols.NewFeeds(sc.Data)
 	res := &ScenarioResult{Scenario: sc, Start: cfg.Clock.Now()}
 	defer func() { res.End = cfg.Clock.Now() }()
+	if err := checkJudge(sc, cfg.Judge); err != nil {
+		return res, err
+	}
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	cfg.stopRun = func(a *Aborted) {
+		// Called from the collector's goroutine, which is Run's own.
+		if res.Aborted == nil {
+			res.Aborted = a
+		}
+		cancel(errAborted)
+	}
 	sys := sut.NewSystems(sut.Options{Logger: cfg.Logger, LogDir: cfg.LogDir, MonitorEvery: cfg.MonitorEvery, Kill: cfg.Kill}, cancel)
 	defer sys.StopAll()
 	if sc.Server != nil {
@@ -149,6 +167,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 		}
 	}
 	res.Cases = collect(results)
+	if a := phaseAbort(res.Cases); a != nil {
+		res.Aborted = a
+	}
 	if err := sut.ExitCause(runCtx); err != nil {
 		return res, err
 	}
@@ -174,8 +195,12 @@ type phaseRun struct {
 	// (on_exhausted: stop): the open model's scheduler then stops.
 	exhausted atomic.Bool
 	dataEnd   chan struct{} // closed when exhausted is set
-	endOnce   sync.Once
-	wg        sync.WaitGroup
+	// watch evaluates the abort rules each tick (nil: none); stop ends
+	// the phase's load when one fails.
+	watch   *abortWatch
+	stop    context.CancelFunc
+	endOnce sync.Once
+	wg      sync.WaitGroup
 
 	schedLag *Histogram // owned by the open-model scheduler
 	// idleHandoffs counts arrivals the scheduler gave to a worker that was
@@ -237,6 +262,9 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 		pr.shards[i] = newShard(len(res.ByName), open, flow)
 	}
 	col := newCollector(res, pr.shards)
+	if pr.watch = newAbortWatch(cfg, c, ph); pr.watch != nil {
+		col.ring = pr.watch.ring
+	}
 
 	limit := ph.Duration
 	if limit <= 0 {
@@ -245,6 +273,8 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	clock := cfg.Clock
 	phaseCtx, cancel := clock.WithTimeout(ctx, limit)
 	defer cancel()
+	phaseCtx, pr.stop = context.WithCancel(phaseCtx)
+	defer pr.stop()
 	pr.end = clock.Now().Add(limit)
 
 	phaseName := ph.Name
@@ -285,7 +315,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	if col.pending.Requests > 0 {
 		col.closeSecond(second, pr.inFlight.Load())
 	}
-	res.Interrupted = ctx.Err() != nil
+	res.Interrupted = ctx.Err() != nil && res.Aborted == nil
 	res.Generator.CPU = cpuShare(clock.CPU()-cpu0, clock.Since(res.Start))
 	if open {
 		pr.openFigures(res, done, &sent)
@@ -379,7 +409,25 @@ func (pr *phaseRun) await(phaseCtx context.Context, done <-chan struct{}, cfg *C
 				cfg.Observer.Progress(*snap)
 			}
 			last = now
+			if pr.watch != nil && res.Aborted == nil {
+				if res.Aborted = pr.watch.check(res, now.Sub(res.Start)); res.Aborted != nil {
+					pr.abort(cfg, res.Aborted)
+					ticker.Stop() // the phase is over: no more seconds to close
+				}
+			}
 		}
+	}
+}
+
+// abort stops the phase's load at once and, through Run, the rest of the
+// run: a failed abort rule means the answer is known and more load would
+// only cost time (SPEC §4).
+func (pr *phaseRun) abort(cfg *Config, a *Aborted) {
+	cfg.Logger.Warn().Str("case", a.Case).Str("phase", a.Phase).Str("rule", a.Rule).
+		Dur("at", a.At).Str("actual", a.Actual).Msg("abort rule failed; stopping the run")
+	pr.stop()
+	if cfg.stopRun != nil {
+		cfg.stopRun(a)
 	}
 }
 

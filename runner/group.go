@@ -42,12 +42,18 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 			}
 		}
 		ph := &phases[j]
+		if ph.Adaptive != nil && !ph.Warmup {
+			if err := runAdaptive(ctx, sc, group, j, results, cfgs, cfg.Judge); err != nil {
+				return err
+			}
+			continue
+		}
 		if ph.Interleave && !ph.Warmup && ph.Trials > 1 && len(group) > 1 {
 			runs := make([][]*PhaseResult, len(group))
 			for k := 1; k <= ph.Trials && ctx.Err() == nil; k++ {
 				for gi, i := range group {
 					c := &sc.Cases[i]
-					r, err := runPhase(ctx, sc.Name, c, &c.Phases[j], &cfgs[gi], fmt.Sprintf("trial %d/%d, interleaved", k, ph.Trials))
+					r, err := runOnce(ctx, sc.Name, c, &c.Phases[j], &cfgs[gi], fmt.Sprintf("trial %d/%d, interleaved", k, ph.Trials))
 					if err != nil {
 						return fmt.Errorf("case %q: phase %q: %w", c.ID, ph.Name, err)
 					}
@@ -107,11 +113,11 @@ func caseConfigs(ctx context.Context, sc *scenarios.Scenario, group []int, cfg *
 func runTrials(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config) (*PhaseResult, error) {
 	n := ph.Trials
 	if n <= 1 || ph.Warmup {
-		return runPhase(ctx, scenario, c, ph, cfg, "")
+		return runOnce(ctx, scenario, c, ph, cfg, "")
 	}
 	var runs []*PhaseResult
 	for k := 1; k <= n && ctx.Err() == nil; k++ {
-		r, err := runPhase(ctx, scenario, c, ph, cfg, fmt.Sprintf("trial %d/%d", k, n))
+		r, err := runOnce(ctx, scenario, c, ph, cfg, fmt.Sprintf("trial %d/%d", k, n))
 		if err != nil {
 			return nil, err
 		}

@@ -157,8 +157,9 @@ func addOutcome(c *Counters, o *protocols.Outcome) {
 type collector struct {
 	shards  []*shard
 	total   *PhaseResult
-	second  *Histogram // reused for each second's percentiles
-	pending Counters   // counted this second
+	second  *Histogram  // reused for each second's percentiles
+	pending Counters    // counted this second
+	ring    *secondRing // the last seconds, for abort rules with a window; nil without
 }
 
 func newCollector(p *PhaseResult, shards []*shard) *collector {
@@ -222,6 +223,9 @@ func (c *collector) closeSecond(at int, inFlight int64) Second {
 		InFlight:  inFlight,
 	}
 	c.total.Series = append(c.total.Series, pt)
+	if c.ring != nil {
+		c.ring.push(c.pending, c.second)
+	}
 	c.pending = Counters{}
 	c.second.Reset()
 	return pt

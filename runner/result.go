@@ -251,14 +251,18 @@ type PhaseResult struct {
 	// Trials holds each run of a phase with trials: N > 1; the counters and
 	// histograms above then cover all trials together.
 	Trials []Trial `json:"trials,omitempty"`
+	// TrialsStop says why adaptive trials (trials: {min, max, until:
+	// decisive}) stopped where they did: TrialsDecisive, TrialsMax,
+	// TrialsNoJudge or TrialsInterrupted; "" for a fixed count.
+	TrialsStop string `json:"trials_stop,omitempty"`
 }
 
 // Trial is one repetition of a measured phase.
 type Trial struct {
 	// Capacity is the capacity a search phase's trial found; 0 otherwise.
 	Capacity float64 `json:"capacity,omitempty"`
-	Requests int64 `json:"requests"`
-	Failed   int64 `json:"failed"`
+	Requests int64   `json:"requests"`
+	Failed   int64   `json:"failed"`
 	// RPS counts the trial's succeeded requests per second.
 	Dropped int64         `json:"dropped,omitempty"`
 	Elapsed time.Duration `json:"elapsed_ns"`
@@ -312,5 +316,9 @@ type ScenarioResult struct {
 	Start       time.Time           `json:"start"`
 	End         time.Time           `json:"end"`
 	Interrupted bool                `json:"interrupted,omitempty"`
-	Cases       []*CaseResult       `json:"cases"`
+	// Aborted is set when an abort: true threshold stopped the run: the
+	// first that failed (its phase has it too). The run is not
+	// interrupted, but it did not finish; the CLI exits 1.
+	Aborted *Aborted      `json:"aborted,omitempty"`
+	Cases   []*CaseResult `json:"cases"`
 }

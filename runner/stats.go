@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -68,7 +69,11 @@ func Summarize(phases []*PhaseResult) Stats {
 	var s Stats
 	lat, conn, lag, failed := NewHistogram(), NewHistogram(), NewHistogram(), NewHistogram()
 	var trials []Trial
+	var search *PhaseResult // the last search phase
 	for _, p := range phases {
+		if p.Search != nil {
+			search = p
+		}
 		s.Counters.Merge(p.Counters)
 		s.Elapsed += p.Elapsed
 		s.Dropped += p.Dropped
@@ -89,7 +94,25 @@ func Summarize(phases []*PhaseResult) Stats {
 		// must not decide a verdict (SPEC §2, trials).
 		s.RPS = s.Trials.RPSMedian
 	}
+	if search != nil {
+		s.Search = search.Search
+		s.Capacity = phaseCapacity(search)
+	}
 	return s
+}
+
+// phaseCapacity is the capacity a search phase found: with trials, the
+// median of the trials' (SPEC §14, like rps), else its search's.
+func phaseCapacity(p *PhaseResult) float64 {
+	if len(p.Trials) < 2 {
+		return p.Search.Capacity
+	}
+	caps := make([]float64, len(p.Trials))
+	for i, t := range p.Trials {
+		caps[i] = t.Capacity
+	}
+	slices.Sort(caps)
+	return median(caps)
 }
 
 // SummarizeNamed gives the Stats of one request of a mix across phases.

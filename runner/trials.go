@@ -29,6 +29,9 @@ func mergeTrials(runs []*PhaseResult) *PhaseResult {
 		m.End = r.End
 		m.Elapsed += r.Elapsed
 		m.Interrupted = m.Interrupted || r.Interrupted
+		if m.Aborted == nil {
+			m.Aborted = r.Aborted
+		}
 		m.Counters.Merge(r.Counters)
 		m.Dropped += r.Dropped
 		m.Generator.worst(r.Generator)
@@ -51,11 +54,15 @@ func mergeTrials(runs []*PhaseResult) *PhaseResult {
 		offset += len(r.Series)
 		t := Trial{Requests: r.Requests, Failed: r.Failed, Dropped: r.Dropped, Elapsed: r.Elapsed,
 			P50: r.Latency.Quantile(50), P99: r.Latency.Quantile(99)}
+		if r.Search != nil {
+			t.Capacity = r.Search.Capacity
+		}
 		if s := r.Elapsed.Seconds(); s > 0 {
 			t.RPS = float64(r.Succeeded) / s
 		}
 		m.Trials = append(m.Trials, t)
 	}
+	m.Search = medianSearch(runs)
 	return m
 }
 

@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// Why adaptive trials stopped (PhaseResult.TrialsStop).
+const (
+	TrialsDecisive    = "decisive"    // every regressed() rule was pass or regressed
+	TrialsMax         = "max"         // max trials ran, some rule still inconclusive
+	TrialsNoJudge     = "no judge"    // the run cannot judge regressed(): min trials
+	TrialsInterrupted = "interrupted" // the run stopped (Ctrl-C, an abort rule)
+)
+
+// adaptiveNext decides, after ran rounds of trials, whether to run one
+// more or why to stop: Min rounds always run; then a decisive answer or
+// Max ends them. decisive is asked only when it can change the answer.
+func adaptiveNext(a *scenarios.AdaptiveTrials, ran int, decisive func() bool) (more bool, stop string) {
+	switch {
+	case ran < a.Min:
+		return true, ""
+	case decisive == nil:
+		return false, TrialsNoJudge
+	case decisive():
+		return false, TrialsDecisive
+	case ran >= a.Max:
+		return false, TrialsMax
+	default:
+		return true, ""
+	}
+}
+
+// runAdaptive runs phase j of every case of group in rounds — one trial
+// of each case per round, so a same-job A/B alternates A B A B — until
+// adaptiveNext says stop, and appends each case's merged trials.
+func runAdaptive(ctx context.Context, sc *scenarios.Scenario, group []int, j int, results []*CaseResult, cfgs []Config, judge Judge) error {
+	ph := &sc.Cases[group[0]].Phases[j]
+	a := ph.Adaptive
+	runs := make([][]*PhaseResult, len(group))
+	var decisive func() bool
+	if judge.Decisive != nil {
+		decisive = func() bool { return judge.Decisive(ph, provisional(group, results, runs)) }
+	}
+	stop := TrialsInterrupted
+	for ran := 0; ctx.Err() == nil; ran++ {
+		more, why := adaptiveNext(a, ran, decisive)
+		if !more {
+			stop = why
+			break
+		}
+		for gi, i := range group {
+			if ctx.Err() != nil {
+				break
+			}
+			c := &sc.Cases[i]
+			label := fmt.Sprintf("trial %d of %d–%d", ran+1, a.Min, a.Max)
+			r, err := runOnce(ctx, sc.Name, c, &c.Phases[j], &cfgs[gi], label)
+			if err != nil {
+				return fmt.Errorf("case %q: phase %q: %w", c.ID, ph.Name, err)
+			}
+			runs[gi] = append(runs[gi], r)
+		}
+	}
+	for gi, i := range group {
+		if len(runs[gi]) > 0 {
+			m := mergeTrials(runs[gi])
+			m.TrialsStop = stop
+			results[i].Phases = append(results[i].Phases, m)
+		}
+	}
+	return nil
+}
+
+// provisional is what the cases of group look like with the trials run so
+// far merged in: what Decisive judges.
+func provisional(group []int, results []*CaseResult, runs [][]*PhaseResult) []*CaseResult {
+	out := make([]*CaseResult, 0, len(group))
+	for gi, i := range group {
+		cr := *results[i]
+		cr.Phases = slices.Clone(cr.Phases)
+		if len(runs[gi]) > 0 {
+			cr.Phases = append(cr.Phases, mergeTrials(runs[gi]))
+		}
+		out = append(out, &cr)
+	}
+	return out
+}

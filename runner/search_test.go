@@ -1,0 +1,246 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// scriptedSLO passes or fails the probes in the order given, whatever
+// their figures: what the search does with verdicts is under test, not
+// the server's speed.
+func scriptedSLO(t *testing.T, verdicts ...bool) func(*scenarios.Case, *scenarios.Phase, Stats) (bool, string, error) {
+	var mu sync.Mutex
+	n := 0
+	return func(_ *scenarios.Case, ph *scenarios.Phase, st Stats) (bool, string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ph.Search == nil {
+			t.Errorf("SLO judged with phase %q, not the search phase", ph.Name)
+		}
+		if n >= len(verdicts) {
+			t.Errorf("probe %d judged, the script has %d", n+1, len(verdicts))
+			return false, "off script", nil
+		}
+		v := verdicts[n]
+		n++
+		return v, "p99 = " + st.Latency.P99.String(), nil
+	}
+}
+
+// phaseLog records what an Observer is told.
+type phaseLog struct {
+	mu      sync.Mutex
+	started []string
+}
+
+func (l *phaseLog) PhaseStarted(s Snapshot) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.started = append(l.started, s.Phase)
+}
+func (l *phaseLog) Progress(Snapshot)                {}
+func (l *phaseLog) PhaseDone(Snapshot, *PhaseResult) {}
+
+func searchPhase(s scenarios.Search) scenarios.Phase {
+	s.Step, s.ProbeWarmup, s.MaxInFlight = 100*time.Millisecond, 50*time.Millisecond, 20
+	return scenarios.Phase{Name: "capacity", Search: &s}
+}
+
+// checkProbes asserts what holds for any search, whatever the machine's
+// load: each probe is the one nextProbe asked for, the outcome is the
+// probes', and the phase's counters are the probes' measured steps. It
+// reports whether the generator kept up with every probe, so that the
+// caller can check the exact path too.
+func checkProbes(t *testing.T, s *scenarios.Search, p *PhaseResult) bool {
+	t.Helper()
+	if p.Search == nil {
+		t.Fatal("no search result on a search phase")
+	}
+	probes := p.Search.Probes
+	var requests int64
+	for i, pr := range probes {
+		rate, kind, done, _ := nextProbe(s, probes[:i])
+		if done || rate != pr.Rate || kind != pr.Kind {
+			t.Errorf("probe %d is %s %v, but the search asked for %s %v (done %v)", i+1, pr.Kind, pr.Rate, kind, rate, done)
+		}
+		requests += pr.Requests
+	}
+	if _, _, done, reason := nextProbe(s, probes); !done || reason != p.Search.Reason {
+		t.Errorf("search ended with %q, but the probes say done=%v %q", p.Search.Reason, done, reason)
+	}
+	if want := searchOutcome(probes, p.Search.Reason); want.Capacity != p.Search.Capacity || want.Fail != p.Search.Fail {
+		t.Errorf("capacity %v fail %v, the probes give %v and %v", p.Search.Capacity, p.Search.Fail, want.Capacity, want.Fail)
+	}
+	if p.Requests != requests {
+		t.Errorf("phase counted %d requests, its probes %d", p.Requests, requests)
+	}
+	return !p.Search.LimitedByGenerator
+}
+
+func TestSearchPhaseProbesAndMerges(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	ph := searchPhase(scenarios.Search{From: 50, Max: 400, Precision: 0.3, Confirm: 1})
+	sc := httpScenario(scenarios.HTTPTarget{Requests: single(srv.URL), Keepalive: true}, ph)
+	var log phaseLog
+	// 50 ✓, 100 ✓, 200 ✗, bisect 150 ✓, 175 ✗ (within 30 %), confirm 150 ✓.
+	cfg := Config{Tick: 50 * time.Millisecond, Observer: &log, ignoreSaturation: true,
+		Judge: Judge{SLO: scriptedSLO(t, true, true, false, true, false, true)}}
+	p := runOne(t, sc, cfg)
+	if !checkProbes(t, sc.Cases[0].Phases[0].Search, p) {
+		t.Fatalf("search limited by the generator: %s", p.Search.Reason)
+	}
+	var got []string
+	for _, pr := range p.Search.Probes {
+		got = append(got, pr.Kind+" "+fmtRate(pr.Rate))
+	}
+	want := "grow 50/s, grow 100/s, grow 200/s, bisect 150/s, bisect 175/s, confirm 150/s"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("probes %s, want %s", strings.Join(got, ", "), want)
+	}
+	if p.Search.Capacity != 150 || p.Search.Pass != 150 || p.Search.Fail != 175 {
+		t.Errorf("search found %+v, want capacity 150 in [150, 175]", *p.Search)
+	}
+	if st := Summarize([]*PhaseResult{p}); st.Capacity != 150 || st.Search != p.Search {
+		t.Errorf("stats capacity %v, want the search's 150", st.Capacity)
+	}
+	if pr := p.Search.Probes[2]; pr.Passed || pr.Reason == "" {
+		t.Errorf("failed probe %+v has no reason", pr)
+	}
+	if len(log.started) != 2*len(p.Search.Probes) || !strings.Contains(log.started[1], "probe 1, grow 50/s") {
+		t.Errorf("progress shows %q, want a warm-up and a step per probe", log.started)
+	}
+}
+
+func TestSearchTrialsTakeTheMedianCapacity(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	ph := searchPhase(scenarios.Search{From: 100, Max: 200, Precision: 0.5})
+	ph.Trials = 3
+	sc := httpScenario(scenarios.HTTPTarget{Requests: single(srv.URL), Keepalive: true}, ph)
+	// Trial 1: 100 ✓ 200 ✓ → 200. Trial 2: 100 ✓ 200 ✗ 150 ✓ → 150. Trial 3: 100 ✗ → 0.
+	cfg := Config{Tick: 50 * time.Millisecond, ignoreSaturation: true,
+		Judge: Judge{SLO: scriptedSLO(t, true, true, true, false, true, false)}}
+	p := runOne(t, sc, cfg)
+	if len(p.Trials) != 3 {
+		t.Fatalf("%d trials, want 3", len(p.Trials))
+	}
+	caps := []float64{p.Trials[0].Capacity, p.Trials[1].Capacity, p.Trials[2].Capacity}
+	st := Summarize([]*PhaseResult{p})
+	if p.Search == nil || st.Capacity != p.Search.Capacity {
+		t.Fatalf("stats capacity %v, the merged phase's search %+v: want the median trial's", st.Capacity, p.Search)
+	}
+	// The merged phase shows the median trial's search, the second.
+	checkProbes(t, ph.Search, &PhaseResult{Search: p.Search, Counters: Counters{Requests: requestsOf(p.Search)}})
+	if caps[0] != 200 || caps[1] != 150 || caps[2] != 0 || st.Capacity != 150 || len(p.Search.Probes) != 3 {
+		t.Errorf("trial capacities %v median %v, want [200 150 0] and 150", caps, st.Capacity)
+	}
+}
+
+func requestsOf(s *SearchResult) int64 {
+	var n int64
+	for _, p := range s.Probes {
+		n += p.Requests
+	}
+	return n
+}
+
+func TestSearchWithoutSLOJudgeFailsBeforeLoad(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	sc := httpScenario(scenarios.HTTPTarget{Requests: single(srv.URL)},
+		scenarios.Phase{Name: "warm", Warmup: true, Concurrency: 1, Requests: 5},
+		searchPhase(scenarios.Search{From: 100, Max: 200, Precision: 0.5}))
+	_, err := Run(context.Background(), sc, Config{})
+	if !errors.Is(err, errNoSLOJudge) || !strings.Contains(err.Error(), `phase "capacity"`) {
+		t.Errorf("err = %v, want the missing SLO judge named with its phase", err)
+	}
+	if n := srv.requests.Load(); n != 0 {
+		t.Errorf("server saw %d requests before the run was refused", n)
+	}
+}
+
+func TestJudgeProbe(t *testing.T) {
+	measured := func(saturated bool) *PhaseResult {
+		r := &PhaseResult{Latency: NewHistogram(), Elapsed: time.Second,
+			Counters: Counters{Requests: 100, Succeeded: 90, Failed: 10}}
+		for range 90 {
+			r.Latency.Record(10 * time.Millisecond)
+		}
+		if saturated {
+			r.Generator = Generator{Saturated: true, Reason: "cpu 95%"}
+		}
+		return r
+	}
+	slo := func(passed bool, err error) Judge {
+		return Judge{SLO: func(*scenarios.Case, *scenarios.Phase, Stats) (bool, string, error) {
+			return passed, "error_rate = 0.1", err
+		}}
+	}
+	tests := []struct {
+		name      string
+		r         *PhaseResult
+		judge     Judge
+		passed    bool
+		saturated bool
+		reason    string
+	}{
+		{"passes", measured(false), slo(true, nil), true, false, ""},
+		{"fails with the values", measured(false), slo(false, nil), false, false, "error_rate = 0.1"},
+		{"a rule error fails", measured(false), slo(true, errors.New("no such metric")), false, false, "no such metric"},
+		{"saturation wins over a pass", measured(true), slo(true, nil), false, true, "cpu 95%"},
+	}
+	ignore := &Config{Judge: slo(true, nil), ignoreSaturation: true}
+	if p := judgeProbe(&scenarios.Case{}, &scenarios.Phase{}, ignore, ProbeGrow, 1, measured(true)); !p.Passed || p.Saturated {
+		t.Errorf("with saturation ignored, probe %+v, want passed", p)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := &Config{Judge: tt.judge}
+			p := judgeProbe(&scenarios.Case{}, &scenarios.Phase{}, cfg, ProbeBisect, 120, tt.r)
+			if p.Passed != tt.passed || p.Saturated != tt.saturated || p.Reason != tt.reason {
+				t.Errorf("probe %+v, want passed %v saturated %v reason %q", p, tt.passed, tt.saturated, tt.reason)
+			}
+			if p.Rate != 120 || p.Kind != ProbeBisect || p.Achieved != 90 || p.ErrorRate != 0.1 || p.P99 < 9*time.Millisecond {
+				t.Errorf("probe figures %+v, want rate 120, achieved 90/s, error rate 0.1, p99 ≈ 10ms", p)
+			}
+		})
+	}
+}
+
+func TestMedianSearch(t *testing.T) {
+	runs := func(caps ...float64) []*PhaseResult {
+		var rs []*PhaseResult
+		for i, c := range caps {
+			rs = append(rs, &PhaseResult{Search: &SearchResult{Capacity: c, LimitedByGenerator: i == 1 && c < 0}})
+		}
+		return rs
+	}
+	tests := []struct {
+		name string
+		runs []*PhaseResult
+		want float64
+	}{
+		{"odd", runs(300, 100, 200), 200},
+		{"even takes the lower middle", runs(400, 100, 300, 200), 200},
+		{"one", runs(50), 50},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := medianSearch(tt.runs); got == nil || got.Capacity != tt.want {
+				t.Errorf("median search %+v, want capacity %v", got, tt.want)
+			}
+		})
+	}
+	limited := runs(100, 200)
+	limited[0].Search.LimitedByGenerator = true
+	if got := medianSearch(limited); !got.LimitedByGenerator {
+		t.Error("a trial limited by the generator must mark the merged search")
+	}
+	if medianSearch([]*PhaseResult{{}}) != nil {
+		t.Error("phases without a search have no median search")
+	}
+}

@@ -1,0 +1,202 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// defaultProbeWarmup is a probe's unmeasured lead-in when the scenario
+// does not say (SPEC §14): long enough for connections to open and the
+// server's queues to reach the new rate.
+const defaultProbeWarmup = time.Second
+
+// errNoSLOJudge fails a run with a search phase but no way to judge its
+// probes: searching blind would only burn CI minutes.
+var errNoSLOJudge = errors.New("a search phase needs its SLO judged, and the run has no SLO judge")
+
+// checkJudge refuses, before any load, a scenario the run's Judge cannot
+// carry out.
+func checkJudge(sc *scenarios.Scenario, j Judge) error {
+	if j.SLO != nil {
+		return nil
+	}
+	for _, c := range sc.Cases {
+		for _, ph := range c.Phases {
+			if ph.Search != nil {
+				return fmt.Errorf("case %q: phase %q: %w", c.ID, ph.Name, errNoSLOJudge)
+			}
+		}
+	}
+	return nil
+}
+
+// runOnce runs phase ph of case c once: a capacity search, or one load.
+func runOnce(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*PhaseResult, error) {
+	if ph.Search != nil {
+		return runSearch(ctx, scenario, c, ph, cfg, label)
+	}
+	return runPhase(ctx, scenario, c, ph, cfg, label)
+}
+
+// runSearch runs a capacity-search phase: probes at the rates nextProbe
+// picks until it is done. The phase's counters and histograms are the
+// measured parts of every probe together, so it reads like any phase;
+// the probes themselves and what they found are in Search.
+func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*PhaseResult, error) {
+	if cfg.Judge.SLO == nil {
+		return nil, errNoSLOJudge
+	}
+	var probes []Probe
+	var measured []*PhaseResult
+	var aborted *Aborted
+	start := cfg.Clock.Now()
+	reason := "interrupted"
+	for ctx.Err() == nil {
+		rate, kind, done, why := nextProbe(ph.Search, probes)
+		if done {
+			reason = why
+			break
+		}
+		r, a, err := runProbe(ctx, scenario, c, ph, cfg, probeLabel(label, len(probes)+1, kind, rate), rate, start)
+		if err != nil {
+			return nil, err
+		}
+		if r != nil {
+			measured = append(measured, r)
+		}
+		if aborted = a; r == nil || a != nil || r.Interrupted {
+			// A cut-short probe did not hold its rate for its step: its
+			// figures are kept, but it is no verdict.
+			break
+		}
+		p := judgeProbe(c, ph, cfg, kind, rate, r)
+		probes = append(probes, p)
+		cfg.Logger.Info().Str("case", c.ID).Str("phase", ph.Name).Str("kind", kind).Float64("rate", rate).
+			Float64("achieved", p.Achieved).Dur("p99", p.P99).Bool("passed", p.Passed).Bool("saturated", p.Saturated).
+			Str("reason", p.Reason).Msg("probe judged")
+	}
+	if aborted != nil {
+		reason = fmt.Sprintf("stopped by the abort rule %q", aborted.Name)
+	}
+	res := mergeProbes(ph, c, measured)
+	res.Search = searchOutcome(probes, reason)
+	res.Aborted = aborted
+	res.Interrupted = ctx.Err() != nil && aborted == nil
+	return res, nil
+}
+
+func probeLabel(label string, n int, kind string, rate float64) string {
+	l := fmt.Sprintf("probe %d, %s %s", n, kind, fmtRate(rate))
+	if label != "" {
+		l = label + ", " + l
+	}
+	return l
+}
+
+// runProbe loads the case at rate: its warm-up, unmeasured, then its
+// step; the step's result is nil when the run stopped during the warm-up.
+// An abort rule that stopped either comes back with its time counted from
+// since, the search's start.
+func runProbe(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string, rate float64, since time.Time) (*PhaseResult, *Aborted, error) {
+	s := ph.Search
+	warmup := s.ProbeWarmup
+	if warmup <= 0 {
+		warmup = defaultProbeWarmup
+	}
+	load := scenarios.Phase{Name: ph.Name, Pos: ph.Pos, Warmup: true, Duration: warmup,
+		Rate: scenarios.Rate{From: rate, To: rate}, MaxInFlight: s.MaxInFlight}
+	w, err := runPhase(ctx, scenario, c, &load, cfg, label+", warm-up")
+	if err != nil {
+		return nil, nil, err
+	}
+	if w.Aborted != nil || ctx.Err() != nil {
+		return nil, sinceSearch(w, since), nil
+	}
+	load.Warmup, load.Duration = false, s.Step
+	r, err := runPhase(ctx, scenario, c, &load, cfg, label)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, sinceSearch(r, since), nil
+}
+
+// sinceSearch is r's abort, if any, timed from the search's start rather
+// than the probe's.
+func sinceSearch(r *PhaseResult, since time.Time) *Aborted {
+	if r.Aborted == nil {
+		return nil
+	}
+	a := *r.Aborted
+	a.At += r.Start.Sub(since)
+	return &a
+}
+
+// judgeProbe turns the measured step of a probe into its verdict: the
+// generator's saturation first (the rate was not delivered, so the SLO
+// has nothing to say), then the SLO over the step's figures.
+func judgeProbe(c *scenarios.Case, ph *scenarios.Phase, cfg *Config, kind string, rate float64, r *PhaseResult) Probe {
+	st := Summarize([]*PhaseResult{r})
+	p := Probe{Kind: kind, Rate: rate, Achieved: st.RPS, Requests: r.Requests, Failed: r.Failed,
+		ErrorRate: st.ErrorRate, P50: st.Latency.P50, P99: st.Latency.P99, Start: r.Start, Elapsed: r.Elapsed}
+	if r.Generator.Saturated && !cfg.ignoreSaturation {
+		p.Saturated, p.Reason = true, r.Generator.Reason
+		return p
+	}
+	passed, actual, err := cfg.Judge.SLO(c, ph, st)
+	switch {
+	case err != nil:
+		p.Reason = err.Error()
+	case !passed:
+		p.Reason = actual
+	default:
+		p.Passed = true
+	}
+	return p
+}
+
+// mergeProbes folds the measured steps of a search's probes into its
+// phase's result. Unlike trials, each step is not kept as a Trial: the
+// probes describe them (SearchResult.Probes).
+func mergeProbes(ph *scenarios.Phase, c *scenarios.Case, measured []*PhaseResult) *PhaseResult {
+	if len(measured) == 0 {
+		res := newPhaseResult(ph, &c.Target, requestMix(&c.Target))
+		return res
+	}
+	m := mergeTrials(measured)
+	m.Name, m.Trials, m.Rate = ph.Name, nil, nil
+	return m
+}
+
+// medianSearch is the search of the median trial by capacity (the lower
+// of the two middle ones), limited by the generator if any trial was: the
+// search a merged phase of several trials shows.
+func medianSearch(runs []*PhaseResult) *SearchResult {
+	var searches []*SearchResult
+	limited := false
+	for _, r := range runs {
+		if r.Search != nil {
+			searches = append(searches, r.Search)
+			limited = limited || r.Search.LimitedByGenerator
+		}
+	}
+	if len(searches) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(searches, func(a, b *SearchResult) int {
+		switch {
+		case a.Capacity < b.Capacity:
+			return -1
+		case a.Capacity > b.Capacity:
+			return 1
+		}
+		return 0
+	})
+	m := *searches[(len(searches)-1)/2]
+	m.LimitedByGenerator = limited
+	return &m
+}
