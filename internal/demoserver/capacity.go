@@ -65,11 +65,12 @@ func serviceTime(rps float64, workers int) time.Duration {
 // was already waiting then, so a worker that overslept its timer does not
 // lose the time: the next request of a busy worker is held that much less,
 // and a saturated pool serves exactly workers/service requests a second
-// whatever the timer's lateness. The catch-up is capped at one service time,
-// so a worker the machine could not run for a while does not then answer a
-// burst. A request that found the worker idle starts at its arrival.
+// whatever the timer's lateness. The catch-up is capped at maxCatchUp (or
+// one service time, if longer), so a worker the machine could not run for a
+// long while does not then answer a long burst. A request that found the
+// worker idle starts at its arrival.
 func serviceEnd(due, arrival, now time.Time, service time.Duration) time.Time {
-	start := now.Add(-service)
+	start := now.Add(-max(service, maxCatchUp))
 	if due.After(start) {
 		start = due
 	}
@@ -78,6 +79,13 @@ func serviceEnd(due, arrival, now time.Time, service time.Duration) time.Time {
 	}
 	return start.Add(service)
 }
+
+// maxCatchUp is how far behind its schedule a busy worker may fall and still
+// make the time up (see serviceEnd). A busy machine delays timers and
+// hand-offs by milliseconds, more than a short service time: without enough
+// catch-up the pool would serve below its capacity exactly when the
+// generator beside it is busiest.
+const maxCatchUp = 50 * time.Millisecond
 
 // worker is one slot of the pool; due is the scheduled end of the service
 // of its last request.

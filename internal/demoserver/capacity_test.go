@@ -56,6 +56,9 @@ func TestCapacityDefaults(t *testing.T) {
 
 func TestServiceEnd(t *testing.T) {
 	const s = 10 * time.Millisecond
+	if maxCatchUp != 50*time.Millisecond {
+		t.Fatalf("the cases below assume a catch-up limit of 50ms, not %v", maxCatchUp)
+	}
 	t0 := time.Unix(1000, 0)
 	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
 	tests := []struct {
@@ -69,8 +72,9 @@ func TestServiceEnd(t *testing.T) {
 		// next service starts when the last was due to end.
 		{name: "busy worker catches up its lateness", due: at(10), arrival: at(3), now: at(12), want: at(20)},
 		{name: "on time", due: at(10), arrival: at(3), now: at(10), want: at(20)},
-		// Catch-up is capped at one service time: no burst after a pause.
-		{name: "catch-up capped", due: at(10), arrival: at(3), now: at(50), want: at(50)},
+		{name: "late by most of the catch-up limit", due: at(10), arrival: at(3), now: at(55), want: at(20)},
+		// Catch-up is capped at maxCatchUp: no long burst after a pause.
+		{name: "catch-up capped", due: at(10), arrival: at(3), now: at(100), want: at(60)},
 		{name: "arrived after the previous end", due: at(10), arrival: at(11), now: at(12), want: at(21)},
 		// A timestamp due in the future cannot occur with one request per
 		// worker, but must not shorten the service either.

@@ -1,0 +1,206 @@
+// Command capacitytruth measures the true capacity of the built-in server's
+// capacity model ("loadgate serve --capacity N"), so that what a capacity
+// search finds can be compared with it. For each N it starts the built-in
+// server with that capacity on 127.0.0.1, then saturates it in the closed
+// model (every worker sends its next request as soon as the last one is
+// answered) at each concurrency of -concurrency, after a warm-up, and prints
+// the throughput achieved: above the pool's size the throughput stops
+// growing, and that plateau is the capacity. Latency grows instead, to about
+// concurrency/N.
+//
+//	go run ./bench/capacitytruth                                  # N = 2000, 5000, 10000
+//	go run ./bench/capacitytruth -capacities 5000 -concurrency 128,512,2048 -duration 10s
+//	go run ./bench/capacitytruth -url http://127.0.0.1:8080/ -capacities 5000  # a server you started
+//
+// With -url only one capacity is accepted, as the label of that server.
+// Only loopback URLs are accepted.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "capacitytruth:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	capacities  []float64
+	concurrency []int
+	duration    time.Duration
+	warmup      time.Duration
+	url         string
+}
+
+func parse(args []string) (options, error) {
+	fs := flag.NewFlagSet("capacitytruth", flag.ContinueOnError)
+	caps := fs.String("capacities", "2000,5000,10000", "comma-separated capacities N (req/s) of the built-in server")
+	conc := fs.String("concurrency", "256,1024", "comma-separated closed-model concurrencies, each above the pool's size")
+	var o options
+	fs.DurationVar(&o.duration, "duration", 5*time.Second, "measured time at each concurrency")
+	fs.DurationVar(&o.warmup, "warmup", time.Second, "unmeasured warm-up before each measurement")
+	fs.StringVar(&o.url, "url", "", "loopback URL of a server already running with --capacity (default: start one in-process)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	for _, f := range strings.Split(*caps, ",") {
+		n, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || n <= 0 {
+			return o, fmt.Errorf("-capacities: bad capacity %q", f)
+		}
+		o.capacities = append(o.capacities, n)
+	}
+	for _, f := range strings.Split(*conc, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return o, fmt.Errorf("-concurrency: bad concurrency %q", f)
+		}
+		o.concurrency = append(o.concurrency, n)
+	}
+	if o.url != "" {
+		if len(o.capacities) != 1 {
+			return o, errors.New("-url measures one server: give its capacity alone in -capacities")
+		}
+		if err := requireLoopback(o.url); err != nil {
+			return o, err
+		}
+	}
+	if o.duration <= 0 || o.warmup < 0 {
+		return o, errors.New("-duration must be positive and -warmup not negative")
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string) error {
+	o, err := parse(args)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("closed model, warm-up %v then %v measured per concurrency\n\n", o.warmup, o.duration)
+	fmt.Println("| capacity N | workers × service time | concurrency | achieved rps | achieved/N | errors | 503 | latency p50 | p99 | generator |")
+	fmt.Println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
+	var summary []string
+	for _, n := range o.capacities {
+		plateau, err := measureCapacity(ctx, o, n)
+		if err != nil {
+			return err
+		}
+		summary = append(summary, fmt.Sprintf("N = %.0f: plateau %.0f req/s (%.1f%% of N)", n, plateau, 100*plateau/n))
+	}
+	fmt.Println()
+	for _, s := range summary {
+		fmt.Println(s)
+	}
+	return nil
+}
+
+// measureCapacity measures one capacity at every concurrency and returns the
+// plateau: the median of the throughputs achieved.
+func measureCapacity(ctx context.Context, o options, n float64) (float64, error) {
+	target, model := o.url, "external"
+	var srv *demoserver.Server
+	if target == "" {
+		var err error
+		srv, err = demoserver.Start(ctx, demoserver.Config{HTTPAddr: "127.0.0.1:0", Capacity: n})
+		if err != nil {
+			return 0, err
+		}
+		defer srv.Close()
+		target = "http://" + srv.HTTPAddr() + "/"
+		st := srv.Stats().Capacity
+		model = fmt.Sprintf("%d × %v", st.Workers, st.ServiceTime)
+	}
+	var rates []float64
+	for _, c := range o.concurrency {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		var before int64
+		if srv != nil {
+			before = srv.Stats().Capacity.Rejected
+		}
+		p, err := measure(ctx, target, c, o.warmup, o.duration)
+		if err != nil {
+			return 0, err
+		}
+		rejected := "n/a"
+		if srv != nil {
+			rejected = strconv.FormatInt(srv.Stats().Capacity.Rejected-before, 10)
+		}
+		achieved := float64(p.Succeeded) / p.Elapsed.Seconds()
+		rates = append(rates, achieved)
+		gen := fmt.Sprintf("cpu %.0f%%", 100*p.Generator.CPU)
+		if p.Generator.Saturated {
+			gen += " saturated: " + p.Generator.Reason
+		}
+		fmt.Printf("| %.0f | %s | %d | %.0f | %.1f%% | %d | %s | %s | %s | %s |\n",
+			n, model, c, achieved, 100*achieved/n, p.Failed, rejected,
+			ms(p.Latency.Quantile(50)), ms(p.Latency.Quantile(99)), gen)
+	}
+	slices.Sort(rates)
+	mid := len(rates) / 2
+	if len(rates)%2 == 0 {
+		return (rates[mid-1] + rates[mid]) / 2, nil
+	}
+	return rates[mid], nil
+}
+
+// measure runs a warm-up and a measured closed-model phase at concurrency c
+// and returns the measured one.
+func measure(ctx context.Context, target string, c int, warmup, d time.Duration) (*runner.PhaseResult, error) {
+	tg := scenarios.Target{Name: "target", HTTP: &scenarios.HTTPTarget{
+		Requests:  []scenarios.HTTPRequest{{Method: "GET", URL: target, Weight: 1}},
+		Keepalive: true, Timeout: 10 * time.Second, MaxBody: 10 << 20,
+		Expect: scenarios.Expect{Length: -1},
+	}}
+	var phases []scenarios.Phase
+	if warmup > 0 {
+		phases = append(phases, scenarios.Phase{Name: "warmup", Warmup: true, Concurrency: c, Duration: warmup, Trials: 1})
+	}
+	phases = append(phases, scenarios.Phase{Name: "saturate", Concurrency: c, Duration: d, Trials: 1})
+	sc := &scenarios.Scenario{Name: "capacitytruth", Targets: []scenarios.Target{tg},
+		Cases: []scenarios.Case{{ID: "target", Target: tg, Phases: phases}}}
+	res, err := runner.Run(ctx, sc, runner.Config{})
+	if err != nil {
+		return nil, err
+	}
+	ph := res.Cases[0].Phases
+	return ph[len(ph)-1], nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond)) }
+
+func requireLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("-url %s: only loopback targets are allowed", raw)
+}
