@@ -6,7 +6,10 @@
 // answered) at each concurrency of -concurrency, after a warm-up, and prints
 // the throughput achieved: above the pool's size the throughput stops
 // growing, and that plateau is the capacity. Latency grows instead, to about
-// concurrency/N.
+// concurrency/N. The throughput is read twice: as loadgate counted it over
+// the phase, and as the server counted it (/stats capacity.served) inside the
+// phase, away from its edges, where workers start and in-flight requests are
+// abandoned; the plateau is the median of the server's figures.
 //
 //	go run ./bench/capacitytruth                                  # N = 2000, 5000, 10000
 //	go run ./bench/capacitytruth -capacities 5000 -concurrency 128,512,2048 -duration 10s
@@ -18,10 +21,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/signal"
@@ -97,8 +103,8 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("closed model, warm-up %v then %v measured per concurrency\n\n", o.warmup, o.duration)
-	fmt.Println("| capacity N | workers × service time | concurrency | achieved rps | achieved/N | errors | 503 | latency p50 | p99 | generator |")
-	fmt.Println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---|")
+	fmt.Println("| capacity N | workers × service time | concurrency | loadgate rps | server rps | server/N | errors | 503 | latency p50 | p99 | generator |")
+	fmt.Println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	var summary []string
 	for _, n := range o.capacities {
 		plateau, err := measureCapacity(ctx, o, n)
@@ -115,7 +121,7 @@ func run(ctx context.Context, args []string) error {
 }
 
 // measureCapacity measures one capacity at every concurrency and returns the
-// plateau: the median of the throughputs achieved.
+// plateau: the median of the server-side throughputs.
 func measureCapacity(ctx context.Context, o options, n float64) (float64, error) {
 	target, model := o.url, "external"
 	var srv *demoserver.Server
@@ -139,22 +145,25 @@ func measureCapacity(ctx context.Context, o options, n float64) (float64, error)
 		if srv != nil {
 			before = srv.Stats().Capacity.Rejected
 		}
+		served := make(chan float64, 1)
+		go func() { served <- serverRate(ctx, target, o.warmup, o.duration) }()
 		p, err := measure(ctx, target, c, o.warmup, o.duration)
 		if err != nil {
 			return 0, err
 		}
+		inside := <-served
 		rejected := "n/a"
 		if srv != nil {
 			rejected = strconv.FormatInt(srv.Stats().Capacity.Rejected-before, 10)
 		}
 		achieved := float64(p.Succeeded) / p.Elapsed.Seconds()
-		rates = append(rates, achieved)
+		rates = append(rates, inside)
 		gen := fmt.Sprintf("cpu %.0f%%", 100*p.Generator.CPU)
 		if p.Generator.Saturated {
 			gen += " saturated: " + p.Generator.Reason
 		}
-		fmt.Printf("| %.0f | %s | %d | %.0f | %.1f%% | %d | %s | %s | %s | %s |\n",
-			n, model, c, achieved, 100*achieved/n, p.Failed, rejected,
+		fmt.Printf("| %.0f | %s | %d | %.0f | %.0f | %.1f%% | %d | %s | %s | %s | %s |\n",
+			n, model, c, achieved, inside, 100*inside/n, p.Failed, rejected,
 			ms(p.Latency.Quantile(50)), ms(p.Latency.Quantile(99)), gen)
 	}
 	slices.Sort(rates)
@@ -163,6 +172,62 @@ func measureCapacity(ctx context.Context, o options, n float64) (float64, error)
 		return (rates[mid-1] + rates[mid]) / 2, nil
 	}
 	return rates[mid], nil
+}
+
+// serverRate returns the rate at which the server behind target served
+// requests (its /stats capacity.served) between 0.5 s after the measured
+// phase began and 0.5 s before it ended: the inside of the phase, free of the
+// edges where loadgate's workers start and stop, and of what the client
+// counts. NaN when /stats cannot be read or has no capacity model.
+func serverRate(ctx context.Context, target string, warmup, d time.Duration) float64 {
+	edge := min(500*time.Millisecond, d/4)
+	if !sleep(ctx, warmup+edge) {
+		return math.NaN()
+	}
+	n0, t0 := served(ctx, target)
+	if !sleep(ctx, d-2*edge) {
+		return math.NaN()
+	}
+	n1, t1 := served(ctx, target)
+	if n0 < 0 || n1 < 0 {
+		return math.NaN()
+	}
+	return float64(n1-n0) / t1.Sub(t0).Seconds()
+}
+
+// served reads capacity.served from target's /stats, and when; -1 on error.
+func served(ctx context.Context, target string) (int64, time.Time) {
+	u, err := url.JoinPath(target, "/stats")
+	if err != nil {
+		return -1, time.Time{}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return -1, time.Time{}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	now := time.Now()
+	if err != nil {
+		return -1, now
+	}
+	defer resp.Body.Close()
+	var st struct{ Capacity *demoserver.CapacityStats }
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || st.Capacity == nil {
+		return -1, now
+	}
+	return st.Capacity.Served, now
+}
+
+// sleep waits d or until ctx ends, and reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // measure runs a warm-up and a measured closed-model phase at concurrency c
