@@ -143,7 +143,13 @@ func measureCapacity(ctx context.Context, o options, n float64) (float64, error)
 		}
 		var before int64
 		if srv != nil {
-			before = srv.Stats().Capacity.Rejected
+			st := srv.Stats().Capacity
+			if c > st.Queue+st.Workers {
+				// Some of its requests would be refused 503: not a plateau.
+				fmt.Printf("| %.0f | %s | %d | skipped: above queue %d + workers %d |\n", n, model, c, st.Queue, st.Workers)
+				continue
+			}
+			before = st.Rejected
 		}
 		served := make(chan float64, 1)
 		go func() { served <- serverRate(ctx, target, o.warmup, o.duration) }()
@@ -165,6 +171,9 @@ func measureCapacity(ctx context.Context, o options, n float64) (float64, error)
 		fmt.Printf("| %.0f | %s | %d | %.0f | %.0f | %.1f%% | %d | %s | %s | %s | %s |\n",
 			n, model, c, achieved, inside, 100*inside/n, p.Failed, rejected,
 			ms(p.Latency.Quantile(50)), ms(p.Latency.Quantile(99)), gen)
+	}
+	if len(rates) == 0 {
+		return math.NaN(), nil
 	}
 	slices.Sort(rates)
 	mid := len(rates) / 2
