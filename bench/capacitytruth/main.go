@@ -31,6 +31,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,6 +103,7 @@ func run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	load0 := loadavg()
 	fmt.Printf("closed model, warm-up %v then %v measured per concurrency\n\n", o.warmup, o.duration)
 	fmt.Println("| capacity N | workers × service time | concurrency | loadgate rps | server rps | server/N | errors | 503 | latency p50 | p99 | generator |")
 	fmt.Println("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -117,7 +119,18 @@ func run(ctx context.Context, args []string) error {
 	for _, s := range summary {
 		fmt.Println(s)
 	}
+	fmt.Printf("load average before %s, after %s on %d cores: a busy machine delays the server's\n"+
+		"timers and hand-offs past the 50 ms a worker may make up, and the plateau falls below N\n", load0, loadavg(), runtime.NumCPU())
 	return nil
+}
+
+// loadavg returns the 1-minute load average, or "?" where /proc is missing.
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
 }
 
 // measureCapacity measures one capacity at every concurrency and returns the
