@@ -109,6 +109,28 @@ type Config struct {
 	// {"T":"Error",...}, which a scenario's expect step catches.
 	ErrorRate float64
 
+	// Capacity, when positive, gives the HTTP routes a known capacity of
+	// that many requests per second: they are served through a pool of
+	// CapacityWorkers workers, each holding a request for a fixed service
+	// time of CapacityWorkers/Capacity seconds before it is answered, so
+	// throughput saturates at Capacity and queueing (latency growth)
+	// starts there. A request that finds every worker busy waits, first
+	// come first served; when CapacityQueue requests are already waiting
+	// it is answered 503 at once. /health, /stats and /ws are exempt, and
+	// so are the TCP and gRPC listeners. The service time is a timer, not
+	// CPU work: the model is an I/O-bound server, and many workers cost
+	// nothing on a machine with few cores. 0 turns the model off.
+	Capacity float64
+
+	// CapacityWorkers is the size of the pool; 0 means 8, or Capacity/1000
+	// rounded up when that is more, so the service time stays at 1 ms or
+	// more.
+	CapacityWorkers int
+
+	// CapacityQueue is how many requests may wait for a worker; 0 means
+	// Capacity rounded up, one second of work.
+	CapacityQueue int
+
 	// Seed seeds the server's own random source for delays and ErrorRate;
 	// 0 picks a random seed (logged at start, and reported by Server.Seed).
 	Seed uint64
@@ -155,6 +177,18 @@ func (c Config) validate() (Config, error) {
 	if c.CloseAfter < 0 {
 		return c, fmt.Errorf("close-after %d is negative", c.CloseAfter)
 	}
+	if err := c.validateCapacity(); err != nil {
+		return c, err
+	}
+	if c.Capacity > 0 {
+		w, q := capacityDefaults(c.Capacity)
+		if c.CapacityWorkers == 0 {
+			c.CapacityWorkers = w
+		}
+		if c.CapacityQueue == 0 {
+			c.CapacityQueue = q
+		}
+	}
 	if len(c.Users) == 0 {
 		c.Users = DefaultUsers(DefaultUserCount)
 	} else if err := checkUsers(c.Users, func(i int) string { return "Users[" + strconv.Itoa(i) + "]" }); err != nil {
@@ -191,6 +225,33 @@ func (c Config) validate() (Config, error) {
 		return c, errors.New("cert-out needs a TLS listener (--https, or --grpc with --grpc-tls)")
 	}
 	return c, nil
+}
+
+// validateCapacity checks the capacity knobs before defaults are filled in.
+func (c Config) validateCapacity() error {
+	switch {
+	// Negated so NaN is refused too; above 10⁸ req/s nothing real is modelled.
+	case !(c.Capacity >= 0 && c.Capacity <= 1e8):
+		return fmt.Errorf("capacity %v is outside [0, 1e8] requests/s", c.Capacity)
+	case c.CapacityWorkers < 0 || c.CapacityWorkers > MaxCapacityWorkers:
+		return fmt.Errorf("capacity-workers %d is outside [1, %d]", c.CapacityWorkers, MaxCapacityWorkers)
+	case c.CapacityQueue < 0:
+		return fmt.Errorf("capacity-queue %d is negative", c.CapacityQueue)
+	case c.Capacity == 0 && (c.CapacityWorkers != 0 || c.CapacityQueue != 0):
+		return errors.New("capacity-workers and capacity-queue need --capacity")
+	}
+	if c.Capacity == 0 {
+		return nil
+	}
+	w := c.CapacityWorkers
+	if w == 0 {
+		w, _ = capacityDefaults(c.Capacity)
+	}
+	if st := serviceTime(c.Capacity, w); st < minServiceTime {
+		return fmt.Errorf("capacity %v with %d workers gives a service time of %v, below %v: use more workers",
+			c.Capacity, w, st, minServiceTime)
+	}
+	return nil
 }
 
 // loopbackAddr accepts host:port where host is a loopback IP, "localhost"
@@ -237,6 +298,10 @@ func loopbackAddr(addr string) (string, error) {
 //	--error-rate F       fraction of requests answered 500, in [0, 1]
 //	--stall EVERY/FOR    freeze responses for FOR at the start of every EVERY, e.g. 1s/300ms
 //	--close-after N      close each connection after N requests (0 = never)
+//	--capacity N         serve HTTP routes at most N requests/s: a pool of workers, each
+//	                     holding a request for workers/N seconds; queueing starts at N
+//	--capacity-workers W size of that pool (default max(8, ⌈N/1000⌉))
+//	--capacity-queue Q   requests that may wait for a worker before 503 (default ⌈N⌉)
 //	--seed N             seed for delays and errors (0 = random)
 //	--users FILE         CSV (name,password columns) of the users POST /api/login accepts
 //
@@ -279,6 +344,11 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 		return err
 	})
 	fs.IntVar(&cfg.CloseAfter, "close-after", 0, "close each connection after serving `N` requests (TCP: frames) on it (0 = never)")
+	fs.Float64Var(&cfg.Capacity, "capacity", 0, "serve HTTP routes (not /health, /stats, /ws) at most `N` requests/s:\n"+
+		"a pool of workers each holding a request for workers/N seconds, so queueing starts at N (0 = off)")
+	fs.IntVar(&cfg.CapacityWorkers, "capacity-workers", 0, "`W` workers of -capacity (0 = max(8, ⌈N/1000⌉))")
+	fs.IntVar(&cfg.CapacityQueue, "capacity-queue", 0, "at most `Q` requests wait for a worker of -capacity; more are answered 503\n"+
+		"(0 = ⌈N⌉, one second of work)")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "`seed` for delays and error injection (0 = random)")
 	fs.Func("users", "user table of POST /api/login: a CSV `file` with a header row naming\n"+
 		"name and password columns (default: user1..user1000, password pw-userN)", func(v string) error {

@@ -88,6 +88,19 @@
 //   - CloseAfter: a connection is closed after that many requests (TCP:
 //     frames), so clients see connection churn even with keep-alive.
 //
+// Config.Capacity gives the HTTP routes a known capacity of N requests per
+// second, so that a capacity search can be checked against the truth: they
+// are served through a fixed pool of W workers (Config.CapacityWorkers,
+// default max(8, ⌈N/1000⌉)), each holding a request for a fixed service time
+// S = W/N, so throughput saturates at N and queueing starts there. A request
+// that finds every worker busy waits first come first served; one that finds
+// Config.CapacityQueue (default ⌈N⌉, a second of work) already waiting is
+// answered 503 at once. The service time is a timer, as for an I/O-bound
+// server, so the model costs no CPU; a busy worker makes up its timer's
+// lateness (up to 50 ms) on its next request, so a saturated pool serves N a
+// second even on a busy machine. /health, /stats, /ws, TCP and gRPC are
+// exempt. [CapacityStats] counts requests queued, served and rejected.
+//
 // /health and /stats are exempt from all of them except CloseAfter; the
 // API is not, and counts an injected error as its endpoint's 500. The
 // random choices come from a per-server source seeded by Config.Seed, so a

@@ -72,10 +72,16 @@ func (s *Server) routes() http.Handler {
 			// and the client learns not to reuse it.
 			w.Header()["Connection"] = connClose
 		}
-		if s.faults.stalls() && r.URL.Path != "/health" && r.URL.Path != "/stats" && r.URL.Path != "/ws" {
+		exempt := r.URL.Path == "/health" || r.URL.Path == "/stats" || r.URL.Path == "/ws"
+		if s.faults.stalls() && !exempt {
 			// A request arriving in a stall is only seen when it ends. The
 			// WebSocket echo stalls per message instead, as it delays.
 			hold(r, s.faults.stallWait(time.Now()))
+		}
+		// A WebSocket would hold a worker for its whole life, which is
+		// not a request rate; it stays outside the capacity model.
+		if s.pool != nil && !exempt && !s.pool.serve(w, r) {
+			return
 		}
 		mux.ServeHTTP(w, r)
 	})

@@ -82,6 +82,10 @@ type Stats struct {
 	// DefaultMaxOrders).
 	Sessions     int `json:"sessions"`
 	StoredOrders int `json:"stored_orders"`
+
+	// Capacity holds the counters of the capacity model, nil (left out)
+	// without Config.Capacity.
+	Capacity *CapacityStats `json:"capacity,omitempty"`
 }
 
 // counters are updated by every connection and handler goroutine, so they
@@ -111,6 +115,7 @@ type Server struct {
 	ctr     counters
 	handler http.Handler
 	api     *api
+	pool    *capacityPool // nil without Config.Capacity
 	log     zerolog.Logger
 
 	httpLn  net.Listener
@@ -172,6 +177,9 @@ func newServer(cfg Config) (*Server, error) {
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	s.api = newAPI(cfg.Users, cfg.maxSessions, cfg.maxOrders)
+	if cfg.Capacity > 0 {
+		s.pool = newCapacityPool(cfg)
+	}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -220,6 +228,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		Dur("stall_every", s.cfg.StallEvery).
 		Dur("stall_for", s.cfg.StallFor).
 		Int("close_after", s.cfg.CloseAfter).
+		Float64("capacity", s.cfg.Capacity).
+		Int("capacity_workers", s.cfg.CapacityWorkers).
+		Int("capacity_queue", s.cfg.CapacityQueue).
 		Int("users", len(s.cfg.Users)).
 		Uint64("seed", s.seed).
 		Msg("demo server listening")
@@ -334,6 +345,9 @@ func (s *Server) Stats() Stats {
 	s.api.stats(&st)
 	if s.grpc != nil {
 		st.GRPC = s.grpc.calls.snapshot()
+	}
+	if s.pool != nil {
+		st.Capacity = s.pool.stats()
 	}
 	return st
 }
