@@ -159,51 +159,6 @@ func TestSLOLine(t *testing.T) {
 	}
 }
 
-func TestMergeSearch(t *testing.T) {
-	found := func(capacity, fail float64) *runner.SearchResult {
-		return &runner.SearchResult{Capacity: capacity, Pass: capacity, Fail: fail, Probes: []runner.Probe{{Rate: capacity}}}
-	}
-	limited := &runner.SearchResult{Capacity: 3000, Pass: 3000, LimitedByGenerator: true}
-	for _, tc := range []struct {
-		name       string
-		parts      []*runner.SearchResult
-		ok, isNil  bool
-		capacity   float64
-		pass, fail float64
-		limited    bool
-	}{
-		{"no part", nil, false, false, 0, 0, 0, false},
-		{"each found its own", []*runner.SearchResult{found(2400, 2500), found(2600, 2700)}, true, false, 5000, 5000, 5200, false},
-		{"one met its max", []*runner.SearchResult{found(2400, 2500), found(2600, 0)}, true, false, 5000, 5000, 0, false},
-		{"one limited", []*runner.SearchResult{found(2400, 2500), limited}, false, false, 0, 0, 0, true},
-		{"one missing", []*runner.SearchResult{found(2400, 2500), nil}, false, false, 0, 0, 0, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m, ok := mergeSearch(tc.parts)
-			if ok != tc.ok || (m == nil) != tc.isNil {
-				t.Fatalf("ok = %v, nil = %v; want %v, %v", ok, m == nil, tc.ok, tc.isNil)
-			}
-			if m == nil {
-				return
-			}
-			if m.Capacity != tc.capacity || m.Pass != tc.pass || m.Fail != tc.fail || m.LimitedByGenerator != tc.limited {
-				t.Errorf("got capacity %v [%v, %v] limited %v; want %v [%v, %v] %v",
-					m.Capacity, m.Pass, m.Fail, m.LimitedByGenerator, tc.capacity, tc.pass, tc.fail, tc.limited)
-			}
-			wantProbes := 0
-			if ok {
-				wantProbes = len(tc.parts) // every segment's, in segment order
-			}
-			if len(m.Probes) != wantProbes || m.Reason == "" {
-				t.Errorf("probes %d, want %d; reason %q", len(m.Probes), wantProbes, m.Reason)
-			}
-			if !ok && !notANumber(m) {
-				t.Errorf("a merged search without a capacity reads as a number: %+v", m)
-			}
-		})
-	}
-}
-
 func TestMergePhaseSearchAndAbort(t *testing.T) {
 	part := func(capacity float64, abortAt time.Duration) *runner.PhaseResult {
 		p := searchPhase("api", t0, apiProbes[:2], &runner.SearchResult{Capacity: capacity, Pass: capacity, Fail: capacity * 1.04})

@@ -1,7 +1,6 @@
 package reporters
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -77,57 +76,16 @@ func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResu
 	}
 	if searched {
 		var capOK bool
-		m.Search, capOK = mergeSearch(searches)
+		// Each segment searched its share of the load: the whole has a
+		// capacity only when every segment found its own (runner.MergeSearch).
+		m.Search, capOK = runner.MergeSearch(searches)
 		mergeTrialCapacity(m.Trials, ps, capOK)
 	}
 	return m
 }
 
-// mergeSearch merges the capacity searches of the segments of one phase,
-// with the rule of runner.MergeSearch (which replaces it once both are on
-// one branch: same signature, same results). Each segment searched its
-// share of the load on its own, so the capacity of the whole is the sum of
-// the segments' only when every segment found its own: capacity and
-// bracket then add up (Fail only when every segment has one, else the
-// whole is a lower bound) and the probes are every segment's, in segment
-// order. When a segment has no search or was limited by its generator,
-// the whole has no capacity: ok is false, and the result has Capacity 0,
-// no probes and the reason (LimitedByGenerator when a generator was at
-// fault), which reports show as "not a number" and rules skip. mergePhase
-// calls it only when some segment searched.
-func mergeSearch(parts []*runner.SearchResult) (*runner.SearchResult, bool) {
-	if len(parts) == 0 {
-		return &runner.SearchResult{Reason: "no segment ran a search"}, false
-	}
-	m := &runner.SearchResult{}
-	fails := true
-	for i, p := range parts {
-		switch {
-		case p == nil:
-			return &runner.SearchResult{Reason: fmt.Sprintf("segment %d of %d ran no search: the capacity of the whole is unknown", i+1, len(parts))}, false
-		case p.LimitedByGenerator:
-			return &runner.SearchResult{LimitedByGenerator: true, Reason: fmt.Sprintf(
-				"segment %d of %d was limited by its generator (capacity ≥ %s): the capacity of the whole is unknown",
-				i+1, len(parts), fmtRateInt(p.Capacity))}, false
-		}
-		m.Probes = append(m.Probes, p.Probes...)
-		m.Capacity += p.Capacity
-		m.Pass += p.Pass
-		m.Fail += p.Fail
-		fails = fails && p.Fail > 0
-	}
-	if !fails {
-		m.Fail = 0
-	}
-	m.Reason = fmt.Sprintf("the sum of the capacities %d segments found", len(parts))
-	if len(parts) == 1 {
-		m.Reason = "the capacity its one segment found"
-	}
-	return m, true
-}
-
 // mergeTrialCapacity sets each merged trial's capacity to the sum of the
-// segments' trial of the same rank, as mergeSearch does for the phase; to
+// segments' trial of the same rank, as runner.MergeSearch does for the phase; to
 // 0 when the whole has no capacity (ok false).
 func mergeTrialCapacity(trials []runner.Trial, ps []*runner.PhaseResult, ok bool) {
 	for k := range trials {
