@@ -180,32 +180,37 @@ func TestJudgeProbe(t *testing.T) {
 			return passed, "error_rate = 0.1", err
 		}}
 	}
+	// 90 succeeded requests in 1s: 92/s sent is kept up with within the
+	// default 5% precision, 120/s is not.
 	tests := []struct {
 		name      string
 		r         *PhaseResult
 		judge     Judge
+		rate      float64
 		passed    bool
 		saturated bool
 		reason    string
 	}{
-		{"passes", measured(false), slo(true, nil), true, false, ""},
-		{"fails with the values", measured(false), slo(false, nil), false, false, "error_rate = 0.1"},
-		{"a rule error fails", measured(false), slo(true, errors.New("no such metric")), false, false, "no such metric"},
-		{"saturation wins over a pass", measured(true), slo(true, nil), false, true, "cpu 95%"},
+		{"passes", measured(false), slo(true, nil), 92, true, false, ""},
+		{"fails with the values", measured(false), slo(false, nil), 92, false, false, "error_rate = 0.1"},
+		{"a rule error fails", measured(false), slo(true, errors.New("no such metric")), 92, false, false, "no such metric"},
+		{"saturation wins over a pass", measured(true), slo(true, nil), 92, false, true, "cpu 95%"},
+		{"a server short of the rate fails though the SLO held", measured(false), slo(true, nil), 120, false, false,
+			"error_rate = 0.1 (the SLO held) but the server answered 90/s of the 120/s sent: short by more than the 5% precision, so its backlog grows and a longer step would break the SLO"},
 	}
 	ignore := &Config{Judge: slo(true, nil), ignoreSaturation: true}
-	if p := judgeProbe(&scenarios.Case{}, &scenarios.Phase{}, ignore, ProbeGrow, 1, measured(true)); !p.Passed || p.Saturated {
+	if p := judgeProbe(&scenarios.Case{}, &scenarios.Phase{}, ignore, ProbeGrow, 90, measured(true)); !p.Passed || p.Saturated {
 		t.Errorf("with saturation ignored, probe %+v, want passed", p)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := &Config{Judge: tt.judge}
-			p := judgeProbe(&scenarios.Case{}, &scenarios.Phase{}, cfg, ProbeBisect, 120, tt.r)
+			p := judgeProbe(&scenarios.Case{}, &scenarios.Phase{}, cfg, ProbeBisect, tt.rate, tt.r)
 			if p.Passed != tt.passed || p.Saturated != tt.saturated || p.Reason != tt.reason {
 				t.Errorf("probe %+v, want passed %v saturated %v reason %q", p, tt.passed, tt.saturated, tt.reason)
 			}
-			if p.Rate != 120 || p.Kind != ProbeBisect || p.Achieved != 90 || p.ErrorRate != 0.1 || p.P99 < 9*time.Millisecond {
-				t.Errorf("probe figures %+v, want rate 120, achieved 90/s, error rate 0.1, p99 ≈ 10ms", p)
+			if p.Rate != tt.rate || p.Kind != ProbeBisect || p.Achieved != 90 || p.ErrorRate != 0.1 || p.P99 < 9*time.Millisecond {
+				t.Errorf("probe figures %+v, want rate %v, achieved 90/s, error rate 0.1, p99 ≈ 10ms", p, tt.rate)
 			}
 		})
 	}

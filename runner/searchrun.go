@@ -153,10 +153,29 @@ func judgeProbe(c *scenarios.Case, ph *scenarios.Phase, cfg *Config, kind string
 		p.Reason = err.Error()
 	case !passed:
 		p.Reason = actual
+	case !keptUp(rate, p.Achieved, precisionOf(ph)):
+		p.Reason = fmt.Sprintf("%s (the SLO held) but the server answered %.0f/s of the %.0f/s sent: short by more than the %.3g%% precision, so its backlog grows and a longer step would break the SLO",
+			actual, p.Achieved, rate, 100*precisionOf(ph))
 	default:
 		p.Passed = true
 	}
 	return p
+}
+
+// precisionOf is the precision of ph's search, or the default.
+func precisionOf(ph *scenarios.Phase) float64 {
+	if ph.Search != nil && ph.Search.Precision > 0 {
+		return ph.Search.Precision
+	}
+	return scenarios.DefaultPrecision
+}
+
+// keptUp reports whether a probe's server answered the rate it was sent,
+// within the search's precision. A server past its capacity can still meet
+// a latency SLO over a short step while its queue is young; its throughput
+// gives it away at once.
+func keptUp(rate, achieved, precision float64) bool {
+	return achieved >= rate*(1-precision)
 }
 
 // mergeProbes folds the measured steps of a search's probes into its
