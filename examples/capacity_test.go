@@ -19,14 +19,19 @@ func TestCapacitySearch(t *testing.T) {
 	code, stdout, stderr := run(t, "run", "--no-progress", "-o", out,
 		"--var", "host="+srv.HTTPAddr(), "--var", "step=300ms", "--var", "probe_warmup=200ms",
 		"capacity/scenario.yaml")
-	// capacity >= 4000 fails against a server that serves 2000/s: exit 1.
-	if code != cli.ExitFailed {
-		t.Fatalf("exit %d, want 1 (capacity >= 4000 against a capacity of %d)\n%s\n%s", code, truth, stdout, stderr)
+	if code != cli.ExitFailed && code != cli.ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	c := readRun(t, out).Scenarios[0].Cases[0]
 	s := c.Stats.Search
 	if s == nil || len(s.Probes) < 2 {
-		t.Fatalf("search = %+v, want its probes", s)
+		t.Fatalf("search = %+v, want its probes\n%s\n%s", s, stdout, stderr)
+	}
+	// capacity >= 4000 fails against a server that serves 2000/s, unless
+	// a busy machine's generator limited the search: the rule is then
+	// skipped, never passed on a made-up number.
+	if want := cli.ExitFailed; !s.LimitedByGenerator && code != want {
+		t.Errorf("exit %d, want %d (capacity >= 4000 against a capacity of %d)\n%s", code, want, truth, stdout)
 	}
 	if !s.LimitedByGenerator && (c.Stats.Capacity <= 0 || c.Stats.Capacity > 1.1*truth) {
 		t.Errorf("capacity %.0f/s: above the server's true %d/s by more than a bisection step (probes %+v)", c.Stats.Capacity, truth, s.Probes)
