@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -38,8 +39,10 @@ var (
 // conn is one HTTP/2 connection of the pool. Its reader goroutine reads
 // every frame and hands each stream's headers, data and reset to the
 // stream's worker; workers write their frames under wmu into one buffered
-// writer, which the last writer of a burst flushes, so that the requests
-// of concurrent streams leave in one write.
+// writer, which its flusher goroutine flushes once the workers that were
+// ready to run have written theirs, so that the requests of concurrent
+// streams leave in one write, as an event loop such as h2load's sends
+// them.
 type conn struct {
 	nc      net.Conn // the TLS connection, or wire
 	wire    *wireConn
@@ -49,9 +52,13 @@ type conn struct {
 	timeout time.Duration // the target's, bounds a blocked write
 	dead    atomic.Bool   // no new streams: failed, or going away
 
-	writers atomic.Int32 // writers holding or waiting for wmu
-	wmu     sync.Mutex   // guards bw, fr's writing side, nextID, writeDeadline
+	kick chan struct{} // wakes the flusher
+	gone chan struct{} // closed when the connection failed
+
+	wmu     sync.Mutex // guards bw, fr's writing side and what follows
 	nextID  uint32
+	pending bool  // the flusher was kicked and has not flushed yet
+	werr    error // the flusher's error, once it failed
 	// writeDeadline is the write deadline last set on nc.
 	writeDeadline time.Time
 
@@ -76,6 +83,7 @@ type conn struct {
 
 func newConn(nc net.Conn, w *wireConn, timeout time.Duration) *conn {
 	c := &conn{nc: nc, wire: w, timeout: timeout, nextID: 1,
+		kick: make(chan struct{}, 1), gone: make(chan struct{}),
 		bw: bufio.NewWriterSize(nc, 32<<10), streams: make(map[uint32]*stream),
 		maxStreams: initialMaxStreams, free: make(chan struct{}, 1),
 		sendWindow: 65535, peerWindow: 65535, peerFrame: 16384}
@@ -116,6 +124,7 @@ func (c *conn) handshake(deadline time.Time) error {
 		return err
 	}
 	go c.readLoop()
+	go c.flushLoop()
 	return nil
 }
 
@@ -123,16 +132,35 @@ func (c *conn) handshake(deadline time.Time) error {
 func (c *conn) usable() bool { return !c.dead.Load() }
 
 // startWrite takes the write side of the connection.
-func (c *conn) startWrite() {
-	c.writers.Add(1)
-	c.wmu.Lock()
+func (c *conn) startWrite() { c.wmu.Lock() }
+
+// endWrite releases it, and has the flusher send what was written.
+func (c *conn) endWrite() error {
+	if c.bw.Buffered() > 0 && !c.pending {
+		c.pending = true
+		select {
+		case c.kick <- struct{}{}:
+		default:
+		}
+	}
+	err := c.werr
+	c.wmu.Unlock()
+	return err
 }
 
-// endWrite releases it; the last of the writers flushes what they all
-// wrote. Any other writer will take the lock after this one, and flush.
-func (c *conn) endWrite() error {
-	var err error
-	if c.writers.Add(-1) == 0 && c.bw.Buffered() > 0 {
+// flushLoop flushes what the workers wrote. It first lets the goroutines
+// ready to run go ahead: the workers its reader just woke write their next
+// requests, which then leave in the same write.
+func (c *conn) flushLoop() {
+	for {
+		select {
+		case <-c.kick:
+		case <-c.gone:
+			return
+		}
+		runtime.Gosched()
+		c.wmu.Lock()
+		c.pending = false
 		if c.timeout > 0 {
 			// A server that stops reading blocks a write at most one
 			// timeout; the deadline moves only once half of it passed.
@@ -141,13 +169,17 @@ func (c *conn) endWrite() error {
 				_ = c.nc.SetWriteDeadline(c.writeDeadline)
 			}
 		}
-		err = c.bw.Flush()
+		err := c.bw.Flush()
+		if err != nil {
+			err = c.wire.why(err)
+			c.werr = err
+		}
+		c.wmu.Unlock()
+		if err != nil {
+			c.fail(err)
+			return
+		}
 	}
-	c.wmu.Unlock()
-	if err != nil {
-		c.fail(c.wire.why(err))
-	}
-	return err
 }
 
 // open sends request r as a new stream s, waiting for the server to
@@ -315,6 +347,7 @@ func (c *conn) fail(err error) {
 	c.mu.Lock()
 	if c.err == nil {
 		c.err = err
+		close(c.gone)
 	}
 	open := make(map[uint32]*stream, len(c.streams))
 	for id, s := range c.streams {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/net/http2"
@@ -117,4 +118,35 @@ func serveLean(c net.Conn) {
 			return
 		}
 	}
+}
+
+// BenchmarkHTTP2Streams is the client's cost per request when 10 workers
+// per core share one connection, as h2load -m does: the frames of
+// concurrent streams are written and flushed together.
+func BenchmarkHTTP2Streams(b *testing.B) {
+	addr := leanH2Server(b)
+	tg := h2Target("http://"+addr+"/", 1)
+	p, err := NewPool(tg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	var workers atomic.Int64
+	b.SetParallelism(10)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		cl, err := p.NewClient(nil, int(workers.Add(1)))
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		ctx := context.Background()
+		var out protocols.Outcome
+		for pb.Next() {
+			if cl.Do(ctx, 0, &out); out.Kind != protocols.KindNone {
+				b.Error(out.Kind, out.Err)
+				return
+			}
+		}
+	})
 }
