@@ -3,24 +3,30 @@
 # nginx: same connection count, same duration, nginx pinned to core 0 and the
 # tool to core 1 (with two cores or more), once with keep-alive connections and
 # once with a new connection per request ("short"); mode h2 compares loadgate
-# with h2load over HTTP/2 (h2c), STREAMS streams per connection. Each (tool,
-# mode) pair runs REPEATS times, tools interleaved; one table of medians.
+# with h2load over HTTP/2 (h2c), STREAMS streams per connection; mode grpc
+# compares loadgate with ghz calling Echo/Say of `loadgate serve --grpc`
+# (pinned to core 0 instead of nginx), CONNS concurrent calls over
+# GRPC_CONNS connections (default 5). Each (tool, mode) pair runs REPEATS
+# times, tools interleaved; one table of medians.
 #
 #   bench/compare.sh [-v] [-c CONNS] [-d SECS] [-r REPEATS] [-t TOOLS] [-m MODES] [-s STREAMS]
 #
 # The same settings can come from the environment: CONNS (default 50), SECS (5),
-# REPEATS (3), TOOLS (wrk,ab,hey,vegeta,h2load,loadgate), MODES (keepalive,short;
-# also h2), STREAMS (10).
+# REPEATS (3), TOOLS (wrk,ab,hey,vegeta,h2load,loadgate; also ghz), MODES
+# (keepalive,short; also h2, grpc), STREAMS (10).
 # -v also prints every run. Missing tools are installed (apt-get, go install).
 # loadgate is built from this checkout, or taken from $LOADGATE when set.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
+# shellcheck source-path=SCRIPTDIR source=grpc.sh
+source "$(dirname "$0")/grpc.sh"
 
-all_tools=(wrk ab hey vegeta h2load loadgate)
+all_tools=(wrk ab hey vegeta h2load loadgate ghz)
 conns=${CONNS:-50} secs=${SECS:-5} repeats=${REPEATS:-3} streams=${STREAMS:-10}
+grpc_conns=${GRPC_CONNS:-5}
 tools=${TOOLS:-wrk,ab,hey,vegeta,h2load,loadgate} modes=${MODES:-keepalive,short} verbose=""
-usage() { sed -n '2,15s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '2,18s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while getopts "vc:d:r:t:m:s:h" opt; do
   case $opt in
     v) verbose=1 ;; c) conns=$OPTARG ;; d) secs=$OPTARG ;; r) repeats=$OPTARG ;;
@@ -31,12 +37,13 @@ for n in "$conns" "$secs" "$repeats" "$streams"; do [[ $n =~ ^[1-9][0-9]*$ ]] ||
 IFS=, read -r -a tools <<<"$tools"
 IFS=, read -r -a modes <<<"$modes"
 for t in "${tools[@]}"; do [[ " ${all_tools[*]} " == *" $t "* ]] || { say "unknown tool $t"; usage; }; done
-for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|h2)$ ]] || { say "unknown mode $m"; usage; }; done
+for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|h2|grpc)$ ]] || { say "unknown mode $m"; usage; }; done
 
 # can TOOL MODE: wrk has no way to open a connection per request; h2 is
 # loadgate against h2load, which speaks only HTTP/2.
 can() {
   case $1/$2 in
+    ghz/grpc) return 0 ;; ghz/* | wrk/grpc | ab/grpc | hey/grpc | vegeta/grpc | h2load/grpc) return 1 ;;
     loadgate/*) true ;; h2load/h2) true ;; */h2 | h2load/*) false ;;
     *) [ "$1" != wrk ] || [ "$2" = keepalive ] ;;
   esac
@@ -50,7 +57,7 @@ say "$runs runs of ${secs} s; expected duration ≈ $((runs * (secs + 1) + 15)) 
 started=$SECONDS
 
 work=$(mktemp -d)
-cleanup() { nginx_stop; rm -rf "$work"; }
+cleanup() { nginx_stop; grpc_stop; rm -rf "$work"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -66,6 +73,7 @@ for t in "${tools[@]}"; do
     hey) need_go hey github.com/rakyll/hey latest || true ;;
     vegeta) need_go vegeta github.com/tsenart/vegeta/v12 v12.13.0 latest || true ;;
     h2load) [[ " ${modes[*]} " != *" h2 "* ]] || need_apt nghttp2-client h2load || true ;;
+    ghz) [[ " ${modes[*]} " != *" grpc "* ]] || need_go ghz github.com/bojand/ghz/cmd/ghz latest || true ;;
   esac
 done
 mkdir "$work/bin"
@@ -78,6 +86,11 @@ scenario "$work/short.yaml" false "$conns" "$secs" "$(port_of loadgate)"
 # HTTP/2 runs share nginx's one h2c port: CONNS connections, STREAMS each.
 h2_scenario "$work/h2.yaml" "$conns" "$streams" "$secs"
 printf 'GET http://127.0.0.1:%s/\n' "$(port_of vegeta)" >"$work/targets"
+# gRPC runs load the built-in server, which needs the loadgate binary.
+if [[ " ${modes[*]} " == *" grpc "* ]]; then
+  grpc_start "$work/bin/loadgate" "$work" || { say "the gRPC server did not start"; exit 2; }
+  grpc_scenario "$work/grpc.yaml" "$conns" "$grpc_conns" "$secs"
+fi
 
 # tool_cmd TOOL MODE sets cmd to the command line that loads nginx.
 tool_cmd() {
@@ -93,6 +106,8 @@ tool_cmd() {
       -targets="$work/targets" -output="$work/vegeta.bin" -keepalive="$keepalive") ;;
     h2load) cmd=(h2load -c "$conns" -m "$streams" -D "$secs" "$url") ;;
     loadgate) cmd=("$work/bin/loadgate" run --no-progress -o "" "$work/$2.yaml") ;;
+    ghz) cmd=(ghz --insecure --proto "$grpc_proto" --call "$grpc_method" -d "$grpc_message"
+      -c "$conns" --connections "$grpc_conns" -z "${secs}s" "127.0.0.1:$grpc_port") ;;
   esac
   case $1/$short in
     ab/) cmd+=(-k "$url") ;; ab/1) cmd+=("$url") ;;
@@ -102,6 +117,10 @@ tool_cmd() {
 
 # parse TOOL FILE prints "rps p50_ms p99_ms errors" as the tool reported them.
 parse() { awk -v tool="$1" -f "$bench_root/bench/parse.awk" "$2"; }
+
+# counts MODE prints the server's "active accepted handled requests": nginx's
+# stub, or for grpc the built-in server's /stats in the same shape.
+counts() { if [ "$1" = grpc ]; then grpc_stub; else stub; fi; }
 
 # run_one TOOL MODE REP runs one measurement and appends it to runs.tsv:
 # mode tool rep status tool_rps nginx_rps cpu_us rss_kib p50 p99 errors conns_per_req wall_s
@@ -114,10 +133,10 @@ run_one() {
   tool_cmd "$tool" "$mode"
   wait_idle
   rm -f "$tf" "$work/vegeta.bin"
-  s0=$(stub) || s0=""
+  s0=$(counts "$mode") || s0=""
   /usr/bin/time -f "%U %S %M %e" -o "$tf" timeout -k 5 $((secs * 2 + 20)) \
     "${pin_tool[@]}" "${cmd[@]}" >"$out" 2>&1 </dev/null || rc=$?
-  s1=$(stub) || s1=""
+  s1=$(counts "$mode") || s1=""
   if [ "$tool" = vegeta ] && [ -s "$work/vegeta.bin" ]; then vegeta report "$work/vegeta.bin" >>"$out" 2>&1 || true; fi
   local parsed times
   parsed=$(parse "$tool" "$out")
@@ -161,6 +180,7 @@ version_of() {
     hey | vegeta) go_version_of "$1" ;;
     h2load) h2load --version 2>&1 | awk 'NR == 1 {print $2}' ;;
     loadgate) "$work/bin/loadgate" version 2>&1 | awk 'NR == 1 {print $NF}' ;;
+    ghz) go_version_of ghz ;;
   esac
 }
 
@@ -173,6 +193,7 @@ for t in "${tools[@]}"; do
 done
 echo "- $conns connections, ${secs} s per run, median of $repeats runs, $(go version | awk '{print $3}')"
 [[ " ${modes[*]} " != *" h2 "* ]] || echo "- h2: h2c to nginx, $streams streams per connection (loadgate: $((conns * streams)) workers)"
+[[ " ${modes[*]} " != *" grpc "* ]] || echo "- grpc: loadgate serve --grpc$([ ${#pin_server[@]} -gt 0 ] && echo ' on core 0'), $grpc_method $grpc_message, $conns concurrent calls over $grpc_conns connections"
 others_cpu "$ticks0" "$ticks1" "$(awk '{n += $1} END {print n + 0}' "$work/toolcpu")" "$wall"
 echo
 awk -F'\t' -v modes="${modes[*]}" -v tools="${tools[*]}" -f "$bench_root/bench/summary.awk" "$work/runs.tsv"
@@ -181,6 +202,7 @@ echo "rps (tool): as the tool reports it (vegeta: throughput). rps (nginx): requ
 echo "CPU/req: user+sys of the tool / requests nginx counted. vs base: nginx-counted rps and CPU/req"
 echo "relative to wrk (keepalive), ab (short) or h2load (h2). conns/req: new connections nginx accepted per request."
 echo "p50/p99 in ms as the tool reports them (ab: whole ms). errors: failures the tool reported."
+[[ " ${modes[*]} " != *" grpc "* ]] || echo "grpc: the nginx columns are the gRPC server's: Echo/Say calls ended (any status) and connections accepted, from its /stats; ghz is the base."
 if [ -n "$verbose" ]; then
   echo
   echo "| mode | tool | run | status | rps (tool) | rps (nginx) | CPU µs/req | RSS KiB | p50 ms | p99 ms | errors | conns/req | wall s |"

@@ -52,10 +52,11 @@ machine() {
     "$(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)" "$(uname -r)" "$(ulimit -n)"
 }
 
-# cpu_ticks prints "machine nginx": CPU time in clock ticks spent so far by
-# the whole machine (busy, not idle) and by the bench nginx's processes.
+# cpu_ticks prints "machine server": CPU time in clock ticks spent so far by
+# the whole machine (busy, not idle) and by the bench nginx's processes and
+# the gRPC server.
 cpu_ticks() {
-  local p pids=("$nginx_pid")
+  local p pids=("$nginx_pid" ${grpc_pid:+"$grpc_pid"})
   for p in $(pgrep -P "$nginx_pid" 2>/dev/null); do pids+=("$p"); done
   awk '/^cpu / {printf "%d ", $2 + $3 + $4}' /proc/stat
   for p in "${pids[@]}"; do cat "/proc/$p/stat" 2>/dev/null; done | awk '{n += $14 + $15} END {print n + 0}'

@@ -1,5 +1,5 @@
 # Reads the output of one load tool (bench/compare.sh sets tool to wrk, ab, hey,
-# vegeta, h2load or loadgate; vegeta's is its `report`; h2load reports no percentiles) and prints "rps p50_ms p99_ms
+# vegeta, h2load, ghz or loadgate; vegeta's is its `report`; h2load reports no percentiles) and prints "rps p50_ms p99_ms
 # errors" as the tool reported them, n/a for what it did not report. ab and
 # loadgate share a format: loadgate's console summary is modelled on ab's.
 
@@ -36,5 +36,9 @@ tool == "vegeta" && /^Status Codes +\[/ {
   n = split(after_bracket($0), f, " +")
   for (i = 1; i <= n; i++) if (split(f[i], kv, ":") == 2 && kv[1] != "200") err += kv[2]
 }
+tool == "ghz" && /^ +Requests\/sec:/ { rps = $2 }
+tool == "ghz" && $1 == "50" && $2 == "%" && $3 == "in" { p50 = ms($4 $5) }
+tool == "ghz" && $1 == "99" && $2 == "%" && $3 == "in" { p99 = ms($4 $5) }
+tool == "ghz" && /^ +\[[A-Za-z]+\] +[0-9]+ responses/ { if ($1 != "[OK]") err += $2 }
 function out(x) { return x == "" ? "n/a" : x }
 END { if (rps != "") err += 0; print out(rps), out(p50), out(p99), out(err) }

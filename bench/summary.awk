@@ -3,7 +3,7 @@
 # rss_kib p50_ms p99_ms errors conns_per_req wall_s; status is ok, missing or
 # error…; wall_s is not summarised.
 # Variables: modes and tools, space-separated, give the row order. The baseline
-# of a mode is wrk for keepalive, ab for short and h2load for h2.
+# of a mode is wrk for keepalive, ab for short, h2load for h2 and ghz for grpc.
 
 function add(k, col, v) { if (v != "" && v != "n/a") vals[k, col] = vals[k, col] " " v }
 
@@ -44,7 +44,7 @@ END {
   print "| mode | tool | runs ok | rps (tool) | rps (nginx) | rps vs base | CPU µs/req | CPU vs base | peak RSS KiB | p50 ms | p99 ms | errors | conns/req |"
   print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for (i = 1; i <= nm; i++) {
-    base = m[i] == "short" ? "ab" : m[i] == "h2" ? "h2load" : "wrk"
+    base = m[i] == "short" ? "ab" : m[i] == "h2" ? "h2load" : m[i] == "grpc" ? "ghz" : "wrk"
     b = m[i] SUBSEP base
     brps = median(b, "nrps"); bcpu = median(b, "cpu")
     for (j = 1; j <= nt; j++) {

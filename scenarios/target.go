@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -445,6 +446,12 @@ func (r *resolver) caFile(n *yaml.Node) string {
 		r.d.errorf(n, "ca_file: cannot read %q: %s", name, describeIOError(err))
 	} else if !info.Mode().IsRegular() {
 		r.d.errorf(n, "ca_file: cannot read %q: not a regular file", name)
+	} else if data, err := os.ReadFile(path); err != nil {
+		r.d.errorf(n, "ca_file: cannot read %q: %s", name, describeIOError(err))
+	} else if !x509.NewCertPool().AppendCertsFromPEM(data) {
+		// Found now rather than at the first request, where every request
+		// would fail a handshake for a reason nobody could guess.
+		r.d.errorf(n, "ca_file: %q holds no PEM certificate", name)
 	}
 	return path
 }

@@ -5,7 +5,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/coder/websocket"
+	"github.com/gobwas/ws"
+	"github.com/gobwas/ws/wsutil"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -76,19 +77,22 @@ func BenchmarkWebSocketEchoLoopback(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	c, _, err := websocket.Dial(b.Context(), "ws://"+s.HTTPAddr()+"/ws", nil)
+	c, br, _, err := ws.Dial(b.Context(), "ws://"+s.HTTPAddr()+"/ws")
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer c.CloseNow()
+	defer c.Close()
+	if br != nil {
+		b.Fatal("the server spoke before the first message")
+	}
 	msg := []byte("0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef")
 	b.SetBytes(int64(len(msg)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := c.Write(b.Context(), websocket.MessageText, msg); err != nil {
+		if err := wsutil.WriteClientMessage(c, ws.OpText, msg); err != nil {
 			b.Fatal(err)
 		}
-		if _, _, err := c.Read(b.Context()); err != nil {
+		if _, _, err := wsutil.ReadServerData(c); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,15 +1,12 @@
 package http2
 
-//lint:file-ignore SA1019 x/net/http2's client is deprecated in favour of net/http's ClientConn (Go 1.26), which dials by itself and keeps HTTP/2's error types unexported; this package dials each connection to time its handshake, count its bytes and check the h2c preface, and classifies resets by x/net's exported errors. On Go 1.27 x/net wraps net/http's ClientConn, so moving over is mechanical.
-
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -22,48 +19,41 @@ import (
 	"github.com/loadgate/loadgate/protocols/http1"
 )
 
-// client is one worker of an HTTP/2 target: its requests, ready to send,
-// and the connection of the pool they go over.
+// client is one worker of an HTTP/2 target: its requests, encoded once,
+// and the one stream it has in flight at a time.
 type client struct {
 	pool    *Pool
 	owned   bool // the pool is the client's own, closed with it
 	timeout time.Duration
 	reqs    []request
 	check   *http1.ResponseCheck
+	st      *stream
 }
 
 // request is one entry of the target's mix, made once per worker.
 type request struct {
-	origin *origin
-	slot   *slot
-	req    *http.Request // without a context; Do gives it the request's
-	body   []byte
-	ctx    context.Context // the context req was last given
+	origin   *origin
+	slot     *slot
+	block    []byte // the HPACK header block
+	body     []byte
+	classify func(error) protocols.ErrorKind
 }
 
 var _ protocols.Client = (*client)(nil)
 
 func newClient(p *Pool, worker int, owned bool) (*client, error) {
 	h := p.h
-	c := &client{pool: p, owned: owned, timeout: h.Timeout, check: http1.NewResponseCheck(h)}
-	for _, r := range h.Requests {
-		o := p.originOf(r.URL)
-		req, err := http.NewRequest(r.Method, r.URL, nil)
+	c := &client{pool: p, owned: owned, timeout: h.Timeout, check: http1.NewResponseCheck(h), st: newStream()}
+	for i := range h.Requests {
+		r := &h.Requests[i]
+		u, err := url.Parse(r.URL)
 		if err != nil {
-			return nil, fmt.Errorf("target %q: %w", p.target.Name, err)
+			return nil, fmt.Errorf("target %q: url %s: %w", p.target.Name, r.URL, err)
 		}
-		for _, kv := range r.Headers {
-			if strings.EqualFold(kv.Name, "Host") {
-				req.Host = kv.Value
-				continue
-			}
-			req.Header.Add(kv.Name, kv.Value)
-		}
-		if req.Header.Get("User-Agent") == "" {
-			req.Header.Set("User-Agent", "loadgate")
-		}
-		req.ContentLength = int64(len(r.Body))
-		c.reqs = append(c.reqs, request{origin: o, slot: o.slots[worker%len(o.slots)], req: req, body: r.Body})
+		o := p.originOf(r.URL)
+		c.reqs = append(c.reqs, request{origin: o, slot: o.slots[worker%len(o.slots)],
+			block: headerBlock(u, r), body: r.Body,
+			classify: func(err error) protocols.ErrorKind { return classify(err, o) }})
 	}
 	return c, nil
 }
@@ -72,62 +62,65 @@ func newClient(p *Pool, worker int, owned bool) (*client, error) {
 func (c *client) Do(ctx context.Context, i int, out *protocols.Outcome) {
 	*out = protocols.Outcome{}
 	r := &c.reqs[i]
+	s := c.st
+	s.begin(ctx, c.timeout)
+	defer s.end()
+	var cn *conn
+	for attempt := 0; ; attempt++ {
+		var err error
+		cn = r.slot.cc.Load()
+		if cn == nil || !cn.usable() {
+			var connect time.Duration
+			cn, connect, err = c.connect(ctx, r)
+			out.Connect += connect
+			if err != nil {
+				out.Kind, out.Err = classifyDial(err, r.origin), err
+				return
+			}
+		}
+		err = cn.open(s, r)
+		if err == nil {
+			break
+		}
+		if err != errRetry || attempt > 0 {
+			// The connection's bytes: streams interleave, so a request is
+			// charged what the wire carried since the last request that
+			// ended on it; the totals are exact.
+			out.BytesSent, out.BytesReceived = cn.wire.sent.Swap(0), cn.wire.received.Swap(0)
+			out.Kind, out.Err = classify(err, r.origin), err
+			return
+		}
+	}
+	status, err := s.awaitHeaders()
+	if err == nil {
+		out.Status = status
+		out.Kind, out.Err = c.check.Check(status, s, r.classify)
+	} else {
+		out.Kind, out.Err = classify(err, r.origin), err
+	}
+	cn.release(s)
+	out.BytesSent, out.BytesReceived = cn.wire.sent.Swap(0), cn.wire.received.Swap(0)
+}
+
+// connect is the connection of r's slot, dialled within the request's
+// timeout.
+func (c *client) connect(ctx context.Context, r *request) (*conn, time.Duration, error) {
 	if c.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
 	}
-	cc, w, connect, err := c.pool.conn(ctx, r.origin, r.slot)
-	out.Connect = connect
-	if err != nil {
-		out.Kind, out.Err = classifyDial(err, r.origin), err
-		return
-	}
-	defer func() {
-		// The connection's bytes since the last request that ended on it:
-		// streams interleave, so a request is charged what the wire carried
-		// while it ran; the totals are exact.
-		out.BytesSent = w.sent.Swap(0)
-		out.BytesReceived = w.received.Swap(0)
-	}()
-	if r.ctx != ctx {
-		r.req, r.ctx = r.req.WithContext(ctx), ctx
-	}
-	if len(r.body) > 0 {
-		// A fresh body per request: a stream may still be reading the last
-		// one when the server answered before the whole body arrived.
-		r.req.Body = &bodyReader{r: bytes.NewReader(r.body)}
-	}
-	resp, err := cc.RoundTrip(r.req)
-	if err != nil {
-		err = w.why(err)
-		out.Kind, out.Err = classify(err, r.origin), err
-		return
-	}
-	out.Status = resp.StatusCode
-	out.Kind, out.Err = c.check.Check(resp.StatusCode, resp.Body, func(err error) protocols.ErrorKind {
-		return classify(err, r.origin)
-	})
-	_ = resp.Body.Close()
+	return c.pool.conn(ctx, r.origin, r.slot)
 }
 
 // Close drops the worker's references; the pool's connections close with
 // the phase, unless the client has a pool of its own.
 func (c *client) Close() error {
-	for i := range c.reqs {
-		c.reqs[i].ctx, c.reqs[i].req = nil, c.reqs[i].req.WithContext(context.Background())
-	}
 	if c.owned {
 		return c.pool.Close()
 	}
 	return nil
 }
-
-// bodyReader is a request body that net/http may close.
-type bodyReader struct{ r io.Reader }
-
-func (b *bodyReader) Read(p []byte) (int, error) { return b.r.Read(p) }
-func (b *bodyReader) Close() error               { return nil }
 
 // wireConn counts a connection's bytes, and checks that a cleartext
 // server answers the h2c preface with HTTP/2: its first frame must be
@@ -201,11 +194,13 @@ func classify(err error, o *origin) protocols.ErrorKind {
 	var netErr net.Error
 	var opErr *net.OpError
 	var streamErr http2.StreamError
-	var goAway http2.GoAwayError
+	var goAway *goAwayError
 	var connErr http2.ConnectionError
 	switch {
-	case errors.Is(err, o.errH1), errors.Is(err, o.errNoH2):
+	case errors.Is(err, o.errH1), errors.Is(err, o.errNoH2), errors.Is(err, errNoStatus), errors.Is(err, errEndNoHead):
 		return protocols.KindProtocol
+	case errors.Is(err, errRetry):
+		return protocols.KindReset
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
 		return protocols.KindTimeout
 	case errors.As(err, &netErr) && netErr.Timeout():
@@ -222,16 +217,12 @@ func classify(err error, o *origin) protocols.ErrorKind {
 		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
 		return protocols.KindReset
 	}
-	// x/net/http2 keeps these unexported: a connection that went away
-	// under the stream (a GOAWAY, a close).
 	msg := err.Error()
 	switch {
-	case strings.Contains(msg, "GOAWAY"), strings.Contains(msg, "client conn is closed"),
-		strings.Contains(msg, "client conn not usable"), strings.Contains(msg, "connection lost"):
-		return protocols.KindReset
 	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"):
 		return protocols.KindConnect
-	case strings.Contains(msg, "malformed"), strings.Contains(msg, "invalid"), strings.Contains(msg, "protocol error"):
+	case strings.Contains(msg, "connection error"), strings.Contains(msg, "protocol error"):
+		// The framer's own errors of a malformed frame are unexported.
 		return protocols.KindProtocol
 	}
 	return protocols.KindOther

@@ -6,10 +6,19 @@
 // every worker owns its connection, the workers of a phase share a Pool of
 // `connections:` TCP connections per origin and send their requests over
 // them as concurrent streams, as h2load's -c and -m do: worker w uses
-// connection w mod C. runner's dispatch makes one Pool per phase and closes
-// it when the phase ends. The frames are x/net/http2's (one ClientConn per
-// connection, on a connection this package dials, so that it chooses how
-// many there are, times their handshakes and counts their bytes); the
-// checks of expect are protocols/http1's, so that a response is judged the
-// same over either protocol.
+// connection w mod C. runner's dispatch makes one Pool per case and closes
+// it when the case ends.
+//
+// The connections are driven here, on x/net/http2's Framer and hpack, as
+// lean as protocols/http1: a request's header block is encoded once (static
+// table entries and never-indexed literals, valid on any connection); a
+// connection has one reader goroutine that hands each stream's headers,
+// data and reset to the worker waiting on it; workers write their frames
+// under one lock into one buffered writer, flushed once per burst; a
+// worker's stream, timer and buffers are reused from request to request,
+// so that a request allocates nothing but the frame x/net's Framer makes
+// for each HEADERS read. Flow control, SETTINGS, PING, GOAWAY and
+// MAX_CONCURRENT_STREAMS are honoured; the checks of expect are
+// protocols/http1's, so that a response is judged the same over either
+// protocol.
 package http2

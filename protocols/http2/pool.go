@@ -1,7 +1,5 @@
 package http2
 
-//lint:file-ignore SA1019 x/net/http2's client is deprecated in favour of net/http's ClientConn (Go 1.26), which dials by itself and keeps HTTP/2's error types unexported; this package dials each connection to time its handshake, count its bytes and check the h2c preface, and classifies resets by x/net's exported errors. On Go 1.27 x/net wraps net/http's ClientConn, so moving over is mechanical.
-
 import (
 	"context"
 	"crypto/tls"
@@ -13,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/net/http2"
 
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/protocols/http1"
@@ -28,13 +24,12 @@ import (
 type Pool struct {
 	target  *scenarios.Target
 	h       *scenarios.HTTPTarget
-	tr      *http2.Transport
 	dialer  net.Dialer
 	origins []*origin
 
 	mu      sync.Mutex
 	closed  bool
-	retired []*http2.ClientConn // replaced connections, closed with the pool
+	retired []*conn // replaced connections, closed with the pool
 }
 
 // origin is one scheme://host of the target, with its connections.
@@ -52,8 +47,7 @@ type origin struct {
 // passes.
 type slot struct {
 	lock chan struct{}
-	cc   atomic.Pointer[http2.ClientConn]
-	wire atomic.Pointer[wireConn]
+	cc   atomic.Pointer[conn]
 }
 
 var errPoolClosed = errors.New("http/2: the phase's connections are closed")
@@ -68,10 +62,6 @@ func NewPool(t *scenarios.Target) (*Pool, error) {
 		return nil, fmt.Errorf("target %q: a flow runs over HTTP/1.1 for now; http2: true is not supported with flow", t.Name)
 	}
 	p := &Pool{target: t, h: h, dialer: net.Dialer{Timeout: h.Timeout}}
-	p.tr = &http2.Transport{
-		AllowHTTP:          true,
-		DisableCompression: true, // bodies are measured as the server sends them, as over HTTP/1.1
-	}
 	conns := max(1, h.Connections)
 	seen := map[string]*origin{}
 	for _, r := range h.Requests {
@@ -146,86 +136,80 @@ func portOf(u *url.URL) string {
 }
 
 // conn is slot s's connection, dialled if it has none or its last one
-// closed; connect is the handshake's time when this call dialled.
-func (p *Pool) conn(ctx context.Context, o *origin, s *slot) (cc *http2.ClientConn, w *wireConn, connect time.Duration, err error) {
-	if cc = s.cc.Load(); cc != nil && usable(cc) {
-		return cc, s.wire.Load(), 0, nil
+// can take no more streams; connect is the handshake's time when this
+// call dialled.
+func (p *Pool) conn(ctx context.Context, o *origin, s *slot) (cc *conn, connect time.Duration, err error) {
+	if cc = s.cc.Load(); cc != nil && cc.usable() {
+		return cc, 0, nil
 	}
 	select {
 	case s.lock <- struct{}{}:
 	case <-ctx.Done():
-		return nil, nil, 0, ctx.Err()
+		return nil, 0, ctx.Err()
 	}
 	defer func() { <-s.lock }()
 	// Another worker may have dialled while this one waited.
-	if cc = s.cc.Load(); cc != nil && usable(cc) {
-		return cc, s.wire.Load(), 0, nil
+	if cc = s.cc.Load(); cc != nil && cc.usable() {
+		return cc, 0, nil
 	}
 	start := time.Now()
-	cc, w, err = p.dial(ctx, o)
+	cc, err = p.dial(ctx, o)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
 	connect = time.Since(start)
 	if old := s.cc.Swap(cc); old != nil {
 		p.retire(old)
 	}
-	s.wire.Store(w)
 	p.mu.Lock()
 	closed := p.closed
 	p.mu.Unlock()
 	if closed {
-		_ = cc.Close()
-		return nil, nil, 0, errPoolClosed
+		_ = cc.close()
+		return nil, 0, errPoolClosed
 	}
-	return cc, w, connect, nil
-}
-
-// usable says whether cc can carry a new stream: a connection that
-// received a GOAWAY, or whose reading ended, is replaced.
-func usable(cc *http2.ClientConn) bool {
-	st := cc.State()
-	return !st.Closed && !st.Closing
+	return cc, connect, nil
 }
 
 // dial opens one connection to o: TCP, TLS with ALPN h2 for https, then
-// the HTTP/2 preface.
-func (p *Pool) dial(ctx context.Context, o *origin) (*http2.ClientConn, *wireConn, error) {
+// the HTTP/2 preface and the exchange of SETTINGS.
+func (p *Pool) dial(ctx context.Context, o *origin) (*conn, error) {
 	raw, err := p.dialer.DialContext(ctx, "tcp", o.addr)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	w := &wireConn{Conn: raw, origin: o, checked: o.tls != nil}
-	var c net.Conn = w
+	var nc net.Conn = w
 	if o.tls != nil {
 		tc := tls.Client(w, o.tls)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			_ = raw.Close()
 			if strings.Contains(err.Error(), "no application protocol") {
-				return nil, nil, fmt.Errorf("%w (%w)", o.errNoH2, err)
+				return nil, fmt.Errorf("%w (%w)", o.errNoH2, err)
 			}
-			return nil, nil, err
+			return nil, err
 		}
 		switch tc.ConnectionState().NegotiatedProtocol {
 		case "h2":
 		case "http/1.1":
 			_ = raw.Close()
-			return nil, nil, o.errH1
+			return nil, o.errH1
 		default:
 			_ = raw.Close()
-			return nil, nil, o.errNoH2
+			return nil, o.errNoH2
 		}
-		c = tc
+		nc = tc
 	}
-	cc, err := p.tr.NewClientConn(c)
-	if err != nil {
+	deadline, _ := ctx.Deadline()
+	c := newConn(nc, w, p.h.Timeout)
+	if err := c.handshake(deadline); err != nil {
 		_ = raw.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return cc, w, nil
+	return c, nil
 }
 
-func (p *Pool) retire(cc *http2.ClientConn) {
+func (p *Pool) retire(cc *conn) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.retired = append(p.retired, cc)
@@ -240,12 +224,12 @@ func (p *Pool) Close() error {
 	p.mu.Unlock()
 	var errs []error
 	for _, cc := range retired {
-		errs = append(errs, cc.Close())
+		errs = append(errs, cc.close())
 	}
 	for _, o := range p.origins {
 		for _, s := range o.slots {
 			if cc := s.cc.Swap(nil); cc != nil {
-				errs = append(errs, cc.Close())
+				errs = append(errs, cc.close())
 			}
 		}
 	}
