@@ -2,6 +2,7 @@ package reporters
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +190,175 @@ func TestWriteMarkdownCaseError(t *testing.T) {
 	}
 	if !strings.HasPrefix(b.String(), "## ❌ loadgate: could not be carried out") {
 		t.Errorf("a case that could not run must fail the headline:\n%s", b.String())
+	}
+}
+
+// sec is a second of a phase's series with completed requests of which
+// errors failed, the succeeded ones' p99 in milliseconds.
+func sec(at int, completed, errors int64, p99ms int) runner.Second {
+	return runner.Second{At: at, Completed: completed, Errors: errors, P99: time.Duration(p99ms) * time.Millisecond}
+}
+
+func TestCaseTimeline(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	phase := func(start time.Duration, elapsed time.Duration, series ...runner.Second) *runner.PhaseResult {
+		return &runner.PhaseResult{Start: t0.Add(start), Elapsed: elapsed, Series: series}
+	}
+	pt := func(at int, ok, all int64, p99ms int) chartPoint {
+		return chartPoint{at: time.Duration(at) * time.Second, succeeded: ok, attempted: all, seconds: 1,
+			p99: time.Duration(p99ms) * time.Millisecond}
+	}
+	tests := []struct {
+		name   string
+		phases []*runner.PhaseResult
+		want   [][]chartPoint
+	}{
+		{
+			"the partial last second is dropped",
+			[]*runner.PhaseResult{phase(0, 2500*time.Millisecond, sec(0, 100, 0, 2), sec(1, 100, 0, 2), sec(2, 40, 0, 2))},
+			[][]chartPoint{{pt(0, 100, 100, 2), pt(1, 100, 100, 2)}},
+		},
+		{
+			"a second that ends exactly at the end is whole",
+			[]*runner.PhaseResult{phase(0, 2*time.Second, sec(0, 100, 0, 2), sec(1, 100, 0, 2))},
+			[][]chartPoint{{pt(0, 100, 100, 2), pt(1, 100, 100, 2)}},
+		},
+		{
+			"a straggler point after the deadline is dropped",
+			[]*runner.PhaseResult{phase(0, 2*time.Second, sec(0, 100, 0, 2), sec(1, 100, 0, 2), sec(2, 3, 0, 9))},
+			[][]chartPoint{{pt(0, 100, 100, 2), pt(1, 100, 100, 2)}},
+		},
+		{
+			"a dead target counts no successes, whatever it attempted",
+			[]*runner.PhaseResult{phase(0, 2*time.Second, sec(0, 30000, 30000, 0), sec(1, 31000, 31000, 0))},
+			[][]chartPoint{{pt(0, 0, 30000, 0), pt(1, 0, 31000, 0)}},
+		},
+		{
+			"phases sit at their own start, labels stay increasing",
+			[]*runner.PhaseResult{
+				phase(0, 1900*time.Millisecond, sec(0, 10, 1, 1), sec(1, 10, 0, 1)),
+				phase(1950*time.Millisecond, 2*time.Second, sec(0, 20, 0, 3), sec(1, 20, 0, 3)),
+			},
+			[][]chartPoint{{pt(0, 9, 10, 1)}, {
+				{at: 1950 * time.Millisecond, succeeded: 20, attempted: 20, seconds: 1, p99: 3 * time.Millisecond},
+				{at: 2950 * time.Millisecond, succeeded: 20, attempted: 20, seconds: 1, p99: 3 * time.Millisecond},
+			}},
+		},
+		{
+			"a phase shorter than a second has nothing whole to plot",
+			[]*runner.PhaseResult{phase(0, 800*time.Millisecond, sec(0, 80, 0, 2))},
+			nil,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := caseTimeline(&CaseRun{Phases: tt.phases})
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(chartPoint{}), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("caseTimeline (-want +got):\n%s", diff)
+			}
+			var last int64 = -1
+			for _, seg := range got {
+				for _, p := range seg {
+					if p.label() <= last {
+						t.Errorf("label %d after %d: labels must increase", p.label(), last)
+					}
+					last = p.label()
+				}
+			}
+		})
+	}
+}
+
+// chartRun is a scenario of n healthy cases and, when dead, one more whose
+// every request failed; every phase lasts 3.5 s.
+func chartRun(n int, dead bool) *Run {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	mk := func(id string, i int, failed bool) *runner.CaseResult {
+		var series []runner.Second
+		for s := 0; s < 4; s++ {
+			switch {
+			case failed:
+				series = append(series, sec(s, 30000, 30000, 0))
+			case s == 3:
+				series = append(series, sec(s, 500, 0, 2)) // the partial last second
+			default:
+				series = append(series, sec(s, 1000+int64(100*i), 0, 2+s))
+			}
+		}
+		start := t0.Add(time.Duration(4*i) * time.Second)
+		return &runner.CaseResult{ID: id, Target: id, Phases: []*runner.PhaseResult{{
+			Name: "measured", Start: start, End: start.Add(3500 * time.Millisecond),
+			Elapsed: 3500 * time.Millisecond, Series: series}}}
+	}
+	var cases []*runner.CaseResult
+	for i := 0; i < n; i++ {
+		cases = append(cases, mk(fmt.Sprintf("api-%02d", i), i, false))
+	}
+	if dead {
+		cases = append(cases, mk("dead", n, true))
+	}
+	return NewRun(Meta{}, []ScenarioInput{{Result: &runner.ScenarioResult{Start: t0, Cases: cases}}})
+}
+
+func TestMarkdownChartsPerCase(t *testing.T) {
+	tests := []struct {
+		name   string
+		run    *Run
+		golden string
+		want   []string
+		absent []string
+	}{
+		{
+			name: "a healthy and a dead target", run: chartRun(1, true), golden: "charts-dead.golden.md",
+			want: []string{
+				`title "api-00: succeeded requests/s"`,
+				`title "dead: succeeded requests/s (100.0% failed)"`,
+				`line [0.0, 0.0, 0.0]`, // the dead target at the bottom, not its 30,000 attempts/s
+				"_`dead`: no request succeeded, so there is no latency to plot._",
+				`x-axis "seconds since the case started" ["0", "1", "2"]`,
+				`y-axis "requests/s" 0 --> 1000`, // shared by both cases
+			},
+			absent: []string{"30000", "500.0", `"3"`},
+		},
+		{
+			name: "more cases than are charted", run: chartRun(maxChartedCases+3, false), golden: "charts-many.golden.md",
+			want: []string{
+				fmt.Sprintf("> Charts of the first %d of %d cases", maxChartedCases, maxChartedCases+3),
+				fmt.Sprintf(`title "api-%02d: p99 latency"`, maxChartedCases-1),
+				`y-axis "requests/s" 0 --> 2500`,
+			},
+			absent: []string{fmt.Sprintf(`title "api-%02d:`, maxChartedCases)},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteMarkdown(&b, tt.run); err != nil {
+				t.Fatal(err)
+			}
+			_, charts, _ := strings.Cut(b.String(), "#### Over time")
+			golden(t, tt.golden, []byte("#### Over time"+charts))
+			for _, w := range tt.want {
+				if !strings.Contains(charts, w) {
+					t.Errorf("charts lack %q", w)
+				}
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(charts, a) {
+					t.Errorf("charts contain %q", a)
+				}
+			}
+		})
+	}
+}
+
+func TestNiceCeil(t *testing.T) {
+	tests := []struct{ in, want float64 }{
+		{0, 1}, {1, 1}, {1.2, 2}, {2.1, 2.5}, {3, 5}, {7, 10}, {1000, 1000}, {1001, 2000}, {0.03, 0.05}, {31046, 50000},
+	}
+	for _, tt := range tests {
+		if got := niceCeil(tt.in); got != tt.want {
+			t.Errorf("niceCeil(%v) = %v, want %v", tt.in, got, tt.want)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package reporters
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -130,22 +132,34 @@ func findKnees(sr *ScenarioRun) []knee {
 // maxChartPoints keeps Mermaid charts legible and the step summary small.
 const maxChartPoints = 60
 
-// chartPoint is one point of a scenario's timeline.
+// maxChartedCases caps the cases charted per scenario. Each case costs
+// two or three charts (about 1.5 KB of Markdown); a large matrix would
+// otherwise bury the tables under charts and, with several scenarios,
+// approach GitHub's step summary limit (stepSummaryLimit in internal/cli).
+const maxChartedCases = 12
+
+// chartPoint is one point of a case's timeline.
 type chartPoint struct {
-	at        time.Duration // since the scenario started
+	at        time.Duration // since the case's first measured phase started
 	succeeded int64         // requests that succeeded in the covered seconds
-	seconds   int64         // seconds (or server usage samples) covered
-	p99       time.Duration
-	cpu       float64 // server CPU, percent of one core, summed over the samples covered
+	attempted int64         // requests that completed, succeeded or failed
+	seconds   int64         // whole seconds (or server usage samples) covered
+	p99       time.Duration // worst p99 of the covered seconds with a success
+	cpu       float64       // server CPU, percent of one core, summed over the samples covered
 }
+
+// label is the x axis label of a point: the whole seconds since the case
+// started, at the start of the seconds it covers.
+func (p chartPoint) label() int64 { return int64(p.at / time.Second) }
 
 // downsample merges consecutive points of each segment so that at most
 // limit points remain. Segments are the phases: merging across one would
-// blend the last second of a case with the first of the next into a value
-// neither had. Counts add up; p99 takes the worst of the merged seconds,
-// because percentiles cannot be averaged and hiding a spike would defeat
-// the chart's purpose. CPU adds up too, and its mean is cpu / seconds: a
-// sample is already a mean over its second.
+// blend the last second of a phase with the first of the next into a value
+// neither had. Counts add up, so a merged point's rate is the mean of its
+// seconds; p99 takes the worst of the merged seconds, because percentiles
+// cannot be averaged and hiding a spike would defeat the chart's purpose.
+// CPU adds up too, and its mean is cpu / seconds: a sample is already a
+// mean over its second.
 func downsample(segs [][]chartPoint, limit int) []chartPoint {
 	n := 0
 	for _, seg := range segs {
@@ -176,17 +190,23 @@ func downsample(segs [][]chartPoint, limit int) []chartPoint {
 	out := make([]chartPoint, 0, limit)
 	for _, seg := range segs {
 		for i := 0; i < len(seg); i += size {
-			p := chartPoint{at: seg[i].at}
-			for _, q := range seg[i:min(i+size, len(seg))] {
-				p.succeeded += q.succeeded
-				p.seconds += q.seconds
-				p.p99 = max(p.p99, q.p99)
-				p.cpu += q.cpu
-			}
-			out = append(out, p)
+			out = append(out, merged(seg[i:min(i+size, len(seg))]))
 		}
 	}
 	return out
+}
+
+// merged is one point standing for pts, labelled with the first one's time.
+func merged(pts []chartPoint) chartPoint {
+	p := chartPoint{at: pts[0].at}
+	for _, q := range pts {
+		p.succeeded += q.succeeded
+		p.attempted += q.attempted
+		p.seconds += q.seconds
+		p.p99 = max(p.p99, q.p99)
+		p.cpu += q.cpu
+	}
+	return p
 }
 
 // chunks counts the points downsample makes with chunks of size points.
@@ -198,81 +218,243 @@ func chunks(segs [][]chartPoint, size int) int {
 	return n
 }
 
-// timeline lays the measured seconds of every phase on the scenario's own
-// clock, one segment per phase in time order, so the chart shows the run as
-// it happened, case after case.
-func timeline(sr *ScenarioRun) [][]chartPoint {
-	origin := sr.Start
+// caseTimeline lays the whole measured seconds of a case's phases on the
+// case's own clock, one segment per phase. A point of the series covers
+// [At, At+1) seconds after its phase started, but a phase may end
+// mid-second (a request count reached, an abort, the deadline just before
+// the tick): such a second holds a fraction of a second's requests and
+// would plot as a drop that looks like an outage, so a point is kept only
+// when its whole second lies within the phase's measured time.
+//
+// Phases follow one another, so a point starts at least a second after
+// the previous one and the whole-second labels are unique and increasing.
+func caseTimeline(c *CaseRun) [][]chartPoint {
+	var origin time.Time
+	for _, p := range c.Phases {
+		if len(p.Series) > 0 && !p.Start.IsZero() && (origin.IsZero() || p.Start.Before(origin)) {
+			origin = p.Start
+		}
+	}
 	var segs [][]chartPoint
-	for _, c := range sr.Cases {
-		for _, p := range c.Phases {
-			if len(p.Series) == 0 {
+	var next time.Duration // where a phase without a start time goes: after the previous one
+	for _, p := range c.Phases {
+		offset := next
+		if !p.Start.IsZero() && !origin.IsZero() {
+			offset = p.Start.Sub(origin)
+		}
+		next = offset + p.Elapsed.Truncate(time.Second) + time.Second
+		var seg []chartPoint
+		for _, s := range p.Series {
+			if time.Duration(s.At+1)*time.Second > p.Elapsed {
 				continue
 			}
-			if origin.IsZero() {
-				origin = p.Start
-			}
-			offset := p.Start.Sub(origin)
-			seg := make([]chartPoint, 0, len(p.Series))
-			for _, s := range p.Series {
-				seg = append(seg, chartPoint{
-					at:        offset + time.Duration(s.At)*time.Second,
-					succeeded: s.Completed - s.Errors, // throughput counts successes only
-					seconds:   1,
-					p99:       s.P99,
-				})
-			}
+			seg = append(seg, chartPoint{
+				at:        offset + time.Duration(s.At)*time.Second,
+				succeeded: s.Completed - s.Errors, // throughput counts successes only
+				attempted: s.Completed,
+				seconds:   1,
+				p99:       s.P99,
+			})
+		}
+		if len(seg) > 0 {
 			segs = append(segs, seg)
 		}
 	}
-	sort.SliceStable(segs, func(i, j int) bool { return segs[i][0].at < segs[j][0].at })
 	return segs
 }
 
-// mdCharts draws throughput and p99 over time, and the server's CPU when it
-// was monitored. They are separate charts because xychart-beta has a
-// single y axis and the figures have different units.
+// caseUsageTimeline is the server's CPU samples during the case on the
+// case's clock, samples that start in the same whole second merged so
+// that labels stay unique.
+func caseUsageTimeline(c *CaseRun) [][]chartPoint {
+	u := c.Server
+	if !serverSampled(u) || len(u.Series) == 0 {
+		return nil
+	}
+	origin := u.Series[0].At
+	for _, p := range c.Phases {
+		if !p.Start.IsZero() {
+			origin = p.Start
+			break
+		}
+	}
+	var seg []chartPoint
+	for i, s := range u.Series {
+		// A sample is the CPU since the previous one: place it at the start
+		// of its interval, as a request point is placed at its second's start.
+		step := time.Second
+		if i > 0 {
+			step = s.At.Sub(u.Series[i-1].At)
+		} else if len(u.Series) > 1 {
+			step = u.Series[1].At.Sub(s.At)
+		}
+		at := s.At.Add(-step).Sub(origin)
+		if at < -step/2 {
+			continue // mostly before the case's measurement
+		}
+		at = max(at, 0)
+		pt := chartPoint{at: at, seconds: 1, cpu: s.CPU}
+		if n := len(seg); n > 0 && seg[n-1].label() == pt.label() {
+			seg[n-1] = merged([]chartPoint{seg[n-1], pt})
+			continue
+		}
+		seg = append(seg, pt)
+	}
+	if len(seg) == 0 {
+		return nil
+	}
+	return [][]chartPoint{seg}
+}
+
+// caseChart is what one case contributes to the scenario's charts.
+type caseChart struct {
+	c        *CaseRun
+	requests []chartPoint // downsampled whole seconds
+	cpu      []chartPoint
+}
+
+func (cc caseChart) rps() []float64 {
+	out := make([]float64, len(cc.requests))
+	for i, p := range cc.requests {
+		out[i] = perSecond(float64(p.succeeded), p.seconds)
+	}
+	return out
+}
+
+// p99 keeps only the points with a success: a second in which nothing
+// succeeded has no latency, and plotting 0 would read as fast.
+func (cc caseChart) p99() ([]chartPoint, []float64) {
+	var pts []chartPoint
+	var vals []float64
+	for _, p := range cc.requests {
+		if p.succeeded > 0 {
+			pts = append(pts, p)
+			vals = append(vals, ms(p.p99))
+		}
+	}
+	return pts, vals
+}
+
+func (cc caseChart) cpuMeans() []float64 {
+	out := make([]float64, len(cc.cpu))
+	for i, p := range cc.cpu {
+		out[i] = perSecond(p.cpu, p.seconds)
+	}
+	return out
+}
+
+func perSecond(v float64, seconds int64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	return v / float64(seconds)
+}
+
+// failedShare is the share of the charted requests that failed, in percent.
+func (cc caseChart) failedShare() float64 {
+	var ok, all int64
+	for _, p := range cc.requests {
+		ok += p.succeeded
+		all += p.attempted
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(all-ok) / float64(all) * 100
+}
+
+// mdCharts draws, per case, succeeded requests per second and p99 over
+// the seconds since the case's measurement started, and the server's CPU
+// when it was monitored. One chart per case and figure, the case in the
+// title: xychart-beta has no legend, so several lines in one chart could
+// only be told apart by colour, and cases run one after the other, so
+// joining them on one line reads as one run with jumps. The charts of a
+// scenario share their y range, so that cases compare at a glance and a
+// dead target is a line along the bottom, not a rescaled wiggle.
 func mdCharts(b *bytes.Buffer, sr *ScenarioRun) {
-	pts := downsample(timeline(sr), maxChartPoints)
-	cpu := downsample(usageTimeline(sr), maxChartPoints)
-	if len(pts) == 0 && len(cpu) == 0 {
+	var charts []caseChart
+	for _, c := range sr.Cases {
+		cc := caseChart{c: c,
+			requests: downsample(caseTimeline(c), maxChartPoints),
+			cpu:      downsample(caseUsageTimeline(c), maxChartPoints)}
+		if len(cc.requests) > 0 || len(cc.cpu) > 0 {
+			charts = append(charts, cc)
+		}
+	}
+	if len(charts) == 0 {
 		return
 	}
-	title := mermaidText(sr.Name)
 	b.WriteString("#### Over time\n\n")
-	if len(pts) > 0 {
-		rps := make([]string, len(pts))
-		p99 := make([]string, len(pts))
-		for i, p := range pts {
-			r := 0.0
-			if p.seconds > 0 {
-				r = float64(p.succeeded) / float64(p.seconds)
-			}
-			rps[i] = strconv.FormatFloat(r, 'f', 1, 64)
-			p99[i] = strconv.FormatFloat(ms(p.p99), 'f', 2, 64)
-		}
-		mdChart(b, title+": throughput", pts, "requests/s", rps)
-		mdChart(b, title+": p99 latency", pts, "p99 (ms)", p99)
+	b.WriteString("Per case, seconds since its measurement started. Whole seconds only: a phase's last, partial second is left out. " +
+		"Throughput counts succeeded requests. The charts of one scenario share their y scale.\n\n")
+	if len(charts) > maxChartedCases {
+		fmt.Fprintf(b, "> Charts of the first %d of %d cases, to keep the summary short; every case's series is in results.json.\n\n",
+			maxChartedCases, len(charts))
+		charts = charts[:maxChartedCases]
 	}
-	if len(cpu) > 0 {
-		vals := make([]string, len(cpu))
-		for i, p := range cpu {
-			mean := 0.0
-			if p.seconds > 0 {
-				mean = p.cpu / float64(p.seconds)
-			}
-			vals[i] = strconv.FormatFloat(mean, 'f', 1, 64)
-		}
-		mdChart(b, title+": server CPU", cpu, "CPU (% of one core)", vals)
+	var rpsTop, p99Top, cpuTop float64
+	for _, cc := range charts {
+		_, p99 := cc.p99()
+		rpsTop, p99Top, cpuTop = max(rpsTop, slices.Max(append(cc.rps(), 0))),
+			max(p99Top, slices.Max(append(p99, 0))), max(cpuTop, slices.Max(append(cc.cpuMeans(), 0)))
+	}
+	for _, cc := range charts {
+		mdCaseCharts(b, cc, niceCeil(rpsTop), niceCeil(p99Top), niceCeil(cpuTop))
 	}
 }
 
-// mdChart writes one xychart-beta line chart over seconds since the start.
-func mdChart(b *bytes.Buffer, title string, pts []chartPoint, unit string, values []string) {
-	labels := make([]string, len(pts))
-	for i, p := range pts {
-		labels[i] = strconv.Quote(strconv.FormatInt(int64(p.at/time.Second), 10))
+// mdCaseCharts writes one case's charts with the scenario's y ranges.
+func mdCaseCharts(b *bytes.Buffer, cc caseChart, rpsTop, p99Top, cpuTop float64) {
+	name := mermaidText(cc.c.ID)
+	if len(cc.requests) > 0 {
+		title := name + ": succeeded requests/s"
+		if f := cc.failedShare(); f > 0 {
+			title += fmt.Sprintf(" (%s%% failed)", strconv.FormatFloat(f, 'f', 1, 64))
+		}
+		mdChart(b, title, cc.requests, "requests/s", rpsTop, cc.rps(), 1)
+		if pts, vals := cc.p99(); len(pts) > 0 {
+			mdChart(b, name+": p99 latency", pts, "p99 (ms)", p99Top, vals, 2)
+		} else {
+			fmt.Fprintf(b, "_%s: no request succeeded, so there is no latency to plot._\n\n", mdCode(cc.c.ID))
+		}
 	}
-	fmt.Fprintf(b, "```mermaid\nxychart-beta\n    title \"%s\"\n    x-axis \"seconds since start\" [%s]\n    y-axis \"%s\"\n    line [%s]\n```\n\n",
-		title, strings.Join(labels, ", "), unit, strings.Join(values, ", "))
+	if len(cc.cpu) > 0 {
+		mdChart(b, name+": server CPU", cc.cpu, "CPU (% of one core)", cpuTop, cc.cpuMeans(), 1)
+	}
+}
+
+// mdChart writes one xychart-beta line chart over whole seconds since the
+// case started, its y axis from 0 to top.
+func mdChart(b *bytes.Buffer, title string, pts []chartPoint, unit string, top float64, values []float64, prec int) {
+	labels := make([]string, len(pts))
+	vals := make([]string, len(values))
+	for i, p := range pts {
+		labels[i] = strconv.Quote(strconv.FormatInt(p.label(), 10))
+		vals[i] = strconv.FormatFloat(values[i], 'f', prec, 64)
+	}
+	axis, secs := "seconds since the case started", int64(1)
+	for _, p := range pts {
+		secs = max(secs, p.seconds)
+	}
+	if secs > 1 {
+		axis += fmt.Sprintf(" (%d s a point)", secs)
+	}
+	fmt.Fprintf(b, "```mermaid\nxychart-beta\n    title \"%s\"\n    x-axis \"%s\" [%s]\n    y-axis \"%s\" 0 --> %s\n    line [%s]\n```\n\n",
+		title, axis, strings.Join(labels, ", "), unit, strconv.FormatFloat(top, 'f', -1, 64), strings.Join(vals, ", "))
+}
+
+// niceCeil rounds v up to 1, 2, 2.5 or 5 times a power of ten, so that a
+// shared y axis ends on a round figure; 1 when v is 0 (an all-zero chart
+// still needs a range).
+func niceCeil(v float64) float64 {
+	if v <= 0 {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if c := m * p; c >= v*(1-1e-9) {
+			return c
+		}
+	}
+	return 10 * p
 }

@@ -3,7 +3,6 @@ package reporters
 import (
 	"bytes"
 	"fmt"
-	"sort"
 	"strconv"
 
 	"github.com/loadgate/loadgate/runner"
@@ -49,30 +48,6 @@ func usageCells(u *sut.Usage) (cpu, rss, load string) {
 		load = fmtLoad(u.HostLoad1Max)
 	}
 	return cpu, rss, load
-}
-
-// usageTimeline lays every monitored server's CPU samples on the
-// scenario's clock, one segment per case in time order, as timeline does
-// for requests.
-func usageTimeline(sr *ScenarioRun) [][]chartPoint {
-	origin := sr.Start
-	var segs [][]chartPoint
-	for _, c := range sr.Cases {
-		u := c.Server
-		if !serverSampled(u) || len(u.Series) == 0 {
-			continue
-		}
-		if origin.IsZero() {
-			origin = u.Series[0].At
-		}
-		seg := make([]chartPoint, 0, len(u.Series))
-		for _, s := range u.Series {
-			seg = append(seg, chartPoint{at: s.At.Sub(origin), seconds: 1, cpu: s.CPU})
-		}
-		segs = append(segs, seg)
-	}
-	sort.SliceStable(segs, func(i, j int) bool { return segs[i][0].at < segs[j][0].at })
-	return segs
 }
 
 // consoleUsage is the console's line after a case's ab-style block, e.g.

