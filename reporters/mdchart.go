@@ -443,7 +443,7 @@ func mdChart(b *bytes.Buffer, title string, pts []chartPoint, unit string, top f
 		title, axis, strings.Join(labels, ", "), unit, strconv.FormatFloat(top, 'f', -1, 64), strings.Join(vals, ", "))
 }
 
-// niceCeil rounds v up to 1, 2, 2.5 or 5 times a power of ten, so that a
+// niceCeil rounds v up to a round multiple of a power of ten, so that a
 // shared y axis ends on a round figure; 1 when v is 0 (an all-zero chart
 // still needs a range).
 func niceCeil(v float64) float64 {
@@ -451,8 +451,11 @@ func niceCeil(v float64) float64 {
 		return 1
 	}
 	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+	for _, m := range []float64{1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} {
 		if c := m * p; c >= v*(1-1e-9) {
+			// 1.2 × 100 is 120.00000000000001 in binary: keep the figure
+			// that is written.
+			c, _ = strconv.ParseFloat(strconv.FormatFloat(c, 'g', 4, 64), 64)
 			return c
 		}
 	}
