@@ -439,9 +439,16 @@ func mdChart(b *bytes.Buffer, title string, pts []chartPoint, unit string, top f
 	if secs > 1 {
 		axis += fmt.Sprintf(" (%d s a point)", secs)
 	}
-	fmt.Fprintf(b, "```mermaid\nxychart-beta\n    title \"%s\"\n    x-axis \"%s\" [%s]\n    y-axis \"%s\" 0 --> %s\n    line [%s]\n```\n\n",
-		title, axis, strings.Join(labels, ", "), unit, strconv.FormatFloat(top, 'f', -1, 64), strings.Join(vals, ", "))
+	fmt.Fprintf(b, "```mermaid\n%s\nxychart-beta\n    title \"%s\"\n    x-axis \"%s\" [%s]\n    y-axis \"%s\" 0 --> %s\n    line [%s]\n```\n\n",
+		chartInit, title, axis, strings.Join(labels, ", "), unit, strconv.FormatFloat(top, 'f', -1, 64), strings.Join(vals, ", "))
 }
+
+// chartInit makes the charts low, so that a case's charts fit on a screen,
+// and their line a blue that shows on light and dark backgrounds alike:
+// the default palette's first colour is a pale lilac barely visible on
+// white. An init directive, unlike front matter, is understood by every
+// Mermaid release GitHub has used.
+const chartInit = `%%{init: {"xyChart": {"width": 700, "height": 280}, "themeVariables": {"xyChart": {"plotColorPalette": "#2f81f7"}}}}%%`
 
 // niceCeil rounds v up to a round multiple of a power of ten, so that a
 // shared y axis ends on a round figure; 1 when v is 0 (an all-zero chart
