@@ -362,3 +362,32 @@ func TestNiceCeil(t *testing.T) {
 		}
 	}
 }
+
+func TestMarkdownChartLongPhaseAveragesWholeSeconds(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	var series []runner.Second
+	for s := 0; s < 150; s++ {
+		series = append(series, sec(s, int64(100+s%3), 0, 1)) // 100, 101, 102: a mean of 101 per chunk
+	}
+	series = append(series, sec(150, 7, 0, 1)) // partial: the phase lasted 150.4 s
+	run := NewRun(Meta{}, []ScenarioInput{{Result: &runner.ScenarioResult{Start: t0, Cases: []*runner.CaseResult{{
+		ID: "long", Target: "long", Phases: []*runner.PhaseResult{{Start: t0, Elapsed: 150400 * time.Millisecond, Series: series}},
+	}}}}})
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		`x-axis "seconds since the case started (3 s a point)" ["0", "3", "6",`,
+		`, "141", "144", "147"]`,
+		"line [101.0, 101.0, 101.0,",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("chart lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, `"150"`) {
+		t.Error("the partial last second is charted")
+	}
+}
