@@ -56,6 +56,7 @@ type schemaField struct {
 	name     string
 	schema   map[string]any
 	required bool
+	nullable bool // encoding/json writes null when empty
 	doc      string
 	owner    string // the Go type that declares the field
 	kind     string // the type as docs/results.md shows it
@@ -124,7 +125,9 @@ func (m *schemaModel) fields(ty reflect.Type) ([]schemaField, error) {
 			name = f.Name
 		}
 		omit := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
-		s, kind, note, err := m.typeSchema(f.Type, !omit)
+		k := f.Type.Kind()
+		nullable := !omit && (k == reflect.Pointer || k == reflect.Slice || k == reflect.Map)
+		s, kind, note, err := m.typeSchema(f.Type, nullable)
 		if err != nil {
 			return nil, fmt.Errorf("%s.%s: %w", ty.Name(), f.Name, err)
 		}
@@ -136,7 +139,7 @@ func (m *schemaModel) fields(ty reflect.Type) ([]schemaField, error) {
 			doc = strings.TrimSpace(doc + " " + note)
 		}
 		s["description"] = doc
-		out = append(out, schemaField{name: name, schema: s, required: !omit, doc: doc, owner: ty.Name(), kind: kind})
+		out = append(out, schemaField{name: name, schema: s, required: !omit, nullable: nullable, doc: doc, owner: ty.Name(), kind: kind})
 	}
 	// encoding/json: the shallower field wins; outer fields come after
 	// promoted ones here only when declared so, hence the explicit pass.
@@ -370,6 +373,7 @@ func commentLine(s string) string {
 // because their name says enough to a Go reader, keyed by declaring type
 // and JSON name; an entry here replaces the field's comment.
 var fieldNotes = map[string]string{
+	"Run.schema":           "Version of the document's format: 1. It rises only when a field is renamed, removed or changes meaning.",
 	"Run.loadgate_version": "Version of loadgate that wrote the document.",
 	"Run.start":            "When the run started.",
 	"Run.end":              "When the run ended.",
@@ -494,4 +498,47 @@ var fieldNotes = map[string]string{
 	"UsagePoint.at":             "When the sample was taken.",
 	"UsagePoint.rss":            "Resident memory, bytes, summed over the process tree.",
 	"UsagePoint.load1":          "The host's 1-minute load average.",
+}
+
+// markdown is the field reference of docs/results.md: one table per type,
+// in the order a reader meets them from the top of the document.
+func (m *schemaModel) markdown() string {
+	var b strings.Builder
+	for i, d := range m.defs {
+		name := d.name
+		if i == 0 {
+			name = "Run (the document)"
+		}
+		fmt.Fprintf(&b, "### %s\n\n%s\n\n| field | type | always there | description |\n|---|---|---|---|\n", name, mdCell(d.doc))
+		for _, f := range d.fields {
+			always := ""
+			if f.required {
+				always = "yes"
+			}
+			kind := m.mdKind(f.kind)
+			if f.nullable {
+				kind += ", or null"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.name, kind, always, mdCell(f.doc))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// mdKind links the names of the document's types to their tables.
+func (m *schemaModel) mdKind(kind string) string {
+	words := strings.Fields(kind)
+	for i, w := range words {
+		for _, d := range m.defs[1:] {
+			if w == d.name {
+				words[i] = fmt.Sprintf("[%s](#%s)", w, strings.ToLower(w))
+			}
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+func mdCell(s string) string {
+	return strings.ReplaceAll(s, "|", `\|`)
 }
