@@ -9,6 +9,7 @@ require (
 	github.com/gobwas/ws v1.5.0
 	github.com/google/go-cmp v0.7.0
 	github.com/rs/zerolog v1.35.1
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/tidwall/gjson v1.20.4
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.62.0

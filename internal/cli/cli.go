@@ -71,6 +71,7 @@ Usage:
                                        side-by-side Markdown of two results with deltas and verdicts
   loadgate merge [flags] PART.json...  merge the segments of a distributed run (run --segment I/N), then judge
   loadgate schema                      print the scenario JSON Schema
+  loadgate schema --results            print the JSON Schema of results.json
   loadgate version                     print the version
 
 Run 'loadgate COMMAND -h' for a command's flags.

@@ -9,6 +9,7 @@ import (
 	"net"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/reporters"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -36,10 +37,19 @@ func validateCommand(args []string, env Env) error {
 }
 
 func schemaCommand(args []string, env Env) error {
-	if len(args) > 0 {
-		return withCode(ExitUsage, fmt.Errorf("schema takes no arguments, got %q", args))
+	fs := newFlagSet("schema", env.Stderr, "schema [--results]")
+	results := fs.Bool("results", false, "print the JSON Schema of results.json instead of the scenario's")
+	if err := fs.Parse(args); err != nil {
+		return silentUsage(err)
 	}
-	_, err := env.Stdout.Write(scenarios.Schema())
+	if fs.NArg() > 0 {
+		return withCode(ExitUsage, fmt.Errorf("schema takes no arguments, got %q", fs.Args()))
+	}
+	schema := scenarios.Schema()
+	if *results {
+		schema = reporters.ResultsSchema()
+	}
+	_, err := env.Stdout.Write(schema)
 	return err
 }
 
