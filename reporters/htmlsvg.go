@@ -176,8 +176,9 @@ func (c svgChart) axes(b *strings.Builder, sc svgScale) {
 		yf = axisNum
 	}
 	fmt.Fprintf(b, `<g class="ax"><path d="M%s %sV%sH%s"/>`, f1(svgLeft), f1(svgTop), f1(svgTop+svgPlotH), f1(svgLeft+svgPlotW))
-	for i := 0; i <= 4; i++ {
-		v := sc.y1 * float64(i) / 4
+	n := yIntervals(sc.y1)
+	for i := 0; i <= n; i++ {
+		v := sc.y1 * float64(i) / float64(n)
 		y := sc.py(v)
 		fmt.Fprintf(b, `<path class="grid" d="M%s %sH%s"/><text x="%s" y="%s" text-anchor="end">%s</text>`,
 			f1(svgLeft), f1(y), f1(svgLeft+svgPlotW), f1(svgLeft-5), f1(y+4), esc(yf(v)))
@@ -194,6 +195,16 @@ func (c svgChart) axes(b *strings.Builder, sc svgScale) {
 	fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="middle">%s</text>`, f1(svgLeft+svgPlotW/2), f1(svgH-4), esc(c.XLabel))
 	fmt.Fprintf(b, `<text x="12" y="%s" text-anchor="middle" transform="rotate(-90 12 %s)">%s</text></g>`,
 		f1(svgTop+svgPlotH/2), f1(svgTop+svgPlotH/2), esc(c.YLabel))
+}
+
+// yIntervals divides a niceCeil top into round steps: 25 in five steps
+// of 5, 2 in four of 0.5, 10 in five of 2.
+func yIntervals(top float64) int {
+	m := top / math.Pow(10, math.Floor(math.Log10(top)))
+	if math.Abs(m-2) < 1e-9 {
+		return 4
+	}
+	return 5
 }
 
 // linearTicks puts about six round ticks on [x0, x1].
