@@ -44,8 +44,8 @@ type htmlAB struct {
 
 type htmlSearch struct {
 	Case, Phase, SLO, Line string
-	Chart               template.HTML
-	Probes              [][]string
+	Chart                  template.HTML
+	Probes                 [][]string
 }
 
 type htmlCase struct {
