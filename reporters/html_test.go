@@ -47,7 +47,7 @@ func TestWriteHTMLGolden(t *testing.T) {
 			"dial tcp 127.0.0.1:8081: connect: connection refused",
 			"❌ Could not run: server did not become ready",
 		}},
-		{"ab.golden.html", abRun, []string{"A/B verdicts", "baseline case"}},
+		{"ab.golden.html", abRun, []string{"A/B verdicts", "baseline case", `aria-label="pr concurrency=10 vs main concurrency=10: latency by percentile (HDR, log scale)"`}},
 		{"capacity.golden.html", capacityRun, []string{"Capacity search:", ": p99 by probe rate", "SLO p99", "missed SLO", "⛔ loadgate: aborted"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

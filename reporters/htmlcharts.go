@@ -137,9 +137,21 @@ func percentileChart(c *CaseRun) svgChart {
 	for i, l := range hdrNines {
 		ch.XTicks = append(ch.XTicks, svgTick{At: float64(i), Label: l})
 	}
+	if pts := percentilePoints(c); pts != nil {
+		ch.Series = []svgSeries{{Name: "this run", Points: pts}}
+	}
+	if bl := c.Baseline; bl != nil && bl.P99 > 0 {
+		ch.HRefs = append(ch.HRefs, svgRef{At: ms(bl.P99), Label: "baseline p99"})
+	}
+	return ch
+}
+
+// percentilePoints samples the case's merged histogram ten times per nine;
+// nil when nothing succeeded.
+func percentilePoints(c *CaseRun) []svgPoint {
 	h := c.Stats.LatencyHist
 	if h == nil || h.Count() == 0 {
-		return ch
+		return nil
 	}
 	var pts []svgPoint
 	const perNine = 10
@@ -148,9 +160,20 @@ func percentileChart(c *CaseRun) svgChart {
 		q := 100 * (1 - math.Pow(10, -x))
 		pts = append(pts, svgPoint{X: x, Y: ms(h.Quantile(q))})
 	}
-	ch.Series = []svgSeries{{Name: "this run", Points: pts}}
-	if bl := c.Baseline; bl != nil && bl.P99 > 0 {
-		ch.HRefs = append(ch.HRefs, svgRef{At: ms(bl.P99), Label: "baseline p99"})
+	return pts
+}
+
+// abPercentileChart overlays the percentile plots of an A/B pair: where
+// the candidate's line runs above the reference's, it is slower there.
+func abPercentileChart(cand, ref *CaseRun) svgChart {
+	ch := percentileChart(cand)
+	ch.Title = cand.ID + " vs " + ref.ID + ": latency by percentile (HDR, log scale)"
+	ch.HRefs = nil
+	ch.Series = nil
+	for _, c := range []*CaseRun{ref, cand} {
+		if pts := percentilePoints(c); pts != nil {
+			ch.Series = append(ch.Series, svgSeries{Name: c.Target, Points: pts})
+		}
 	}
 	return ch
 }

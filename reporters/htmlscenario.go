@@ -40,6 +40,7 @@ type htmlVerdict struct {
 type htmlAB struct {
 	Case, Ref, RPS, P99 string
 	Verdicts            []htmlVerdict
+	Chart               template.HTML
 }
 
 type htmlSearch struct {
@@ -248,6 +249,7 @@ func htmlABOf(hs *htmlScenario, sr *ScenarioRun) {
 			ab.Ref = p.ref.ID
 			ab.RPS = versus(cs.RPS, rs.RPS, fmtRate)
 			ab.P99 = versus(float64(cs.Latency.P99), float64(rs.Latency.P99), func(f float64) string { return fmtDur(time.Duration(f)) })
+			ab.Chart = abPercentileChart(p.cand, p.ref).Render()
 		}
 		for _, v := range p.verdicts {
 			hv := htmlVerdictOf(v)

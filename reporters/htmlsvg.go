@@ -1,9 +1,11 @@
 package reporters
 
 import (
+	"cmp"
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -112,8 +114,9 @@ func (c svgChart) Render() template.HTML {
 		fmt.Fprintf(&b, `<path class="ref" d="M%s %sV%s"/><text class="rl" x="%s" y="%s" text-anchor="middle">%s</text>`,
 			f1(x), f1(svgTop), f1(svgTop+svgPlotH), f1(x), f1(svgTop-3), esc(r.Label))
 	}
+	labelY := directLabels(sc, c.Series)
 	for i, s := range c.Series {
-		drawSeries(&b, sc, i, s)
+		drawSeries(&b, sc, i, s, labelY[i])
 	}
 	for _, m := range c.Marks {
 		x, y := sc.px(m.X), sc.py(math.Min(m.Y, sc.y1))
@@ -232,7 +235,33 @@ func axisNum(v float64) string {
 	}
 }
 
-func drawSeries(b *strings.Builder, sc svgScale, i int, s svgSeries) {
+// directLabels places each series' name beside its last point, pushed
+// apart vertically so that lines ending close together keep readable
+// names.
+func directLabels(sc svgScale, series []svgSeries) []float64 {
+	ys := make([]float64, len(series))
+	order := make([]int, 0, len(series))
+	for i, s := range series {
+		ys[i] = math.NaN()
+		for j := len(s.Points) - 1; j >= 0; j-- {
+			if !math.IsNaN(s.Points[j].Y) {
+				ys[i] = sc.py(s.Points[j].Y) + 4
+				order = append(order, i)
+				break
+			}
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(ys[a], ys[b]) })
+	const gap = 12
+	for k := 1; k < len(order); k++ {
+		if prev := ys[order[k-1]]; ys[order[k]] < prev+gap {
+			ys[order[k]] = prev + gap
+		}
+	}
+	return ys
+}
+
+func drawSeries(b *strings.Builder, sc svgScale, i int, s svgSeries, labelY float64) {
 	cls := "s" + strconv.Itoa(i%len(svgDashes))
 	var d strings.Builder
 	pen := false
@@ -267,7 +296,7 @@ func drawSeries(b *strings.Builder, sc svgScale, i int, s svgSeries) {
 	for j := 0; j < len(finite); j += every {
 		marker(b, i, sc.px(finite[j].X), sc.py(finite[j].Y))
 	}
-	fmt.Fprintf(b, `<text class="dl" x="%s" y="%s">%s</text></g>`, f1(sc.px(last.X)+6), f1(sc.py(last.Y)+4), esc(s.Name))
+	fmt.Fprintf(b, `<text class="dl" x="%s" y="%s">%s</text></g>`, f1(sc.px(last.X)+6), f1(labelY), esc(s.Name))
 }
 
 // marker draws shape i (circle, square, triangle, diamond, plus, cross).
