@@ -124,7 +124,7 @@ func stage(path string, write func(io.Writer) error) (name string, err error) {
 	return tmpName, nil
 }
 
-// AddAll stages results.json, junit.xml and summary.md in dir, creating
+// AddAll stages results.json, junit.xml, summary.md and report.html in dir, creating
 // the directory if needed.
 func (s *FileSet) AddAll(dir string, run *Run) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -138,12 +138,13 @@ func (s *FileSet) AddAll(dir string, run *Run) {
 		{ResultsFile, WriteJSON},
 		{JUnitFile, WriteJUnit},
 		{MarkdownFile, WriteMarkdown},
+		{HTMLFile, WriteHTML},
 	} {
 		s.Add(filepath.Join(dir, o.name), func(w io.Writer) error { return o.write(w, run) })
 	}
 }
 
-// WriteAll writes results.json, junit.xml and summary.md into dir as one
+// WriteAll writes results.json, junit.xml, summary.md and report.html into dir as one
 // FileSet: all of them, or, when one cannot be written, none.
 func WriteAll(dir string, run *Run) error {
 	var set FileSet

@@ -85,7 +85,7 @@ func TestWriteAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, render := range map[string]func(io.Writer, *Run) error{
-		ResultsFile: WriteJSON, JUnitFile: WriteJUnit, MarkdownFile: WriteMarkdown,
+		ResultsFile: WriteJSON, JUnitFile: WriteJUnit, MarkdownFile: WriteMarkdown, HTMLFile: WriteHTML,
 	} {
 		var want bytes.Buffer
 		if err := render(&want, run); err != nil {
@@ -99,8 +99,8 @@ func TestWriteAll(t *testing.T) {
 			t.Errorf("%s differs from its renderer's output", name)
 		}
 	}
-	if names := entries(t, dir); len(names) != 3 {
-		t.Errorf("directory holds %v, want the three reports", names)
+	if names := entries(t, dir); len(names) != 4 {
+		t.Errorf("directory holds %v, want the four reports", names)
 	}
 }
 
@@ -118,7 +118,7 @@ func TestWriteAllUnwritable(t *testing.T) {
 func TestRenderersReportWriteErrors(t *testing.T) {
 	run := fixtureRun()
 	for name, render := range map[string]func(io.Writer, *Run) error{
-		"json": WriteJSON, "junit": WriteJUnit, "markdown": WriteMarkdown,
+		"json": WriteJSON, "junit": WriteJUnit, "markdown": WriteMarkdown, "html": WriteHTML,
 	} {
 		if err := render(failingWriter{}, run); !errors.Is(err, os.ErrClosed) {
 			t.Errorf("%s: err = %v, want the write error", name, err)

@@ -70,6 +70,8 @@ Usage:
   loadgate compare [flags] BASE.json NEW.json
                                        side-by-side Markdown of two results with deltas and verdicts
   loadgate merge [flags] PART.json...  merge the segments of a distributed run (run --segment I/N), then judge
+  loadgate report [flags] RESULTS.json...
+                                       render HTML (default), Markdown or JUnit again from saved results
   loadgate schema                      print the scenario JSON Schema
   loadgate schema --results            print the JSON Schema of results.json
   loadgate version                     print the version
@@ -101,6 +103,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err = compareCommand(rest, env)
 	case "merge":
 		err = mergeCommand(ctx, rest, env)
+	case "report":
+		err = reportCommand(rest, env)
 	case "schema":
 		err = schemaCommand(rest, env)
 	case "version", "--version", "-version":

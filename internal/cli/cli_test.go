@@ -121,7 +121,7 @@ func TestRunPassesWritesOutputsAndKeepsWarmupOut(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("exit %d, stderr:\n%s\nstdout:\n%s", r.code, r.stderr, r.stdout)
 	}
-	for _, f := range []string{"results.json", "junit.xml", "summary.md"} {
+	for _, f := range []string{"results.json", "junit.xml", "summary.md", "report.html"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s missing or empty: %v", f, err)
 		}

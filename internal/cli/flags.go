@@ -13,6 +13,7 @@ type runOptions struct {
 	out        string
 	junit      string
 	markdown   string
+	html       string
 	json       string
 	vars       varFlag
 	secretVars varFlag
@@ -76,10 +77,11 @@ func (o *runOptions) register(fs *flag.FlagSet, env Env) {
 // command that writes them (run, demo, merge).
 func (o *runOptions) registerOutputs(fs *flag.FlagSet, env Env) {
 	out := envDefault(env, "out", "loadgate-results")
-	fs.StringVar(&o.out, "out", out, "write results.json, junit.xml and summary.md into `DIR` (\"\" = none)")
+	fs.StringVar(&o.out, "out", out, "write results.json, junit.xml, summary.md and report.html into `DIR` (\"\" = none)")
 	fs.StringVar(&o.out, "o", out, "shorthand for --out")
 	fs.StringVar(&o.junit, "junit", envDefault(env, "junit", ""), "also write JUnit XML to `FILE` (- = stdout)")
 	fs.StringVar(&o.markdown, "markdown", envDefault(env, "markdown", ""), "also write Markdown to `FILE` (- = stdout)")
+	fs.StringVar(&o.html, "html", envDefault(env, "html", ""), "also write the HTML report to `FILE` (- = stdout)")
 	fs.StringVar(&o.json, "json", envDefault(env, "json", ""), "also write results JSON to `FILE` (- = stdout)")
 	fs.BoolVar(&o.quiet, "quiet", envBool(env, "quiet"), "print only the verdict and failures")
 }

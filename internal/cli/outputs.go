@@ -21,6 +21,7 @@ func (o runOptions) fileOutputs() []fileOutput {
 	return []fileOutput{
 		{"--junit", o.junit, reporters.WriteJUnit},
 		{"--markdown", o.markdown, reporters.WriteMarkdown},
+		{"--html", o.html, reporters.WriteHTML},
 		{"--json", o.json, reporters.WriteJSON},
 	}
 }
@@ -116,7 +117,7 @@ func unwrapPath(err error) error {
 }
 
 // writeOutputs writes every report as one set: the files of --out and the
-// individual --junit/--markdown/--json files are all put in place, or, when
+// individual --junit/--markdown/--html/--json files are all put in place, or, when
 // one cannot be written, none is, so no directory mixes two runs. A report
 // bound for stdout is written last, once the files are safe.
 func writeOutputs(run *reporters.Run, opts runOptions, stdout io.Writer) error {

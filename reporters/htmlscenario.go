@@ -1,0 +1,303 @@
+package reporters
+
+import (
+	"fmt"
+	"html/template"
+	"strconv"
+	"time"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/runner"
+)
+
+type htmlScenario struct {
+	Name, Description, File, Hash string
+	Icon, Class                   string
+	Error, Aborted                string
+	Columns                       []string
+	Rows                          []htmlRow
+	Notes                         []string
+	Knees                         []string
+	MatrixCharts                  []template.HTML
+	Searches                      []htmlSearch
+	Thresholds                    []htmlVerdict
+	AB                            []htmlAB
+	ABSummary                     []string
+	Errors                        []string
+	Cases                         []htmlCase
+}
+
+type htmlRow struct {
+	ID, Class string
+	Knee      bool
+	Cells     []string
+}
+
+type htmlVerdict struct {
+	Icon, Class, Case, Rule, Actual, Where string
+}
+
+type htmlAB struct {
+	Case, Ref, RPS, P99 string
+	Verdicts            []htmlVerdict
+	Chart               template.HTML
+}
+
+type htmlSearch struct {
+	Case, Phase, SLO, Line string
+	Chart                  template.HTML
+	Probes                 [][]string
+}
+
+type htmlCase struct {
+	ID, Error string
+	Charts    []template.HTML
+	Notes     []string
+	Generator [][]string
+}
+
+// verdictClass is the CSS class of a verdict icon: its meaning is in the
+// icon and the word, the colour only repeats it.
+func verdictCSS(v assertions.Verdict) string {
+	switch classify(v) {
+	case classFail:
+		return "fail"
+	case classWarn, classInconclusive:
+		return "warn"
+	case classSkip:
+		return "skip"
+	}
+	return "pass"
+}
+
+func htmlScenarioOf(sr *ScenarioRun, withBaseline bool) htmlScenario {
+	hs := htmlScenario{Name: sr.Name, Description: sr.Description, File: sr.File, Error: sr.Error}
+	if len(sr.Hash) > 12 {
+		hs.Hash = sr.Hash[:12]
+	} else {
+		hs.Hash = sr.Hash
+	}
+	t := tally(sr.allVerdicts())
+	switch {
+	case sr.Interrupted:
+		hs.Icon, hs.Class = "⏹ interrupted", "warn"
+	case sr.Aborted != nil:
+		hs.Icon, hs.Class = "⛔ aborted", "fail"
+	case !sr.passed():
+		hs.Icon, hs.Class = "❌ failed", "fail"
+	case t[classWarn] > 0:
+		hs.Icon, hs.Class = "⚠️ warned", "warn"
+	case t[classInconclusive] > 0:
+		hs.Icon, hs.Class = "❔ inconclusive", "warn"
+	default:
+		hs.Icon, hs.Class = "✅ passed", "pass"
+	}
+	if sr.Aborted != nil {
+		hs.Aborted = "⛔ Aborted " + abortedText(sr.Aborted) + ". The load was stopped there; the run fails."
+	}
+	knees := findKnees(sr)
+	htmlCaseTable(&hs, sr, knees, withBaseline)
+	for _, k := range knees {
+		hs.Knees = append(hs.Knees, htmlKneeNote(k))
+	}
+	for _, ch := range kneeCharts(sr, knees) {
+		hs.MatrixCharts = append(hs.MatrixCharts, ch.Render())
+	}
+	for _, c := range sr.Cases {
+		c.Stats.Errors.Each(func(kind string, n int64) {
+			if msg := c.Stats.ErrorSamples[kind]; n > 0 && msg != "" {
+				hs.Errors = append(hs.Errors, fmt.Sprintf("%s: %s × %s, first: %s", c.ID, kind, group(n), msg))
+			}
+		})
+		for _, p := range searchedPhases(c.Phases) {
+			hs.Searches = append(hs.Searches, htmlSearchOf(sr, c, p.Name, p.Search))
+		}
+		hs.Cases = append(hs.Cases, htmlCaseOf(c))
+	}
+	for _, v := range sr.allVerdicts() {
+		hs.Thresholds = append(hs.Thresholds, htmlVerdictOf(v))
+	}
+	htmlABOf(&hs, sr)
+	return hs
+}
+
+func htmlVerdictOf(v assertions.Verdict) htmlVerdict {
+	rule := v.Rule
+	if v.Name != "" && v.Name != v.Rule {
+		rule = v.Name + ": " + v.Rule
+	}
+	if v.Severity != "" && v.Severity != "fail" {
+		rule += " (" + string(v.Severity) + ")"
+	}
+	word := map[string]string{"fail": "failed", "warn": "warned", "skip": "skipped", "pass": "passed"}[verdictCSS(v)]
+	if v.Status == assertions.StatusInconclusive {
+		word = "inconclusive"
+	}
+	return htmlVerdict{Icon: verdictIcon(v) + " " + word, Class: verdictCSS(v), Case: v.Case, Rule: rule,
+		Actual: verdictActual(v), Where: where(v.Pos)}
+}
+
+// htmlKneeNote is the plain sentence of a sweep's knee.
+func htmlKneeNote(k knee) string {
+	who := k.target
+	if k.fixed != "" {
+		who += " (" + k.fixed + ")"
+	}
+	if k.at == nil {
+		return fmt.Sprintf("Knee of %s: none up to %s=%s — throughput grows by 10%% or more at every step.",
+			who, kneeKey, strconv.FormatFloat(k.levels[len(k.levels)-1], 'f', -1, 64))
+	}
+	a, n := k.at.Stats.RPS, k.next.Stats.RPS
+	growth := 0.0
+	if a > 0 {
+		growth = (n/a - 1) * 100
+	}
+	return fmt.Sprintf("Knee of %s at %s=%s: beyond it throughput grows by less than 10%% (%s → %s rps, %+.1f%%) while p99 goes %s → %s.",
+		who, kneeKey, matrixText(kneeLevel(k.at)), fmtRate(a), fmtRate(n), growth,
+		fmtDur(k.at.Stats.Latency.P99), fmtDur(k.next.Stats.Latency.P99))
+}
+
+// htmlCaseTable fills the scenario's table of cases; columns for server
+// usage and the baseline appear only when some case has them.
+func htmlCaseTable(hs *htmlScenario, sr *ScenarioRun, knees []knee, withBaseline bool) {
+	kneeAt := map[*CaseRun]bool{}
+	for _, k := range knees {
+		if k.at != nil {
+			kneeAt[k.at] = true
+		}
+	}
+	server, _ := usageColumns(sr)
+	hs.Columns = []string{"case", "requests", "rps (succeeded/s)", "p50", "p90", "p99", "max", "errors"}
+	if server {
+		hs.Columns = append(hs.Columns, "server CPU mean / max", "server RSS max (MiB)")
+	}
+	if withBaseline {
+		hs.Columns = append(hs.Columns, "Δ vs baseline")
+	}
+	hs.Columns = append(hs.Columns, "failed by kind")
+	for _, c := range sr.Cases {
+		st := c.Stats
+		lat := []string{fmtDur(st.Latency.P50), fmtDur(st.Latency.P90), fmtDur(st.Latency.P99), fmtDur(st.Latency.Max)}
+		if st.Succeeded == 0 {
+			lat = []string{"—", "—", "—", "—"}
+		}
+		errs := group(st.Failed)
+		if st.Requests > 0 {
+			errs += " (" + fmtPct(st.ErrorRate) + ")"
+		}
+		rps := fmtRate(st.RPS)
+		if st.Trials != nil {
+			rps += fmt.Sprintf(" ± %.1f%%", st.Trials.RPSCV*100)
+		}
+		row := htmlRow{ID: c.ID, Knee: kneeAt[c], Cells: append([]string{group(st.Requests), rps}, lat...)}
+		row.Cells = append(row.Cells, errs)
+		if server {
+			cpu, rss, _ := usageCells(c.Server)
+			row.Cells = append(row.Cells, cpu, rss)
+		}
+		if withBaseline {
+			row.Cells = append(row.Cells, baselineDelta(c))
+		}
+		row.Cells = append(row.Cells, orDash(errorKinds(st.Errors)))
+		if c.Error != "" {
+			row.Class = "fail"
+			hs.Notes = append(hs.Notes, "❌ "+c.ID+" could not run: "+c.Error)
+		}
+		if st.Dropped > 0 {
+			hs.Notes = append(hs.Notes, fmt.Sprintf("⚠️ %s dropped %s arrivals: the server, or the machine generating the load, could not keep up with the requested rate.", c.ID, group(st.Dropped)))
+		}
+		hs.Rows = append(hs.Rows, row)
+	}
+}
+
+// htmlSearchOf shows a capacity search: its probes, what it found, and
+// p99 against the probe rate with the SLO's bound.
+func htmlSearchOf(sr *ScenarioRun, c *CaseRun, phase string, s *runner.SearchResult) htmlSearch {
+	spec := specFor(c.SearchSpecs, phase)
+	hs := htmlSearch{Case: c.ID, Phase: phase, SLO: spec.SLO, Line: capacityLine(s, spec.Precision)}
+	if s.Reason != "" {
+		hs.Line += " · search ended: " + oneLine(s.Reason)
+	}
+	for i, p := range s.Probes {
+		hs.Probes = append(hs.Probes, []string{strconv.Itoa(i + 1), p.Kind, fmtRateInt(p.Rate), fmtRate(p.Achieved),
+			fmtDur(p.P50), fmtDur(p.P99), fmtPct(p.ErrorRate), probeVerdict(p)})
+	}
+	if len(s.Probes) > 0 {
+		hs.Chart = searchChart(sr.Name+" / "+c.ID, s.Probes, spec.SLO).Render()
+	}
+	return hs
+}
+
+// htmlABOf fills the same-job A/B comparisons with both sides' figures
+// and each comparing rule's verdict.
+func htmlABOf(hs *htmlScenario, sr *ScenarioRun) {
+	pairs := abPairs(sr)
+	byTarget := map[string][]assertions.Verdict{}
+	var order []string
+	against := map[string]string{}
+	for _, p := range pairs {
+		t := p.cand.Target
+		if _, seen := byTarget[t]; !seen {
+			order = append(order, t)
+		}
+		byTarget[t] = append(byTarget[t], p.verdicts...)
+		against[t] = p.target
+		ab := htmlAB{Case: p.cand.ID, Ref: "— (" + p.target + " has no such case)",
+			RPS: fmtRate(p.cand.Stats.RPS), P99: fmtDur(p.cand.Stats.Latency.P99)}
+		if p.ref != nil {
+			cs, rs := p.cand.Stats, p.ref.Stats
+			ab.Ref = p.ref.ID
+			ab.RPS = versus(cs.RPS, rs.RPS, fmtRate)
+			ab.P99 = versus(float64(cs.Latency.P99), float64(rs.Latency.P99), func(f float64) string { return fmtDur(time.Duration(f)) })
+			ab.Chart = abPercentileChart(p.cand, p.ref).Render()
+		}
+		for _, v := range p.verdicts {
+			hv := htmlVerdictOf(v)
+			if v.Reason != "" {
+				hv.Actual = v.Reason
+			}
+			ab.Verdicts = append(ab.Verdicts, hv)
+		}
+		hs.AB = append(hs.AB, ab)
+	}
+	for _, t := range order {
+		vs := byTarget[t]
+		hs.ABSummary = append(hs.ABSummary, fmt.Sprintf("%s %s against %s: %s", worstIcon(vs), t, against[t], tally(vs)))
+	}
+}
+
+// htmlCaseOf draws one case: throughput and errors, latency over time,
+// the HDR percentile plot, server usage, and the generator's health per
+// phase (it is judged per phase, not sampled per second).
+func htmlCaseOf(c *CaseRun) htmlCase {
+	hc := htmlCase{ID: c.ID, Error: c.Error}
+	if len(c.Phases) == 0 {
+		return hc
+	}
+	secs := caseSeconds(c)
+	hc.Charts = append(hc.Charts, throughputChart(c, secs).Render(), latencyOverTimeChart(c, secs).Render(), percentileChart(c).Render())
+	for _, ch := range serverCharts(c) {
+		hc.Charts = append(hc.Charts, ch.Render())
+	}
+	hc.Notes = append(hc.Notes, "Time series: whole seconds only (a phase's last, partial second is left out); the per-second series keeps p50 and p99, not p90 — the case's p90 over all its requests is "+fmtDur(c.Stats.Latency.P90)+"; errors per second are of every kind together, by kind only for the whole case: "+orDash(errorKinds(c.Stats.Errors))+".")
+	if !serverSampled(c.Server) {
+		hc.Notes = append(hc.Notes, "No server CPU or memory: no server was started or monitored for this case.")
+	}
+	for _, p := range c.Phases {
+		g := p.Generator
+		state := "ok"
+		if g.Saturated {
+			state = "⛔ saturated: " + g.Reason
+		}
+		lag := "—"
+		if g.SchedLagP99 > 0 {
+			lag = fmtDur(g.SchedLagP99)
+		}
+		dropped := "—"
+		if p.Rate != nil {
+			dropped = group(p.Dropped)
+		}
+		hc.Generator = append(hc.Generator, []string{p.Name, fmtPct(g.CPU), lag, dropped, state})
+	}
+	return hc
+}
