@@ -49,9 +49,9 @@ func checkHTTP2(t *testing.T, s *Scenario) {
 		requests    int
 		flow        bool
 	}{
-		// A flow over HTTP/2 is refused for now: see err/http2-errors.yaml.
 		{"h2", 4, 1, false},
 		{"h2c", 1, 2, false},
+		{"h2c-flow", 2, 2, true},
 	}
 	if len(s.Targets) != len(tests) {
 		t.Fatalf("%d targets, want %d", len(s.Targets), len(tests))

@@ -176,9 +176,6 @@ func (r *resolver) http2(h *rawHTTP, out *HTTPTarget) {
 	if h.proxy != nil && out.Proxy != "" {
 		r.d.errorf(h.proxy, "proxy: not supported with http2: true; HTTP/2 connects to the server directly")
 	}
-	if h.flowKey != nil {
-		r.d.errorf(h.flowKey, "flow: not supported with http2: true yet; flows run over HTTP/1.1 (drop http2, or send a requests: mix over HTTP/2)")
-	}
 }
 
 // requestDefaults is what an entry of a `requests:` mix takes from its

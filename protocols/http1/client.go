@@ -18,7 +18,7 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	case t.HTTP == nil:
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
 	case t.HTTP.Flow != nil:
-		return newFlowClient(t, worker)
+		return newFlowClient(t, worker, nil)
 	case http1Unsupported(t.HTTP) == "":
 		return newHTTP1Client(t, worker)
 	default:

@@ -29,6 +29,7 @@ type ResponseCheck struct {
 	check     *bodyCheck // nil when expect has no body check
 	body      readerSource
 	errLength error
+	keep      *bodyKeep // a flow step's: keeps the body for its extractions
 }
 
 // ErrBodyTooLarge fails a body longer than max_body (kind length).
@@ -49,9 +50,12 @@ func NewResponseCheck(h *scenarios.HTTPTarget) *ResponseCheck {
 func (c *ResponseCheck) Check(status int, body io.Reader, classify func(error) protocols.ErrorKind) (protocols.ErrorKind, error) {
 	c.body.reset(body, c.limit)
 	var err error
-	if c.check != nil {
+	switch {
+	case c.keep != nil:
+		err = c.keep.run(&c.body)
+	case c.check != nil:
 		err = c.check.run(&c.body)
-	} else {
+	default:
 		for err == nil {
 			_, err = c.body.next()
 		}

@@ -44,6 +44,11 @@ type flowClient struct {
 	setupRows bool           // the setup's rows are drawn (once per user)
 	jar       *cookiejar.Jar // nil without cookies: true
 	cookieURL *url.URL       // the URL of the request being sent, for the jar
+
+	// tr, when set, sends the steps (HTTP/2) instead of conns.
+	tr    StepTransport
+	sreq  StepRequest
+	spans []span
 }
 
 // varColumn is a variable that a data row sets: Flow.Vars[slot] is column
@@ -72,24 +77,27 @@ type flowStep struct {
 	keepHead bool      // a header extraction or the cookie jar reads the headers
 	extract  []extractor
 	think    time.Duration
+	check    *ResponseCheck // the response's checks, with a StepTransport
 }
 
 var errFlowDo = errors.New("a flow target runs whole iterations, not single requests")
 
-// newFlowClient makes the client of one virtual user of flow target t.
-func newFlowClient(t *scenarios.Target, worker int) (*flowClient, error) {
+// newFlowClient makes the client of one virtual user of flow target t,
+// whose steps go over HTTP/1.1 connections of its own, or through tr when
+// it is not nil.
+func newFlowClient(t *scenarios.Target, worker int, tr StepTransport) (*flowClient, error) {
 	h := t.HTTP
 	if h == nil || h.Flow == nil {
 		return nil, fmt.Errorf("target %q has no flow", t.Name)
 	}
-	if h.HTTP2 {
-		return nil, fmt.Errorf("target %q: a flow runs over HTTP/1.1; http2: true is not supported with flow", t.Name)
+	if h.HTTP2 && tr == nil {
+		return nil, fmt.Errorf("target %q: a flow with http2: true runs on the case's HTTP/2 connections", t.Name)
 	}
 	f := h.Flow
 	if len(f.Steps) == 0 {
 		return nil, fmt.Errorf("target %q: flow has no step", t.Name)
 	}
-	c := &flowClient{target: t.Name, flow: f, h: h, env: protocols.NewRenderEnv(worker)}
+	c := &flowClient{target: t.Name, flow: f, h: h, env: protocols.NewRenderEnv(worker), tr: tr}
 	c.env.Vars = make([][]byte, len(f.Vars))
 	origins := map[string]int{}
 	for _, list := range []struct {
@@ -130,18 +138,20 @@ func (c *flowClient) compile(t *scenarios.Target, s *scenarios.Step, origins map
 	if err != nil {
 		return flowStep{}, fmt.Errorf("url %s: %w", origin, err)
 	}
-	p, err := proxyFor(c.h, u)
-	if err != nil {
-		return flowStep{}, err
-	}
 	var route *proxyRoute
-	if p != nil {
-		if route, err = newProxyRoute(p); err != nil {
+	if c.tr == nil {
+		p, err := proxyFor(c.h, u)
+		if err != nil {
 			return flowStep{}, err
+		}
+		if p != nil {
+			if route, err = newProxyRoute(p); err != nil {
+				return flowStep{}, err
+			}
 		}
 	}
 	conn, ok := origins[origin]
-	if !ok {
+	if !ok && c.tr == nil {
 		hc, err := newHTTP1Conn(t, u, route)
 		if err != nil {
 			return flowStep{}, err
@@ -180,6 +190,9 @@ func (c *flowClient) compile(t *scenarios.Target, s *scenarios.Step, origins map
 				fs.expect.body = fs.keep
 			}
 		}
+	}
+	if c.tr != nil {
+		c.compileStep(&fs)
 	}
 	return fs, nil
 }
@@ -303,6 +316,9 @@ func (c *flowClient) Do(_ context.Context, _ int, out *protocols.Outcome) {
 // Close closes every connection of the user.
 func (c *flowClient) Close() error {
 	var errs []error
+	if c.tr != nil {
+		errs = append(errs, c.tr.Close())
+	}
 	for _, hc := range c.conns {
 		errs = append(errs, hc.Close())
 	}

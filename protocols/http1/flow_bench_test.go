@@ -42,7 +42,7 @@ func BenchmarkFlowStep(b *testing.B) {
 	st := step(vars, "get", "GET", url+"items/{{seq}}", 200)
 	st.Headers = []scenarios.HeaderTemplate{{Name: "Authorization", Value: tpl(vars, "Bearer {{token}}")}}
 	st.Extract = []scenarios.Extraction{{Var: "token", Slot: 0, Kind: scenarios.ExtractJSON, Path: "access_token"}}
-	c, err := newFlowClient(benchTarget(url, &scenarios.Flow{Steps: []scenarios.Step{st}, Vars: vars}), 0)
+	c, err := newFlowClient(benchTarget(url, &scenarios.Flow{Steps: []scenarios.Step{st}, Vars: vars}), 0, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func BenchmarkFlowVsMix(b *testing.B) {
 		a.Extract = []scenarios.Extraction{{Var: "id", Slot: 0, Kind: scenarios.ExtractJSON, Path: "id"}}
 		f := &scenarios.Flow{Steps: []scenarios.Step{a, step(vars, "b", "GET", url+"b?id={{id}}", 200),
 			step(vars, "c", "GET", url+"c", 200)}, Vars: vars}
-		c, err := newFlowClient(benchTarget(url, f), 0)
+		c, err := newFlowClient(benchTarget(url, f), 0, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -120,6 +120,12 @@ func (c *flowClient) drawRow(src int) bool {
 // send renders step s, sends it, checks its response and runs its
 // extractions.
 func (c *flowClient) send(ctx context.Context, s *flowStep, out *protocols.Outcome) {
+	if c.tr != nil {
+		if c.sendStep(ctx, s, out) {
+			c.afterStep(s, out)
+		}
+		return
+	}
 	if !c.render(s) {
 		// A value from a response or a data file would split the request
 		// line or a header: sending it would test the server's parser, not
@@ -138,6 +144,12 @@ func (c *flowClient) send(ctx context.Context, s *flowStep, out *protocols.Outco
 	if out.Kind != protocols.KindNone {
 		return
 	}
+	c.afterStep(s, out)
+}
+
+// afterStep stores the cookies of step s's response and runs its
+// extractions.
+func (c *flowClient) afterStep(s *flowStep, out *protocols.Outcome) {
 	if c.jar != nil {
 		c.storeCookies()
 	}

@@ -37,6 +37,7 @@ type request struct {
 	block    []byte // the HPACK header block
 	body     []byte
 	classify func(error) protocols.ErrorKind
+	keepHead bool // the response's header fields are kept (a flow's step)
 }
 
 var _ protocols.Client = (*client)(nil)
@@ -60,19 +61,25 @@ func newClient(p *Pool, worker int, owned bool) (*client, error) {
 
 // Do sends request i as one stream and reads its whole response.
 func (c *client) Do(ctx context.Context, i int, out *protocols.Outcome) {
+	roundTrip(ctx, c.pool, c.st, c.timeout, &c.reqs[i], c.check, nil, out)
+}
+
+// roundTrip sends r as one stream s and reads its whole response through
+// check; head, when not nil, receives the response's header fields.
+func roundTrip(ctx context.Context, p *Pool, s *stream, timeout time.Duration, r *request,
+	check *http1.ResponseCheck, head *[]byte, out *protocols.Outcome) {
 	*out = protocols.Outcome{}
-	r := &c.reqs[i]
-	s := c.st
-	s.begin(ctx, c.timeout)
+	s.begin(ctx, timeout)
+	s.keepHead = head != nil
 	defer s.end()
 	var cn *conn
 	for attempt := 0; ; attempt++ {
 		var err error
 		cn = r.slot.cc.Load()
 		if cn == nil || !cn.usable() {
-			var connect time.Duration
-			cn, connect, err = c.connect(ctx, r)
-			out.Connect += connect
+			var took time.Duration
+			cn, took, err = connect(ctx, p, timeout, r)
+			out.Connect += took
 			if err != nil {
 				out.Kind, out.Err = classifyDial(err, r.origin), err
 				return
@@ -94,7 +101,10 @@ func (c *client) Do(ctx context.Context, i int, out *protocols.Outcome) {
 	status, err := s.awaitHeaders()
 	if err == nil {
 		out.Status = status
-		out.Kind, out.Err = c.check.Check(status, s, r.classify)
+		if head != nil {
+			*head = s.takeHead(*head)
+		}
+		out.Kind, out.Err = check.Check(status, s, r.classify)
 	} else {
 		out.Kind, out.Err = classify(err, r.origin), err
 	}
@@ -104,13 +114,13 @@ func (c *client) Do(ctx context.Context, i int, out *protocols.Outcome) {
 
 // connect is the connection of r's slot, dialled within the request's
 // timeout.
-func (c *client) connect(ctx context.Context, r *request) (*conn, time.Duration, error) {
-	if c.timeout > 0 {
+func connect(ctx context.Context, p *Pool, timeout time.Duration, r *request) (*conn, time.Duration, error) {
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	return c.pool.conn(ctx, r.origin, r.slot)
+	return p.conn(ctx, r.origin, r.slot)
 }
 
 // Close drops the worker's references; the pool's connections close with

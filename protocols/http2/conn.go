@@ -75,10 +75,15 @@ type conn struct {
 	goingAway  bool
 
 	// The reader goroutine's own.
-	status      int    // :status of the header block being decoded
-	hdrID       uint32 // stream of that block
-	hdrEnd      bool   // the block's HEADERS frame ended the stream
-	connUnacked int    // DATA received since the last connection WINDOW_UPDATE
+	status    int    // :status of the header block being decoded
+	hdrID     uint32 // stream of that block
+	hdrEnd    bool   // the block's HEADERS frame ended the stream
+	hdrKeep   bool   // the block's stream keeps its header fields,
+	hdrFields []byte // decoded here as "name: value" lines
+	// heads says a stream may want its response's header fields (a flow's
+	// connection): the reader then decodes every header block.
+	heads       bool
+	connUnacked int // DATA received since the last connection WINDOW_UPDATE
 }
 
 func newConn(nc net.Conn, w *wireConn, timeout time.Duration) *conn {
@@ -199,7 +204,7 @@ func (c *conn) open(s *stream, r *request) error {
 	}
 	id := c.nextID
 	c.nextID += 2
-	s.attach(c, id, c.peerWindow)
+	s.attach(c, id, c.peerWindow, r.keepHead)
 	c.streams[id] = s
 	c.mu.Unlock()
 	err := c.writeHeaders(id, r.block, len(r.body) == 0)
@@ -394,12 +399,17 @@ func (c *conn) frame(f http2.Frame) error {
 	case *http2.DataFrame:
 		c.data(f)
 	case *http2.HeadersFrame:
-		c.hdrID, c.hdrEnd, c.status = f.StreamID, f.StreamEnded(), 0
+		c.hdrID, c.hdrEnd, c.status, c.hdrKeep = f.StreamID, f.StreamEnded(), 0, false
+		if c.heads {
+			if s := c.lookup(f.StreamID); s != nil && s.keepsHead() {
+				c.hdrKeep, c.hdrFields = true, c.hdrFields[:0]
+			}
+		}
 		// :status comes first; a status of the static table is all this
 		// client reads of a response's headers, so it skips decoding the
 		// others into strings.
 		frag := f.HeaderBlockFragment()
-		if len(frag) > 0 && frag[0] >= 0x88 && frag[0] <= 0x8e {
+		if len(frag) > 0 && frag[0] >= 0x88 && frag[0] <= 0x8e && !c.hdrKeep {
 			c.status = staticStatus[frag[0]-0x88]
 			c.dec.SetEmitEnabled(false)
 		} else {
@@ -440,8 +450,11 @@ func (c *conn) frame(f http2.Frame) error {
 var staticStatus = [...]int{200, 204, 206, 304, 400, 404, 500}
 
 func (c *conn) emit(f hpack.HeaderField) {
-	if f.Name == ":status" {
+	switch {
+	case f.Name == ":status":
 		c.status, _ = strconv.Atoi(f.Value)
+	case c.hdrKeep:
+		c.hdrFields = append(append(append(append(c.hdrFields, f.Name...), ": "...), f.Value...), "\r\n"...)
 	}
 }
 
@@ -456,7 +469,11 @@ func (c *conn) headerBlock(frag []byte, end bool) error {
 		return http2.ConnectionError(http2.ErrCodeCompression)
 	}
 	if s := c.lookup(c.hdrID); s != nil {
-		s.headers(c, c.hdrID, c.status, c.hdrEnd)
+		var fields []byte
+		if c.hdrKeep {
+			fields = c.hdrFields
+		}
+		s.headers(c, c.hdrID, c.status, c.hdrEnd, fields)
 	}
 	return nil
 }

@@ -280,11 +280,3 @@ func TestPoolSharesConnections(t *testing.T) {
 		}
 	}
 }
-
-func TestFlowRefused(t *testing.T) {
-	tg := h2Target("http://127.0.0.1:1/", 1)
-	tg.HTTP.Flow = &scenarios.Flow{}
-	if _, err := NewPool(tg); err == nil || !strings.Contains(err.Error(), "flow") {
-		t.Errorf("err %v, want one about flows", err)
-	}
-}

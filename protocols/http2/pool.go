@@ -26,6 +26,8 @@ type Pool struct {
 	h       *scenarios.HTTPTarget
 	dialer  net.Dialer
 	origins []*origin
+	// byOrigin is the origin of each scheme://host a flow's steps name.
+	byOrigin map[string]*origin
 
 	mu      sync.Mutex
 	closed  bool
@@ -58,26 +60,34 @@ func NewPool(t *scenarios.Target) (*Pool, error) {
 	if h == nil {
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
 	}
-	if h.Flow != nil {
-		return nil, fmt.Errorf("target %q: a flow runs over HTTP/1.1 for now; http2: true is not supported with flow", t.Name)
-	}
-	p := &Pool{target: t, h: h, dialer: net.Dialer{Timeout: h.Timeout}}
+	p := &Pool{target: t, h: h, dialer: net.Dialer{Timeout: h.Timeout}, byOrigin: map[string]*origin{}}
 	conns := max(1, h.Connections)
-	seen := map[string]*origin{}
+	urls := make([]string, 0, len(h.Requests))
 	for _, r := range h.Requests {
-		u, err := url.Parse(r.URL)
+		urls = append(urls, r.URL)
+	}
+	if h.Flow != nil {
+		var err error
+		if urls, err = http1.StepOrigins(t); err != nil {
+			return nil, err
+		}
+	}
+	seen := map[string]*origin{}
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
 		if err != nil {
-			return nil, fmt.Errorf("target %q: url %s: %w", t.Name, r.URL, err)
+			return nil, fmt.Errorf("target %q: url %s: %w", t.Name, raw, err)
 		}
 		key := u.Scheme + "://" + u.Host
-		if seen[key] != nil {
+		if o := seen[key]; o != nil {
+			p.byOrigin[raw] = o // a step names its origin as StepOrigins spelled it
 			continue
 		}
 		o, err := p.newOrigin(u, conns)
 		if err != nil {
 			return nil, err
 		}
-		seen[key] = o
+		seen[key], p.byOrigin[raw] = o, o
 		p.origins = append(p.origins, o)
 	}
 	return p, nil
@@ -202,6 +212,7 @@ func (p *Pool) dial(ctx context.Context, o *origin) (*conn, error) {
 	}
 	deadline, _ := ctx.Deadline()
 	c := newConn(nc, w, p.h.Timeout)
+	c.heads = p.h.Flow != nil
 	if err := c.handshake(deadline); err != nil {
 		_ = raw.Close()
 		return nil, err
@@ -238,7 +249,10 @@ func (p *Pool) Close() error {
 
 // NewClient makes the client of worker of the pool's target: its requests
 // go over connection worker mod `connections` of each origin.
-func (p *Pool) NewClient(_ *scenarios.Target, worker int) (protocols.Client, error) {
+func (p *Pool) NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
+	if p.h.Flow != nil {
+		return http1.NewFlowClient(t, worker, newStepTransport(p, worker, false))
+	}
 	return newClient(p, worker, false)
 }
 
@@ -249,6 +263,9 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	p, err := NewPool(t)
 	if err != nil {
 		return nil, err
+	}
+	if p.h.Flow != nil {
+		return http1.NewFlowClient(t, worker, newStepTransport(p, worker, true))
 	}
 	return newClient(p, worker, true)
 }

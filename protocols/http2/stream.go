@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -27,6 +28,8 @@ type stream struct {
 	err        error
 	buf        []byte // DATA received, not read yet
 	pad        int    // padding received, to give back to the window
+	keepHead   bool   // the request wants the response's header fields
+	head       []byte // them, as a status line and "name: value" lines
 
 	// Guarded by conn.mu.
 	sendWindow int64
@@ -71,9 +74,9 @@ func (s *stream) end() {
 }
 
 // attach makes s stream id of c; the caller holds c.mu.
-func (s *stream) attach(c *conn, id uint32, window int64) {
+func (s *stream) attach(c *conn, id uint32, window int64, keepHead bool) {
 	s.mu.Lock()
-	s.conn, s.id = c, id
+	s.conn, s.id, s.keepHead = c, id, keepHead
 	s.status, s.gotHeaders, s.ended, s.peerReset, s.err = 0, false, false, false, nil
 	s.buf, s.pad = s.buf[:0], 0
 	s.mu.Unlock()
@@ -136,7 +139,9 @@ func (s *stream) is(c *conn, id uint32) bool { return s.conn == c && s.id == id 
 
 // The reader's deliveries.
 
-func (s *stream) headers(c *conn, id uint32, status int, end bool) {
+// headers delivers a header block of status; fields, the block's other
+// fields, when the stream keeps them.
+func (s *stream) headers(c *conn, id uint32, status int, end bool, fields []byte) {
 	s.mu.Lock()
 	if !s.is(c, id) || s.ended || s.err != nil {
 		s.mu.Unlock()
@@ -148,6 +153,10 @@ func (s *stream) headers(c *conn, id uint32, status int, end bool) {
 			s.err = errNoStatus
 		case status >= 200:
 			s.status, s.gotHeaders = status, true
+			if s.keepHead {
+				s.head = append(strconv.AppendInt(append(s.head[:0], "HTTP/2 "...), int64(status), 10), "\r\n"...)
+				s.head = append(s.head, fields...)
+			}
 		}
 	}
 	s.ended = end
@@ -193,7 +202,22 @@ func (s *stream) reset(c *conn, id uint32, err error) {
 	s.signal()
 }
 
+// keepsHead says whether the stream wants its response's header fields.
+func (s *stream) keepsHead() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keepHead
+}
+
 // The worker's side.
+
+// takeHead copies the response's header block, once its headers came,
+// into dst.
+func (s *stream) takeHead(dst []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append(dst[:0], s.head...)
+}
 
 // awaitHeaders waits for the response's status.
 func (s *stream) awaitHeaders() (int, error) {
