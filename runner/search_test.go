@@ -165,9 +165,9 @@ func TestSearchWithoutSLOJudgeFailsBeforeLoad(t *testing.T) {
 
 func TestJudgeProbe(t *testing.T) {
 	measured := func(saturated bool) *PhaseResult {
-		r := &PhaseResult{Latency: NewHistogram(), Elapsed: time.Second,
-			Counters: Counters{Requests: 100, Succeeded: 90, Failed: 10}}
-		for range 90 {
+		r := &PhaseResult{Latency: NewHistogram(), Elapsed: 10 * time.Second,
+			Counters: Counters{Requests: 1000, Succeeded: 900, Failed: 100}}
+		for range 900 {
 			r.Latency.Record(10 * time.Millisecond)
 		}
 		if saturated {
@@ -180,7 +180,7 @@ func TestJudgeProbe(t *testing.T) {
 			return passed, "error_rate = 0.1", err
 		}}
 	}
-	// 90 succeeded requests in 1s: 92/s sent is kept up with within the
+	// 900 succeeded requests in 10s: 92/s sent is kept up with within the
 	// default 5% precision, 120/s is not.
 	tests := []struct {
 		name      string
@@ -213,6 +213,26 @@ func TestJudgeProbe(t *testing.T) {
 				t.Errorf("probe figures %+v, want rate %v, achieved 90/s, error rate 0.1, p99 ≈ 10ms", p, tt.rate)
 			}
 		})
+	}
+}
+
+func TestKeptUp(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		rate, achieved, prc float64
+		step                time.Duration
+		want                bool
+	}{
+		{"answered the rate", 1000, 990, 0.05, 2 * time.Second, true},
+		{"short by the precision exactly", 1000, 950, 0.05, 2 * time.Second, true},
+		{"short by more than the precision", 1000, 900, 0.05, 2 * time.Second, false},
+		// 15 arrivals cannot measure a rate to 30%: no evidence, no failure.
+		{"too few arrivals to tell", 150, 60, 0.3, 100 * time.Millisecond, true},
+		{"a low rate over a long step", 400, 300, 0.05, 20 * time.Second, false},
+	} {
+		if got := keptUp(tc.rate, tc.achieved, tc.prc, tc.step); got != tc.want {
+			t.Errorf("%s: keptUp(%v, %v, %v, %v) = %v, want %v", tc.name, tc.rate, tc.achieved, tc.prc, tc.step, got, tc.want)
+		}
 	}
 }
 

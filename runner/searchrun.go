@@ -153,7 +153,7 @@ func judgeProbe(c *scenarios.Case, ph *scenarios.Phase, cfg *Config, kind string
 		p.Reason = err.Error()
 	case !passed:
 		p.Reason = actual
-	case !keptUp(rate, p.Achieved, precisionOf(ph)):
+	case !keptUp(rate, p.Achieved, precisionOf(ph), r.Elapsed):
 		p.Reason = fmt.Sprintf("%s (the SLO held) but the server answered %.0f/s of the %.0f/s sent: short by more than the %.3g%% precision, so its backlog grows and a longer step would break the SLO",
 			actual, p.Achieved, rate, 100*precisionOf(ph))
 	default:
@@ -173,8 +173,13 @@ func precisionOf(ph *scenarios.Phase) float64 {
 // keptUp reports whether a probe's server answered the rate it was sent,
 // within the search's precision. A server past its capacity can still meet
 // a latency SLO over a short step while its queue is young; its throughput
-// gives it away at once.
-func keptUp(rate, achieved, precision float64) bool {
+// gives it away at once. A step too short to count the rate to that
+// precision (the requests still in flight at its end alone would be more
+// than a twentieth of it) gives no evidence either way.
+func keptUp(rate, achieved, precision float64, step time.Duration) bool {
+	if rate*step.Seconds() < 20/precision {
+		return true
+	}
 	return achieved >= rate*(1-precision)
 }
 
