@@ -15,6 +15,7 @@ import (
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/internal/demoserver"
 	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -48,9 +49,9 @@ func runGate(t *testing.T, scenario string, srv *demoserver.Server, extra ...str
 	return r, out
 }
 
-func readRun(t *testing.T, path string) *reporters.Run {
+func readRun(t *testing.T, path string) *results.Run {
 	t.Helper()
-	run, err := reporters.ReadRunFile(path)
+	run, err := results.ReadRunFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func readRun(t *testing.T, path string) *reporters.Run {
 }
 
 // verdictsByRule maps each rule of the run's first case to its verdict.
-func verdictsByRule(t *testing.T, run *reporters.Run) map[string]assertions.Verdict {
+func verdictsByRule(t *testing.T, run *results.Run) map[string]assertions.Verdict {
 	t.Helper()
 	out := map[string]assertions.Verdict{}
 	for _, v := range run.Scenarios[0].Cases[0].Verdicts {
@@ -69,7 +70,7 @@ func verdictsByRule(t *testing.T, run *reporters.Run) map[string]assertions.Verd
 
 // logTrials reports the medians the judgement compared and the rank
 // test's p-value, computed even where the judgement needed none.
-func logTrials(t *testing.T, label string, base, cand *reporters.Run) {
+func logTrials(t *testing.T, label string, base, cand *results.Run) {
 	t.Helper()
 	bt := assertions.TrialsOf(base.Scenarios[0].Cases[0].Phases)
 	ct := assertions.TrialsOf(cand.Scenarios[0].Cases[0].Phases)
@@ -100,7 +101,7 @@ func logTrials(t *testing.T, label string, base, cand *reporters.Run) {
 
 // firstGateRun runs the gate scenario without a baseline, checks that it
 // skips every comparison, and returns its results file.
-func firstGateRun(t *testing.T, path string, srv *demoserver.Server) (string, *reporters.Run) {
+func firstGateRun(t *testing.T, path string, srv *demoserver.Server) (string, *results.Run) {
 	t.Helper()
 	r, dir := runGate(t, path, srv)
 	if r.code != ExitOK {
@@ -311,7 +312,7 @@ func TestBaselineDirectoryNewestFirst(t *testing.T) {
 		end  time.Time
 	}{{newer, run.End}, {older, run.End.Add(-24 * time.Hour)}} {
 		run.End = f.end
-		if err := reporters.WriteFileAtomic(f.path, func(w io.Writer) error { return reporters.WriteJSON(w, run) }); err != nil {
+		if err := reporters.WriteFileAtomic(f.path, func(w io.Writer) error { return results.WriteJSON(w, run) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -397,7 +398,7 @@ func TestBaselineAndCompareBadInput(t *testing.T) {
 }
 
 func TestInconclusiveVerdictsAnnotateAsWarnings(t *testing.T) {
-	run := &reporters.Run{Scenarios: []*reporters.ScenarioRun{{Name: "gate", Cases: []*reporters.CaseRun{{
+	run := &results.Run{Scenarios: []*results.ScenarioRun{{Name: "gate", Cases: []*results.CaseRun{{
 		ID: "hello", Target: "hello",
 		Verdicts: []assertions.Verdict{{
 			Case: "hello", Target: "hello", Name: "rps holds", Rule: `!regressed("rps", 5%)`, Severity: "fail",
@@ -413,7 +414,7 @@ func TestInconclusiveVerdictsAnnotateAsWarnings(t *testing.T) {
 		t.Errorf("got  %s\nwant %s…", b.String(), want)
 	}
 	run.Scenarios[0].Cases[0].Verdicts[0].FailOnInconclusive = true
-	run.Baseline = &reporters.BaselineInfo{File: "base.json", Differences: []string{`cores: baseline 4, this run 8`}}
+	run.Baseline = &results.BaselineInfo{File: "base.json", Differences: []string{`cores: baseline 4, this run 8`}}
 	b.Reset()
 	github{enabled: true}.annotate(&b, run)
 	lines := strings.Split(b.String(), "\n")
@@ -436,10 +437,10 @@ func TestAbortedRunAnnotatesTheRule(t *testing.T) {
 		{"no verdict: the file", nil, "::error file=gate.yaml,title=loadgate%3A aborted — gate%3A p99 < 50ms::[checkout] the load was stopped at 3.2s into phase measured: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run := &reporters.Run{Scenarios: []*reporters.ScenarioRun{{Name: "gate", File: "gate.yaml",
+			run := &results.Run{Scenarios: []*results.ScenarioRun{{Name: "gate", File: "gate.yaml",
 				Aborted: &runner.Aborted{Case: "checkout", Phase: "measured", Name: "p99 < 50ms", Rule: "p99 < 50ms",
 					At: 3200 * time.Millisecond, Window: 10 * time.Second, Actual: "p99 = 812ms"},
-				Cases: []*reporters.CaseRun{{ID: "checkout", Target: "checkout", Verdicts: nil}},
+				Cases: []*results.CaseRun{{ID: "checkout", Target: "checkout", Verdicts: nil}},
 			}}}
 			run.Scenarios[0].Verdicts = tc.verdicts
 			var b strings.Builder

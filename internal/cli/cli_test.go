@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
-	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 )
 
 // invocation is one in-process run of loadgate.
@@ -257,7 +257,7 @@ func TestUnreachableTargetFailsWithConnectErrors(t *testing.T) {
 			if r.code != ExitRun {
 				t.Fatalf("exit %d, want 3 (no request succeeded: the run could not be carried out); stderr:\n%s", r.code, r.stderr)
 			}
-			var res reporters.Run
+			var res results.Run
 			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "results.json"))), &res); err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 )
 
 // GitHub Actions integration (SPEC §5): with GITHUB_ACTIONS=true the
@@ -43,7 +44,7 @@ func (g github) group(w io.Writer, title string) func() {
 // annotate prints one workflow command per failing, warning or
 // inconclusive verdict, and one for a baseline from a different
 // environment.
-func (g github) annotate(w io.Writer, run *reporters.Run) {
+func (g github) annotate(w io.Writer, run *results.Run) {
 	if !g.enabled {
 		return
 	}
@@ -98,7 +99,7 @@ func (g github) annotate(w io.Writer, run *reporters.Run) {
 // annotateAborted points at the rule that stopped the scenario's load, so
 // the pull request shows where and why the run stopped even when the
 // verdicts over what was measured pass.
-func annotateAborted(w io.Writer, sr *reporters.ScenarioRun) {
+func annotateAborted(w io.Writer, sr *results.ScenarioRun) {
 	a := sr.Aborted
 	if a == nil {
 		return
@@ -120,7 +121,7 @@ func annotateAborted(w io.Writer, sr *reporters.ScenarioRun) {
 	fmt.Fprintf(w, "::error %s,title=%s::%s\n", loc, escapeProperty("loadgate: aborted — "+sr.Name+": "+a.Name), escapeData(msg))
 }
 
-func allVerdicts(sr *reporters.ScenarioRun) []assertions.Verdict {
+func allVerdicts(sr *results.ScenarioRun) []assertions.Verdict {
 	var vs []assertions.Verdict
 	for _, c := range sr.Cases {
 		vs = append(vs, c.Verdicts...)
@@ -129,7 +130,7 @@ func allVerdicts(sr *reporters.ScenarioRun) []assertions.Verdict {
 }
 
 // writeSummary appends the Markdown report to the step summary file.
-func (g github) writeSummary(run *reporters.Run) error {
+func (g github) writeSummary(run *results.Run) error {
 	if !g.enabled || g.summary == "" {
 		return nil
 	}
