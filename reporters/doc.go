@@ -9,7 +9,9 @@
 // self-contained report with charts). WriteAll puts them and results.json
 // in an output directory through a FileSet, each written atomically so that
 // a crash or a full disk never leaves a torn report or a directory mixing
-// two runs. Compare and WriteCompare judge two results documents against
+// two runs. WriteAnnotations prints the GitHub Actions workflow commands
+// that put failing rules on their lines of the scenario file. Compare and
+// WriteCompare judge two results documents against
 // each other for `loadgate compare`. A renderer never parses YAML: what it
 // needs from the scenario travels in the document.
 //
