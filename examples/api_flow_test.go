@@ -10,13 +10,13 @@ import (
 
 	"github.com/loadgate/loadgate/internal/cli"
 	"github.com/loadgate/loadgate/internal/demoserver"
-	"github.com/loadgate/loadgate/reporters"
+	resultsdoc "github.com/loadgate/loadgate/results"
 )
 
 // readRun reads a results.json as loadgate itself does.
-func readRun(t *testing.T, dir string) *reporters.Run {
+func readRun(t *testing.T, dir string) *resultsdoc.Run {
 	t.Helper()
-	run, err := reporters.ReadRunFile(filepath.Join(dir, "results.json"))
+	run, err := resultsdoc.ReadRunFile(filepath.Join(dir, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

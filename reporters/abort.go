@@ -13,29 +13,6 @@ import (
 // report names the rule, how far into its phase it failed, the window it
 // judged and the values it saw, and none ever shows the run as passed.
 
-// abortedIn is the first abort among the phases of res, warm-ups
-// included; nil when no rule stopped the run.
-func abortedIn(res *runner.ScenarioResult) *runner.Aborted {
-	if res == nil {
-		return nil
-	}
-	for _, c := range res.Cases {
-		for _, p := range c.Phases {
-			if p.Aborted != nil {
-				a := *p.Aborted
-				if a.Case == "" {
-					a.Case = c.ID
-				}
-				if a.Phase == "" {
-					a.Phase = p.Name
-				}
-				return &a
-			}
-		}
-	}
-	return nil
-}
-
 // abortedRule names the rule that stopped the run: its name with the
 // rule when the two differ.
 func abortedRule(a *runner.Aborted) string {

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 )
 
 // abPair is a case of a target judged against its baseline_target (SPEC §6,
 // same-job A/B) with the reference case and the verdicts that compared them.
 type abPair struct {
-	cand, ref *CaseRun // ref is nil when the reference target has no such case
-	target    string   // the baseline_target
+	cand, ref *results.CaseRun // ref is nil when the reference target has no such case
+	target    string           // the baseline_target
 	verdicts  []assertions.Verdict
 }
 
@@ -21,7 +22,7 @@ type abPair struct {
 // do not record baseline_target, but every verdict of a rule that compared
 // with one names it, which is all a report needs: a candidate with no such
 // rule made no judgement to show.
-func abPairs(sr *ScenarioRun) []abPair {
+func abPairs(sr *results.ScenarioRun) []abPair {
 	var out []abPair
 	for _, c := range sr.Cases {
 		p := abPair{cand: c}
@@ -49,7 +50,7 @@ func abPairs(sr *ScenarioRun) []abPair {
 // mdABVerdicts writes the verdict table of same-job A/B comparisons: per
 // candidate target a line with its verdicts tallied, then per case both
 // sides' figures and each comparing rule's judgement.
-func mdABVerdicts(b *bytes.Buffer, sr *ScenarioRun) {
+func mdABVerdicts(b *bytes.Buffer, sr *results.ScenarioRun) {
 	pairs := abPairs(sr)
 	if len(pairs) == 0 {
 		return

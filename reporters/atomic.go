@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/loadgate/loadgate/results"
 )
 
 // Names of the files WriteAll puts in the output directory.
@@ -126,16 +128,16 @@ func stage(path string, write func(io.Writer) error) (name string, err error) {
 
 // AddAll stages results.json, junit.xml, summary.md and report.html in dir, creating
 // the directory if needed.
-func (s *FileSet) AddAll(dir string, run *Run) {
+func (s *FileSet) AddAll(dir string, run *results.Run) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		s.errs = append(s.errs, fmt.Errorf("create output directory: %w", err))
 		return
 	}
 	for _, o := range []struct {
 		name  string
-		write func(io.Writer, *Run) error
+		write func(io.Writer, *results.Run) error
 	}{
-		{ResultsFile, WriteJSON},
+		{ResultsFile, results.WriteJSON},
 		{JUnitFile, WriteJUnit},
 		{MarkdownFile, WriteMarkdown},
 		{HTMLFile, WriteHTML},
@@ -146,7 +148,7 @@ func (s *FileSet) AddAll(dir string, run *Run) {
 
 // WriteAll writes results.json, junit.xml, summary.md and report.html into dir as one
 // FileSet: all of them, or, when one cannot be written, none.
-func WriteAll(dir string, run *Run) error {
+func WriteAll(dir string, run *results.Run) error {
 	var set FileSet
 	set.AddAll(dir, run)
 	return set.Commit()

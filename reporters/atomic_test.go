@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/loadgate/loadgate/results"
 )
 
 // entries lists a directory, to catch temporary files left behind.
@@ -84,8 +86,8 @@ func TestWriteAll(t *testing.T) {
 	if err := WriteAll(dir, run); err != nil {
 		t.Fatal(err)
 	}
-	for name, render := range map[string]func(io.Writer, *Run) error{
-		ResultsFile: WriteJSON, JUnitFile: WriteJUnit, MarkdownFile: WriteMarkdown, HTMLFile: WriteHTML,
+	for name, render := range map[string]func(io.Writer, *results.Run) error{
+		ResultsFile: results.WriteJSON, JUnitFile: WriteJUnit, MarkdownFile: WriteMarkdown, HTMLFile: WriteHTML,
 	} {
 		var want bytes.Buffer
 		if err := render(&want, run); err != nil {
@@ -117,8 +119,8 @@ func TestWriteAllUnwritable(t *testing.T) {
 
 func TestRenderersReportWriteErrors(t *testing.T) {
 	run := fixtureRun()
-	for name, render := range map[string]func(io.Writer, *Run) error{
-		"json": WriteJSON, "junit": WriteJUnit, "markdown": WriteMarkdown, "html": WriteHTML,
+	for name, render := range map[string]func(io.Writer, *results.Run) error{
+		"json": results.WriteJSON, "junit": WriteJUnit, "markdown": WriteMarkdown, "html": WriteHTML,
 	} {
 		if err := render(failingWriter{}, run); !errors.Is(err, os.ErrClosed) {
 			t.Errorf("%s: err = %v, want the write error", name, err)

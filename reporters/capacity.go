@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
-	"github.com/loadgate/loadgate/scenarios"
 )
 
 // A capacity search (SPEC §14) is reported as its probes, the bracket it
@@ -20,68 +20,14 @@ import (
 // gives only a lower bound, never a made-up number, and makes the run
 // invalid like any saturated generator.
 
-// SearchSpec is what a case's capacity-search phase was asked for: a
-// results file must say which SLO its probes were judged by and how narrow
-// the bracket had to be, since the scenario may not be at hand when the
-// file is rendered again.
-type SearchSpec struct {
-	Phase     string  `json:"phase"`
-	SLO       string  `json:"slo"`
-	Precision float64 `json:"precision"` // a fraction: 0.05 = 5 %
-}
-
-// searchSpecs lists the search phases of case id in sc; nil when sc is nil
-// or the case searched nothing.
-func searchSpecs(sc *scenarios.Scenario, id string) []SearchSpec {
-	if sc == nil {
-		return nil
-	}
-	var out []SearchSpec
-	for i := range sc.Cases {
-		if sc.Cases[i].ID != id {
-			continue
-		}
-		for _, p := range sc.Cases[i].Phases {
-			if s := p.Search; s != nil {
-				out = append(out, SearchSpec{Phase: p.Name, SLO: s.SLO, Precision: s.Precision})
-			}
-		}
-	}
-	return out
-}
-
 // specFor finds the spec of phase name; the zero spec when unknown.
-func specFor(specs []SearchSpec, name string) SearchSpec {
+func specFor(specs []results.SearchSpec, name string) results.SearchSpec {
 	for _, s := range specs {
 		if s.Phase == name {
 			return s
 		}
 	}
-	return SearchSpec{Phase: name}
-}
-
-// searchedPhases lists the phases that ran a capacity search.
-func searchedPhases(phases []*runner.PhaseResult) []*runner.PhaseResult {
-	var out []*runner.PhaseResult
-	for _, p := range phases {
-		if p.Search != nil {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// caseSearch is the search that stands for the case: the one its stats
-// carry, else that of its last search phase; nil when it searched nothing.
-func caseSearch(c *CaseRun) *runner.SearchResult {
-	if c.Stats.Search != nil {
-		return c.Stats.Search
-	}
-	ps := searchedPhases(c.Phases)
-	if len(ps) == 0 {
-		return nil
-	}
-	return ps[len(ps)-1].Search
+	return results.SearchSpec{Phase: name}
 }
 
 // notANumber reports whether a search has no capacity at all: a merge of
@@ -94,8 +40,8 @@ func notANumber(s *runner.SearchResult) bool {
 // caseCapacity is the case's capacity as rules see it (the median trial's
 // with trials), and whether it is a number at all: a search limited by
 // the generator found only a lower bound.
-func caseCapacity(c *CaseRun) (capacity float64, ok bool) {
-	s := caseSearch(c)
+func caseCapacity(c *results.CaseRun) (capacity float64, ok bool) {
+	s := results.CaseSearch(c)
 	if s == nil || notANumber(s) {
 		return 0, false
 	}
@@ -121,8 +67,8 @@ func fmtPrecision(f float64) string {
 
 // capacityCell is the case's capacity for a table cell: the figure rules
 // see (the median trial's, with trials).
-func capacityCell(c *CaseRun) string {
-	s := caseSearch(c)
+func capacityCell(c *results.CaseRun) string {
+	s := results.CaseSearch(c)
 	if cp, ok := caseCapacity(c); ok && s.Fail > 0 && cp > 0 {
 		return fmtRateInt(cp)
 	}
@@ -218,8 +164,8 @@ func sloLine(slo string) (msBound float64, ok bool) {
 
 // consoleSearch prints the probes of every search phase of a case, then
 // what each search found.
-func consoleSearch(b *bytes.Buffer, specs []SearchSpec, phases []*runner.PhaseResult) {
-	for _, p := range searchedPhases(phases) {
+func consoleSearch(b *bytes.Buffer, specs []results.SearchSpec, phases []*runner.PhaseResult) {
+	for _, p := range results.SearchedPhases(phases) {
 		spec := specFor(specs, p.Name)
 		title := "Capacity search (phase " + p.Name
 		if spec.SLO != "" {
@@ -250,7 +196,7 @@ func consoleProbes(b *bytes.Buffer, probes []runner.Probe) {
 
 // quietCapacity is the capacity for the quiet summary's one line.
 func quietCapacity(phases []*runner.PhaseResult) string {
-	ps := searchedPhases(phases)
+	ps := results.SearchedPhases(phases)
 	if len(ps) == 0 {
 		return ""
 	}
@@ -264,9 +210,9 @@ func quietCapacity(phases []*runner.PhaseResult) string {
 // mdSearches writes, per case and search phase, the probes as a table,
 // a chart of p99 by probe rate with the SLO's latency bound when the SLO
 // states one plainly, and what the search found.
-func mdSearches(b *bytes.Buffer, sr *ScenarioRun) {
+func mdSearches(b *bytes.Buffer, sr *results.ScenarioRun) {
 	for _, c := range sr.Cases {
-		for _, p := range searchedPhases(c.Phases) {
+		for _, p := range results.SearchedPhases(c.Phases) {
 			spec := specFor(c.SearchSpecs, p.Name)
 			fmt.Fprintf(b, "#### Capacity search: %s (phase %s)\n\n", mdCode(c.ID), mdCode(p.Name))
 			if spec.SLO != "" {

@@ -2,13 +2,13 @@ package reporters
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/loadgate/loadgate/assertions/regression"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 )
 
@@ -21,7 +21,7 @@ func TestCapacityReportsGolden(t *testing.T) {
 	if err := WriteJUnit(&junit, run); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteJSON(&js, run); err != nil {
+	if err := results.WriteJSON(&js, run); err != nil {
 		t.Fatal(err)
 	}
 	c := NewConsole(&con, ConsoleOptions{})
@@ -87,7 +87,7 @@ func TestAbortedNeverPasses(t *testing.T) {
 	ab, _ := abortResult()
 	// Even when every verdict over what was measured passes, the abort
 	// fails the run, and JUnit still fails the rule's testcase.
-	run := NewRun(fixtureMeta(), []ScenarioInput{{Result: ab}})
+	run := results.NewRun(fixtureMeta(), []results.ScenarioInput{{Result: ab}})
 	if run.Passed || run.Aborted() == nil {
 		t.Fatalf("Passed = %v, Aborted = %v; want a failed, aborted run", run.Passed, run.Aborted())
 	}
@@ -100,10 +100,10 @@ func TestAbortedNeverPasses(t *testing.T) {
 	}
 	xmllint(t, junit.Bytes())
 	var js bytes.Buffer
-	if err := WriteJSON(&js, run); err != nil {
+	if err := results.WriteJSON(&js, run); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadRun(&js)
+	back, err := results.ReadRun(&js)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,56 +159,8 @@ func TestSLOLine(t *testing.T) {
 	}
 }
 
-func TestMergePhaseSearchAndAbort(t *testing.T) {
-	part := func(capacity float64, abortAt time.Duration) *runner.PhaseResult {
-		p := searchPhase("api", t0, apiProbes[:2], &runner.SearchResult{Capacity: capacity, Pass: capacity, Fail: capacity * 1.04})
-		p.Trials = []runner.Trial{{Capacity: capacity, Elapsed: time.Second}, {Capacity: capacity + 10, Elapsed: time.Second}}
-		if abortAt > 0 {
-			p.Aborted = &runner.Aborted{Name: "p99 < 50ms", At: abortAt}
-		}
-		return p
-	}
-	m := mergePhase([]*runner.PhaseResult{part(2000, 4*time.Second), part(3000, 2*time.Second)}, nil)
-	if m.Search == nil || m.Search.Capacity != 5000 {
-		t.Fatalf("merged search %+v, want capacity 5000", m.Search)
-	}
-	if len(m.Trials) != 2 || m.Trials[0].Capacity != 5000 || m.Trials[1].Capacity != 5020 {
-		t.Errorf("trial capacities %+v, want 5000 and 5020", m.Trials)
-	}
-	if m.Aborted == nil || m.Aborted.At != 2*time.Second {
-		t.Errorf("aborted %+v, want the earliest (2s)", m.Aborted)
-	}
-}
-
-func TestValidateSearch(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		spoil func(c *CaseRun)
-	}{
-		{"negative probe rate", func(c *CaseRun) { c.Phases[0].Search.Probes[0].Rate = -1 }},
-		{"infinite achieved", func(c *CaseRun) { c.Phases[0].Search.Probes[1].Achieved = math.Inf(1) }},
-		{"NaN capacity", func(c *CaseRun) { c.Phases[0].Search.Capacity = math.NaN() }},
-		{"negative p99", func(c *CaseRun) { c.Phases[0].Search.Probes[2].P99 = -time.Millisecond }},
-		{"negative stats capacity", func(c *CaseRun) { c.Stats.Capacity = -5 }},
-		{"error rate above 1", func(c *CaseRun) { c.Phases[0].Search.Probes[0].ErrorRate = 2 }},
-		{"negative trial capacity", func(c *CaseRun) { c.Phases[0].Trials = []runner.Trial{{Capacity: -1}} }},
-		{"negative abort time", func(c *CaseRun) { c.Phases[0].Aborted = &runner.Aborted{At: -time.Second} }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			run := capacityRun()
-			if err := validate(run); err != nil {
-				t.Fatalf("the fixture itself is refused: %v", err)
-			}
-			tc.spoil(run.Scenarios[0].Cases[0])
-			if err := validate(run); !errors.Is(err, ErrInvalidResults) {
-				t.Errorf("validate = %v, want ErrInvalidResults", err)
-			}
-		})
-	}
-}
-
 func TestCompareCapacity(t *testing.T) {
-	withCapacity := func(caps ...float64) *Run {
+	withCapacity := func(caps ...float64) *results.Run {
 		run := capacityRun()
 		p := run.Scenarios[0].Cases[0].Phases[0]
 		p.Trials = nil
@@ -219,7 +171,7 @@ func TestCompareCapacity(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name       string
-		base, cand *Run
+		base, cand *results.Run
 		want       regression.Status
 		judged     bool
 	}{

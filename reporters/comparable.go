@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/loadgate/loadgate/results"
 )
 
 // ErrNotComparable is wrapped by every refusal of Compare: the two
@@ -15,12 +17,12 @@ var ErrNotComparable = errors.New("not comparable")
 
 // comparable refuses interrupted documents (partial figures against whole
 // ones) and documents with no scenario in common (two different tests).
-func comparable(base, cand *Run, opts CompareOptions) error {
+func comparable(base, cand *results.Run, opts CompareOptions) error {
 	for _, side := range []struct {
 		name string
-		run  *Run
+		run  *results.Run
 	}{{opts.BaseName, base}, {opts.NewName, cand}} {
-		if err := refuseInterrupted(side.run, "compared"); err != nil {
+		if err := results.RefuseInterrupted(side.run, "compared"); err != nil {
 			return fmt.Errorf("%s: %w", side.name, err)
 		}
 	}
@@ -34,7 +36,7 @@ func comparable(base, cand *Run, opts CompareOptions) error {
 		ErrNotComparable, opts.BaseName, quotedList(bn), opts.NewName, quotedList(nn))
 }
 
-func scenarioNames(r *Run) []string {
+func scenarioNames(r *results.Run) []string {
 	var out []string
 	for _, sr := range r.Scenarios {
 		out = append(out, sr.Name)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/assertions/regression"
+	"github.com/loadgate/loadgate/results"
 )
 
 // CompareMetrics are the metrics `loadgate compare` judges for every case:
@@ -29,7 +30,7 @@ type CompareOptions struct {
 // side by side and a regression judgement per metric of every case the two
 // have in common (same scenario name, same case ID).
 type Comparison struct {
-	Base, New *Run
+	Base, New *results.Run
 	Options   CompareOptions
 	// EnvDifferences lists how the environment fingerprints differ; empty
 	// when the two were measured in the same environment.
@@ -52,7 +53,7 @@ type ScenarioComparison struct {
 // CaseComparison is one case found in both documents.
 type CaseComparison struct {
 	ID        string
-	Base, New *CaseRun
+	Base, New *results.CaseRun
 	// Judgements holds one entry per CompareMetrics name, in that order,
 	// then "capacity" when both sides found a capacity.
 	Judgements []assertions.Regression
@@ -63,16 +64,16 @@ type CaseComparison struct {
 // with the trials of all its measured phases. It refuses, rather than
 // report "no regression" over nothing, two documents that are not
 // comparable (see comparable).
-func Compare(base, cand *Run, opts CompareOptions) (*Comparison, error) {
+func Compare(base, cand *results.Run, opts CompareOptions) (*Comparison, error) {
 	if err := comparable(base, cand, opts); err != nil {
 		return nil, err
 	}
 	c := &Comparison{
 		Base: base, New: cand, Options: opts,
-		EnvDifferences: FingerprintDiff(base.Fingerprint(), cand.Fingerprint(), "base", "new"),
+		EnvDifferences: results.FingerprintDiff(base.Fingerprint(), cand.Fingerprint(), "base", "new"),
 	}
 	var names []string
-	byName := func(r *Run, name string) *ScenarioRun {
+	byName := func(r *results.Run, name string) *results.ScenarioRun {
 		for _, sr := range r.Scenarios {
 			if sr.Name == name {
 				return sr
@@ -80,7 +81,7 @@ func Compare(base, cand *Run, opts CompareOptions) (*Comparison, error) {
 		}
 		return nil
 	}
-	for _, r := range []*Run{cand, base} {
+	for _, r := range []*results.Run{cand, base} {
 		for _, sr := range r.Scenarios {
 			if !slices.Contains(names, sr.Name) {
 				names = append(names, sr.Name)
@@ -92,7 +93,7 @@ func Compare(base, cand *Run, opts CompareOptions) (*Comparison, error) {
 		bs, ns := byName(base, name), byName(cand, name)
 		if bs == nil || ns == nil {
 			for _, x := range []struct {
-				sr   *ScenarioRun
+				sr   *results.ScenarioRun
 				only *[]string
 			}{{bs, &sc.OnlyBase}, {ns, &sc.OnlyNew}} {
 				if x.sr != nil {
@@ -142,9 +143,9 @@ func Compare(base, cand *Run, opts CompareOptions) (*Comparison, error) {
 	return c, nil
 }
 
-func measured(c *CaseRun) bool { return c.Error == "" && len(c.Phases) > 0 }
+func measured(c *results.CaseRun) bool { return c.Error == "" && len(c.Phases) > 0 }
 
-func caseByID(sr *ScenarioRun, id string) *CaseRun {
+func caseByID(sr *results.ScenarioRun, id string) *results.CaseRun {
 	for _, c := range sr.Cases {
 		if c.ID == id {
 			return c
@@ -194,7 +195,7 @@ func WriteCompare(w io.Writer, c *Comparison) error {
 	}
 	for _, side := range []struct {
 		label, name string
-		run         *Run
+		run         *results.Run
 	}{{"base", c.Options.BaseName, c.Base}, {"new", c.Options.NewName, c.New}} {
 		fmt.Fprintf(&b, "- **%s** %s: %s\n", side.label, mdCode(side.name), runIdentity(side.run))
 	}
@@ -234,7 +235,7 @@ func WriteCompare(w io.Writer, c *Comparison) error {
 }
 
 // runIdentity is one line saying where a document's figures come from.
-func runIdentity(r *Run) string {
+func runIdentity(r *results.Run) string {
 	parts := runMeta(r)
 	if r.Interrupted {
 		parts = append(parts, "⏹ interrupted")
@@ -244,7 +245,7 @@ func runIdentity(r *Run) string {
 
 // runMeta names a run: loadgate version, commit, machine and start time,
 // whichever are known.
-func runMeta(r *Run) []string {
+func runMeta(r *results.Run) []string {
 	var parts []string
 	if r.LoadgateVersion != "" {
 		parts = append(parts, "loadgate "+mdText(r.LoadgateVersion))
@@ -268,7 +269,7 @@ func runMeta(r *Run) []string {
 func compareCase(b *bytes.Buffer, cc CaseComparison) {
 	bs, ns := cc.Base.Stats, cc.New.Stats
 	fmt.Fprintf(b, "#### %s\n\n| metric | base | new | Δ |\n|:--|--:|--:|--:|\n", mdCode(cc.ID))
-	trials := func(c *CaseRun) string { return fmt.Sprint(len(assertions.TrialsOf(c.Phases))) }
+	trials := func(c *results.CaseRun) string { return fmt.Sprint(len(assertions.TrialsOf(c.Phases))) }
 	fmt.Fprintf(b, "| trials | %s | %s | |\n", trials(cc.Base), trials(cc.New))
 	num := func(label string, x, y float64, f func(float64) string) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", label, f(x), f(y), fmtDelta(x, y))
@@ -312,9 +313,9 @@ func judgementIcon(s regression.Status) string {
 // capacitySamples are the capacities a case's search phases found, one
 // per trial; nil when the case searched nothing or a search was limited
 // by the generator, whose lower bound is not a figure to compare.
-func capacitySamples(c *CaseRun) []float64 {
+func capacitySamples(c *results.CaseRun) []float64 {
 	var out []float64
-	for _, p := range searchedPhases(c.Phases) {
+	for _, p := range results.SearchedPhases(c.Phases) {
 		if notANumber(p.Search) {
 			return nil
 		}
@@ -331,7 +332,7 @@ func capacitySamples(c *CaseRun) []float64 {
 
 // judgeCapacity judges regressed("capacity", tolerance), higher being
 // better, when both cases found a capacity; ok is false otherwise.
-func judgeCapacity(base, cand *CaseRun, tolerance float64) (assertions.Regression, bool) {
+func judgeCapacity(base, cand *results.CaseRun, tolerance float64) (assertions.Regression, bool) {
 	b, n := capacitySamples(base), capacitySamples(cand)
 	if len(b) == 0 || len(n) == 0 {
 		return assertions.Regression{}, false

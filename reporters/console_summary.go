@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -32,7 +33,7 @@ func (c *Console) Summary(res *runner.ScenarioResult, verdicts []assertions.Verd
 		if res.Interrupted {
 			b.WriteString(interruptedConsole)
 		}
-		if a := abortedIn(res); a != nil {
+		if a := results.AbortedIn(res); a != nil {
 			b.WriteString(consoleAborted(a))
 		}
 		for _, cr := range res.Cases {
@@ -103,9 +104,9 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 	b.WriteString("\n")
 	abBlock(b, measured, maxInFlight(sc, cr.ID, measured))
 	if st := runner.Summarize(measured); isFlow(st) {
-		consoleFlow(b, st, namedStats(measured))
+		consoleFlow(b, st, results.NamedStatsOf(measured))
 	}
-	consoleSearch(b, searchSpecs(sc, cr.ID), measured)
+	consoleSearch(b, results.SearchSpecs(sc, cr.ID), measured)
 	consoleUsage(b, cr)
 }
 
@@ -333,7 +334,7 @@ func consoleStatus(v assertions.Verdict) string {
 // own line, whether it comes from a different environment. It is printed
 // before the load starts and again after the summaries, so a long log
 // shows it next to the verdicts as well.
-func (c *Console) BaselineNote(bi *BaselineInfo) {
+func (c *Console) BaselineNote(bi *results.BaselineInfo) {
 	if bi == nil {
 		return
 	}

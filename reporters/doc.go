@@ -1,24 +1,19 @@
-// Package reporters turns what a run measured and judged into the outputs
-// people and tools read. It is the last stage of the pipeline:
+// Package reporters renders the results document (package results) into
+// the outputs people and tools read. It is the last stage of the pipeline:
 //
-//	scenarios (parse) → runner (measure) → assertions (judge) → reporters (tell)
+//	scenarios (parse) → runner (measure) → assertions (judge) → results (record) → reporters (tell)
 //
-// NewRun assembles the results document (results.json, schema 1) from the
-// runner's ScenarioResults and the assertions' Verdicts, leaving warm-up
-// phases out. That document is the stable file format: it is the baseline
-// for later runs and the input of `loadgate merge`, `report` and `compare`,
-// so ReadRun refuses schema versions it does not know. Every other output is
-// rendered from it alone: WriteJUnit (Ant JUnit XML for CI test reports),
-// WriteMarkdown (a GitHub step summary) and WriteJSON itself. WriteAll puts
-// the three files in an output directory, each written atomically with
-// WriteFileAtomic so that a crash or a full disk never leaves a torn report.
-//
-// Baseline (LoadBaseline) is one or more earlier results documents, which
-// the assertions package judges against through its Baseline interface;
-// NewRun records which baseline a run used, whether its environment
-// fingerprint matched, and each case's baseline figures, so every report
-// can show the deltas. Compare and WriteCompare judge two results
-// documents against each other for `loadgate compare`.
+// Every output is rendered from a results.Run alone, so `loadgate report`
+// can render a saved results.json again: WriteJUnit (Ant JUnit XML for CI
+// test reports), WriteMarkdown (a GitHub step summary) and WriteHTML (a
+// self-contained report with charts). WriteAll puts them and results.json
+// in an output directory through a FileSet, each written atomically so that
+// a crash or a full disk never leaves a torn report or a directory mixing
+// two runs. WriteAnnotations prints the GitHub Actions workflow commands
+// that put failing rules on their lines of the scenario file. Compare and
+// WriteCompare judge two results documents against
+// each other for `loadgate compare`. A renderer never parses YAML: what it
+// needs from the scenario travels in the document.
 //
 // Console is the human view while a run is going on: it observes the runner
 // (runner.Observer) for live progress, then prints an ab-style summary per

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -16,7 +17,7 @@ import (
 const hostile = "<img src=x onerror=alert(1)> `tick` a|b \x1b[2J\a\x00"
 
 // hostileRun is a run whose every user-controlled text is hostile.
-func hostileRun() (*Run, *runner.ScenarioResult, []assertions.Verdict) {
+func hostileRun() (*results.Run, *runner.ScenarioResult, []assertions.Verdict) {
 	sc := &scenarios.Scenario{File: "x`y|z.yaml", Name: "scn " + hostile, Description: "# " + hostile}
 	spec := caseSpec{target: "t" + hostile, concurrency: 10, rps: 100, base: 1e6}
 	ok := &runner.CaseResult{
@@ -37,7 +38,7 @@ func hostileRun() (*Run, *runner.ScenarioResult, []assertions.Verdict) {
 		Status: assertions.StatusFail, Severity: scenarios.SeverityFail, Actual: "actual " + hostile,
 		Pos: scenarios.Pos{File: sc.File, Line: 3, Col: 5},
 	}}
-	run := NewRun(fixtureMeta(), []ScenarioInput{{Result: res, Verdicts: verdicts, Err: errors.New("scenario error " + hostile)}})
+	run := results.NewRun(fixtureMeta(), []results.ScenarioInput{{Result: res, Verdicts: verdicts, Err: errors.New("scenario error " + hostile)}})
 	return run, res, verdicts
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
@@ -138,7 +139,7 @@ func abResult() (*runner.ScenarioResult, []assertions.Verdict) {
 }
 
 // abRun is the results document of the ab run alone.
-func abRun() *Run {
+func abRun() *results.Run {
 	res, verdicts := abResult()
-	return NewRun(fixtureMeta(), []ScenarioInput{{Result: res, Verdicts: verdicts}})
+	return results.NewRun(fixtureMeta(), []results.ScenarioInput{{Result: res, Verdicts: verdicts}})
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -159,10 +160,10 @@ func abortResult() (*runner.ScenarioResult, []assertions.Verdict) {
 }
 
 // capacityRun is the run behind the capacity golden files.
-func capacityRun() *Run {
+func capacityRun() *results.Run {
 	cap, capVerdicts := capacityResult()
 	ab, abVerdicts := abortResult()
-	return NewRun(fixtureMeta(), []ScenarioInput{
+	return results.NewRun(fixtureMeta(), []results.ScenarioInput{
 		{Result: cap, Verdicts: capVerdicts},
 		{Result: ab, Verdicts: abVerdicts},
 	})

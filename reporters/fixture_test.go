@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
@@ -254,11 +255,11 @@ func fixtureVerdicts(sc *scenarios.Scenario, cr *runner.CaseResult, spec caseSpe
 	return out
 }
 
-func fixtureMeta() Meta {
-	return Meta{
+func fixtureMeta() results.Meta {
+	return results.Meta{
 		Version: "1.2.3",
 		Commit:  "0123456789abcdef0123456789abcdef01234567",
-		Host: Host{
+		Host: results.Host{
 			Hostname: "ci-runner-1", OS: "linux", Arch: "amd64",
 			CPUModel: "AMD EPYC 7763 64-Core Processor", Cores: 4, Runner: "RUNNER_OS=Linux",
 		},
@@ -270,12 +271,12 @@ func fixtureMeta() Meta {
 // fixtureRun is the synthetic run behind every golden file: the hello-http
 // sweep, the hello-slo scenario (open model and trials), a third scenario
 // whose server never became ready and the shop-api flow.
-func fixtureRun() *Run {
+func fixtureRun() *results.Run {
 	res, verdicts := fixtureResult()
 	slo, sloVerdicts := sloResult()
 	flow, flowVerdicts := flowResult()
 	broken := &scenarios.Scenario{File: "testdata/agent.yaml", Name: "tcp-agent", Hash: "aa55"}
-	return NewRun(fixtureMeta(), []ScenarioInput{
+	return results.NewRun(fixtureMeta(), []results.ScenarioInput{
 		{Result: res, Verdicts: verdicts},
 		{Result: slo, Verdicts: sloVerdicts},
 		{Scenario: broken, Err: errors.New("server did not become ready within 30s: connect 127.0.0.1:13888: connection refused")},

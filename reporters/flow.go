@@ -6,46 +6,9 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 )
-
-// NamedStats are the figures of one named request across a case's
-// measured phases: a request of a weighted `requests:` mix, or a step of a
-// flow (SPEC §12). They are derived from the phases' by_name entries and
-// kept in results.json so that a reader needs no histogram to see them.
-type NamedStats struct {
-	Name string `json:"name"`
-	runner.Counters
-	// RPS is succeeded requests per second of the case's measured wall
-	// time; with trials it is the mean over all of them, not a median.
-	RPS       float64             `json:"rps"`
-	ErrorRate float64             `json:"error_rate"`
-	Latency   runner.Distribution `json:"latency"` // of succeeded requests
-}
-
-// namedStats summarises every named request of phases, in the order the
-// phases list them (mix order, or the flow's step order).
-func namedStats(phases []*runner.PhaseResult) []NamedStats {
-	var names []string
-	seen := map[string]bool{}
-	for _, p := range phases {
-		for _, n := range p.ByName {
-			if n != nil && !seen[n.Name] {
-				seen[n.Name] = true
-				names = append(names, n.Name)
-			}
-		}
-	}
-	out := make([]NamedStats, 0, len(names))
-	for _, name := range names {
-		st, _ := runner.SummarizeNamed(phases, name)
-		out = append(out, NamedStats{Name: name, Counters: st.Counters, RPS: st.RPS, ErrorRate: st.ErrorRate, Latency: st.Latency})
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
 
 // isFlow reports whether a case ran a flow: its steps then get rows of
 // their own in every report, and its iterations a line.
@@ -62,7 +25,7 @@ func stepLatency(succeeded int64, d func() string) string {
 
 // consoleFlow prints a flow case's steps, one row each, and its
 // iterations, after the ab-style block that covers all steps together.
-func consoleFlow(b *bytes.Buffer, st runner.Stats, steps []NamedStats) {
+func consoleFlow(b *bytes.Buffer, st runner.Stats, steps []results.NamedStats) {
 	b.WriteString("Flow steps (setup is not measured; rps and latency of succeeded requests)\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "step\trequests\trps\tp50 (ms)\tp99 (ms)\tfailed\t\n")
@@ -107,7 +70,7 @@ func quietFlow(st runner.Stats) string {
 
 // mdFlows writes, for every flow case of the scenario, its iterations and a
 // table of its steps.
-func mdFlows(b *bytes.Buffer, sr *ScenarioRun) {
+func mdFlows(b *bytes.Buffer, sr *results.ScenarioRun) {
 	for _, c := range sr.Cases {
 		if !isFlow(c.Stats) {
 			continue
@@ -136,7 +99,7 @@ func mdFlows(b *bytes.Buffer, sr *ScenarioRun) {
 // junitFlowProperties are a flow case's key figures: its iterations, and
 // per step requests, rps, p50, p99 and error rate, named
 // "<case>.step.<step>.<figure>".
-func junitFlowProperties(id string, c *CaseRun, add func(name, value string)) {
+func junitFlowProperties(id string, c *results.CaseRun, add func(name, value string)) {
 	it := c.Stats.Iterations
 	if it == nil {
 		return
@@ -165,22 +128,4 @@ func compareFlow(num func(label string, x, y float64, f func(float64) string), b
 	bi, ni := base.Iterations, cand.Iterations
 	num("iterations_rps", bi.RPS, ni.RPS, fmtRate)
 	num("iteration p99", float64(bi.Latency.P99), float64(ni.Latency.P99), dur)
-}
-
-// readFlowParts refuses a phase's null named-request entry, which every
-// consumer would dereference, and gives absent histograms of its named
-// requests and iterations no samples rather than a crash.
-func readFlowParts(p *runner.PhaseResult) error {
-	for _, n := range p.ByName {
-		if n == nil {
-			return fmt.Errorf("phase %q: null request entry", p.Name)
-		}
-		if n.Latency == nil {
-			n.Latency = runner.NewHistogram()
-		}
-	}
-	if it := p.Iterations; it != nil && it.Latency == nil {
-		it.Latency = runner.NewHistogram()
-	}
-	return nil
 }

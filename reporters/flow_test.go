@@ -8,6 +8,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -15,7 +16,7 @@ import (
 // checkFlowFields spells out what the shop-api flow must carry after a
 // round trip through results.json, so that a field lost on both sides
 // cannot pass as equal.
-func checkFlowFields(t *testing.T, sr *ScenarioRun) {
+func checkFlowFields(t *testing.T, sr *results.ScenarioRun) {
 	t.Helper()
 	if len(sr.Cases) != 1 {
 		t.Fatalf("shop-api: %d cases, want 1", len(sr.Cases))
@@ -48,10 +49,10 @@ func checkFlowFields(t *testing.T, sr *ScenarioRun) {
 
 func TestFlowRoundTrip(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteJSON(&b, fixtureRun()); err != nil {
+	if err := results.WriteJSON(&b, fixtureRun()); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadRun(&b)
+	got, err := results.ReadRun(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,13 +69,13 @@ func TestReadRunDerivesByName(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteJSON(&b, run); err != nil {
+	if err := results.WriteJSON(&b, run); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), `"by_name": [`+"\n"+`        {`) {
 		t.Fatal("by_name still written at case level")
 	}
-	got, err := ReadRun(&b)
+	got, err := results.ReadRun(&b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestReadRunRejectsFlowFigures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ReadRun(strings.NewReader(tt.doc))
+			_, err := results.ReadRun(strings.NewReader(tt.doc))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want it to contain %q", err, tt.want)
 			}
@@ -126,7 +127,7 @@ func TestReadRunRejectsFlowFigures(t *testing.T) {
 func TestReadRunFillsMissingFlowHistograms(t *testing.T) {
 	doc := `{"schema": 1, "scenarios": [{"name": "s", "cases": [{"id": "a", "phases": [{"name": "m", "requests": 3, "succeeded": 3,
 		"by_name": [{"name": "get", "requests": 3, "succeeded": 3}], "iterations": {"iterations": 3, "succeeded": 3, "failed": 0}}]}]}]}`
-	run, err := ReadRun(strings.NewReader(doc))
+	run, err := results.ReadRun(strings.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,9 +136,9 @@ func TestReadRunFillsMissingFlowHistograms(t *testing.T) {
 		t.Fatalf("histograms not filled: %+v %+v", p.ByName[0], p.Iterations)
 	}
 	// Every report renders it without a crash.
-	for name, write := range map[string]func(*bytes.Buffer, *Run) error{
-		"markdown": func(b *bytes.Buffer, r *Run) error { return WriteMarkdown(b, r) },
-		"junit":    func(b *bytes.Buffer, r *Run) error { return WriteJUnit(b, r) },
+	for name, write := range map[string]func(*bytes.Buffer, *results.Run) error{
+		"markdown": func(b *bytes.Buffer, r *results.Run) error { return WriteMarkdown(b, r) },
+		"junit":    func(b *bytes.Buffer, r *results.Run) error { return WriteJUnit(b, r) },
 	} {
 		var b bytes.Buffer
 		if err := write(&b, run); err != nil {
@@ -198,7 +199,7 @@ func TestConsoleFlowNothingSucceeded(t *testing.T) {
 		ByName: []*runner.NamedResult{n}, Iterations: &runner.IterationResult{Iterations: 5, Failed: 5, Latency: runner.NewHistogram()}}
 	p.Counters = n.Counters
 	var b bytes.Buffer
-	consoleFlow(&b, runner.Summarize([]*runner.PhaseResult{p}), namedStats([]*runner.PhaseResult{p}))
+	consoleFlow(&b, runner.Summarize([]*runner.PhaseResult{p}), results.NamedStatsOf([]*runner.PhaseResult{p}))
 	out := b.String()
 	for _, w := range []string{"login-free         5  0.00         —         —       5", "login-free failed: status 5", "Complete iterations:    5 (5 failed"} {
 		if !strings.Contains(out, w) {
@@ -215,17 +216,17 @@ func TestConsoleFlowNothingSucceeded(t *testing.T) {
 // and a baseline case without a flow skips rather than compares zeros.
 func TestFlowRulesAgainstBaselineFile(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteJSON(&b, fixtureRun()); err != nil {
+	if err := results.WriteJSON(&b, fixtureRun()); err != nil {
 		t.Fatal(err)
 	}
 	doc := b.String()
-	read := func(t *testing.T, doc string) *Baseline {
+	read := func(t *testing.T, doc string) *results.Baseline {
 		t.Helper()
-		run, err := ReadRun(strings.NewReader(doc))
+		run, err := results.ReadRun(strings.NewReader(doc))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return NewBaseline("base.json", []string{"base.json"}, []*Run{run})
+		return results.NewBaseline("base.json", []string{"base.json"}, []*results.Run{run})
 	}
 	sc := flowScenarioFixture()
 	sc.Thresholds = []scenarios.Threshold{

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -158,7 +159,7 @@ func grpcCodes(c runner.ErrorCounts) string {
 }
 
 // matrixLabel renders a case's matrix combination as "k=v k=v".
-func matrixLabel(m []MatrixEntry) string {
+func matrixLabel(m []results.MatrixEntry) string {
 	parts := make([]string, len(m))
 	for i, e := range m {
 		parts[i] = e.Key + "=" + matrixText(e.Value)
@@ -277,4 +278,9 @@ func where(p scenarios.Pos) string {
 // oneLine folds whitespace so free text fits a table cell or an attribute.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// envSummary renders the differences for one line of a report.
+func envSummary(diffs []string) string {
+	return strings.Join(diffs, "; ")
 }

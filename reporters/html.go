@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 )
 
 // HTMLFile is the name of the HTML report in the output directory.
@@ -30,13 +31,13 @@ var htmlPageTmpl = template.Must(template.New("page").Parse(htmlTemplate))
 // file), for pages that show several runs.
 type NamedRun struct {
 	Name string
-	Run  *Run
+	Run  *results.Run
 }
 
 // WriteHTML writes run as one self-contained HTML page: inline CSS, charts
 // as inline SVG, no script and no external resource, so it opens offline
 // and from a CI artifact.
-func WriteHTML(w io.Writer, run *Run) error {
+func WriteHTML(w io.Writer, run *results.Run) error {
 	return WriteHTMLRuns(w, []NamedRun{{Run: run}})
 }
 
@@ -98,7 +99,7 @@ const (
 )
 
 // runOutcome decides the headline the way the Markdown report does.
-func runOutcome(run *Run) outcome {
+func runOutcome(run *results.Run) outcome {
 	switch {
 	case run.Interrupted:
 		return outcomeInterrupted
@@ -113,7 +114,7 @@ func runOutcome(run *Run) outcome {
 }
 
 // htmlHeadline is the page's verdict line and its look.
-func htmlHeadline(run *Run) (text, class string) {
+func htmlHeadline(run *results.Run) (text, class string) {
 	switch runOutcome(run) {
 	case outcomeInterrupted:
 		text, class = interruptedHeadline, "warn"
@@ -137,10 +138,10 @@ func htmlRunOf(nr NamedRun) htmlRun {
 	run := nr.Run
 	hr := htmlRun{Name: nr.Name}
 	hr.Headline, hr.Class = htmlHeadline(run)
-	if cases := saturated(run); len(cases) > 0 {
+	if cases := results.Saturated(run); len(cases) > 0 {
 		b := htmlBanner{Class: "fail", Text: "Invalid run: the load generator was saturated. These figures describe loadgate's limits, not the server's; rerun on a less loaded machine or with a lower rate."}
 		for _, c := range cases {
-			b.Items = append(b.Items, c.scenario+" / "+c.id+": "+c.reason)
+			b.Items = append(b.Items, c.Scenario+" / "+c.ID+": "+c.Reason)
 		}
 		hr.Banners = append(hr.Banners, b)
 	}
@@ -161,7 +162,7 @@ func htmlRunOf(nr NamedRun) htmlRun {
 	var all []assertions.Verdict
 	cases := 0
 	for _, sr := range run.Scenarios {
-		all = append(all, sr.allVerdicts()...)
+		all = append(all, sr.AllVerdicts()...)
 		cases += len(sr.Cases)
 		hr.Scenarios = append(hr.Scenarios, htmlScenarioOf(sr, run.Baseline != nil))
 	}
@@ -170,7 +171,7 @@ func htmlRunOf(nr NamedRun) htmlRun {
 }
 
 // htmlMeta names the run: version, commit, host, start and duration.
-func htmlMeta(r *Run) string {
+func htmlMeta(r *results.Run) string {
 	var parts []string
 	if r.LoadgateVersion != "" {
 		parts = append(parts, "loadgate "+r.LoadgateVersion)

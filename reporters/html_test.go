@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
-func renderHTML(t *testing.T, run *Run) string {
+func renderHTML(t *testing.T, run *results.Run) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := WriteHTML(&b, run); err != nil {
@@ -28,7 +29,7 @@ var externalRef = regexp.MustCompile(`(?i)(=\s*"?(https?:)?//)|url\(|@import`)
 func TestWriteHTMLGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		run  func() *Run
+		run  func() *results.Run
 		want []string
 	}{
 		{"report.golden.html", fixtureRun, []string{
@@ -75,7 +76,7 @@ func TestHTMLHeadlineMatchesMarkdown(t *testing.T) {
 	interrupted.Interrupted, interrupted.Passed = true, false
 	passed := abRun()
 	passed.Passed = true
-	for name, run := range map[string]*Run{"fixture": fixtureRun(), "ab": passed, "capacity": capacityRun(), "interrupted": interrupted} {
+	for name, run := range map[string]*results.Run{"fixture": fixtureRun(), "ab": passed, "capacity": capacityRun(), "interrupted": interrupted} {
 		var md bytes.Buffer
 		if err := WriteMarkdown(&md, run); err != nil {
 			t.Fatal(err)
@@ -93,7 +94,7 @@ func TestHTMLHeadlineMatchesMarkdown(t *testing.T) {
 
 // bigRun is a 20-case matrix run of five minutes per case, server
 // monitored, the size a report must handle within 1 MiB.
-func bigRun() *Run {
+func bigRun() *results.Run {
 	sc := &scenarios.Scenario{File: "big.yaml", Name: "big-matrix", Thresholds: fixtureThresholds()}
 	res := &runner.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(2 * time.Hour)}
 	levels := []int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
@@ -112,7 +113,7 @@ func bigRun() *Run {
 		cr.Server, cr.ServerName = fixtureServer(spec, cr.Phases[0]), "server"
 		res.Cases = append(res.Cases, cr)
 	}
-	return NewRun(fixtureMeta(), []ScenarioInput{{Result: res}})
+	return results.NewRun(fixtureMeta(), []results.ScenarioInput{{Result: res}})
 }
 
 func TestHTMLSizeForTwentyCases(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 )
 
@@ -27,7 +28,7 @@ type caseSecond struct {
 // caseSeconds lays the case's measured phases on one clock. The last
 // second of a phase is usually partial and would plot as a drop that
 // looks like an outage, so only whole seconds are kept.
-func caseSeconds(c *CaseRun) []caseSecond {
+func caseSeconds(c *results.CaseRun) []caseSecond {
 	if len(c.Phases) == 0 {
 		return nil
 	}
@@ -102,7 +103,7 @@ func seriesOf(secs []caseSecond, y func(caseSecond) (float64, bool)) []svgPoint 
 func msAxis(v float64) string { return axisNum(v) + " ms" }
 
 // throughputChart draws succeeded and failed requests per second.
-func throughputChart(c *CaseRun, secs []caseSecond) svgChart {
+func throughputChart(c *results.CaseRun, secs []caseSecond) svgChart {
 	ch := svgChart{
 		Title: c.ID + ": throughput (succeeded/s) and errors/s", XLabel: "elapsed (s)", YLabel: "requests/s",
 		Series: []svgSeries{{Name: "succeeded/s", Points: seriesOf(secs, func(s caseSecond) (float64, bool) { return s.succeeded, true })}},
@@ -115,7 +116,7 @@ func throughputChart(c *CaseRun, secs []caseSecond) svgChart {
 
 // latencyOverTimeChart draws p50 and p99 per second; seconds without a
 // success have no latency and leave a gap rather than a zero.
-func latencyOverTimeChart(c *CaseRun, secs []caseSecond) svgChart {
+func latencyOverTimeChart(c *results.CaseRun, secs []caseSecond) svgChart {
 	return svgChart{
 		Title: c.ID + ": latency over time (succeeded requests)", XLabel: "elapsed (s)", YLabel: "latency", YFmt: msAxis,
 		Series: []svgSeries{
@@ -132,7 +133,7 @@ var hdrNines = []string{"0", "90", "99", "99.9", "99.99", "99.999"}
 // percentileChart is the HDR percentile plot of the case's merged
 // histogram (succeeded requests), from 0 to 99.999 on a log axis, with
 // the baseline's p50 and p99 as reference lines when there is one.
-func percentileChart(c *CaseRun) svgChart {
+func percentileChart(c *results.CaseRun) svgChart {
 	ch := svgChart{Title: c.ID + ": latency by percentile (HDR, log scale)", XLabel: "percentile", YLabel: "latency", YFmt: msAxis}
 	for i, l := range hdrNines {
 		ch.XTicks = append(ch.XTicks, svgTick{At: float64(i), Label: l})
@@ -148,7 +149,7 @@ func percentileChart(c *CaseRun) svgChart {
 
 // percentilePoints samples the case's merged histogram ten times per nine;
 // nil when nothing succeeded.
-func percentilePoints(c *CaseRun) []svgPoint {
+func percentilePoints(c *results.CaseRun) []svgPoint {
 	h := c.Stats.LatencyHist
 	if h == nil || h.Count() == 0 {
 		return nil
@@ -165,12 +166,12 @@ func percentilePoints(c *CaseRun) []svgPoint {
 
 // abPercentileChart overlays the percentile plots of an A/B pair: where
 // the candidate's line runs above the reference's, it is slower there.
-func abPercentileChart(cand, ref *CaseRun) svgChart {
+func abPercentileChart(cand, ref *results.CaseRun) svgChart {
 	ch := percentileChart(cand)
 	ch.Title = cand.ID + " vs " + ref.ID + ": latency by percentile (HDR, log scale)"
 	ch.HRefs = nil
 	ch.Series = nil
-	for _, c := range []*CaseRun{ref, cand} {
+	for _, c := range []*results.CaseRun{ref, cand} {
 		if pts := percentilePoints(c); pts != nil {
 			ch.Series = append(ch.Series, svgSeries{Name: c.Target, Points: pts})
 		}
@@ -179,7 +180,7 @@ func abPercentileChart(cand, ref *CaseRun) svgChart {
 }
 
 // serverCharts draws the monitored server's CPU and RSS on the case's clock.
-func serverCharts(c *CaseRun) []svgChart {
+func serverCharts(c *results.CaseRun) []svgChart {
 	u := c.Server
 	if !serverSampled(u) || len(u.Series) == 0 || len(c.Phases) == 0 {
 		return nil
@@ -206,7 +207,7 @@ func serverCharts(c *CaseRun) []svgChart {
 // kneeCharts draws each concurrency sweep's rps and p99 against the
 // level, one series per sweep, the knee marked on its sweep. Levels are
 // spaced evenly: sweeps are usually geometric (1, 10, 100).
-func kneeCharts(sr *ScenarioRun, knees []knee) []svgChart {
+func kneeCharts(sr *results.ScenarioRun, knees []knee) []svgChart {
 	if len(knees) == 0 {
 		return nil
 	}

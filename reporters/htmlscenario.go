@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 )
 
@@ -70,20 +71,20 @@ func verdictCSS(v assertions.Verdict) string {
 	return "pass"
 }
 
-func htmlScenarioOf(sr *ScenarioRun, withBaseline bool) htmlScenario {
+func htmlScenarioOf(sr *results.ScenarioRun, withBaseline bool) htmlScenario {
 	hs := htmlScenario{Name: sr.Name, Description: sr.Description, File: sr.File, Error: sr.Error}
 	if len(sr.Hash) > 12 {
 		hs.Hash = sr.Hash[:12]
 	} else {
 		hs.Hash = sr.Hash
 	}
-	t := tally(sr.allVerdicts())
+	t := tally(sr.AllVerdicts())
 	switch {
 	case sr.Interrupted:
 		hs.Icon, hs.Class = "⏹ interrupted", "warn"
 	case sr.Aborted != nil:
 		hs.Icon, hs.Class = "⛔ aborted", "fail"
-	case !sr.passed():
+	case !sr.Passed():
 		hs.Icon, hs.Class = "❌ failed", "fail"
 	case t[classWarn] > 0:
 		hs.Icon, hs.Class = "⚠️ warned", "warn"
@@ -109,12 +110,12 @@ func htmlScenarioOf(sr *ScenarioRun, withBaseline bool) htmlScenario {
 				hs.Errors = append(hs.Errors, fmt.Sprintf("%s: %s × %s, first: %s", c.ID, kind, group(n), msg))
 			}
 		})
-		for _, p := range searchedPhases(c.Phases) {
+		for _, p := range results.SearchedPhases(c.Phases) {
 			hs.Searches = append(hs.Searches, htmlSearchOf(sr, c, p.Name, p.Search))
 		}
 		hs.Cases = append(hs.Cases, htmlCaseOf(c))
 	}
-	for _, v := range sr.allVerdicts() {
+	for _, v := range sr.AllVerdicts() {
 		hs.Thresholds = append(hs.Thresholds, htmlVerdictOf(v))
 	}
 	htmlABOf(&hs, sr)
@@ -159,8 +160,8 @@ func htmlKneeNote(k knee) string {
 
 // htmlCaseTable fills the scenario's table of cases; columns for server
 // usage and the baseline appear only when some case has them.
-func htmlCaseTable(hs *htmlScenario, sr *ScenarioRun, knees []knee, withBaseline bool) {
-	kneeAt := map[*CaseRun]bool{}
+func htmlCaseTable(hs *htmlScenario, sr *results.ScenarioRun, knees []knee, withBaseline bool) {
+	kneeAt := map[*results.CaseRun]bool{}
 	for _, k := range knees {
 		if k.at != nil {
 			kneeAt[k.at] = true
@@ -212,7 +213,7 @@ func htmlCaseTable(hs *htmlScenario, sr *ScenarioRun, knees []knee, withBaseline
 
 // htmlSearchOf shows a capacity search: its probes, what it found, and
 // p99 against the probe rate with the SLO's bound.
-func htmlSearchOf(sr *ScenarioRun, c *CaseRun, phase string, s *runner.SearchResult) htmlSearch {
+func htmlSearchOf(sr *results.ScenarioRun, c *results.CaseRun, phase string, s *runner.SearchResult) htmlSearch {
 	spec := specFor(c.SearchSpecs, phase)
 	hs := htmlSearch{Case: c.ID, Phase: phase, SLO: spec.SLO, Line: capacityLine(s, spec.Precision)}
 	if s.Reason != "" {
@@ -230,7 +231,7 @@ func htmlSearchOf(sr *ScenarioRun, c *CaseRun, phase string, s *runner.SearchRes
 
 // htmlABOf fills the same-job A/B comparisons with both sides' figures
 // and each comparing rule's verdict.
-func htmlABOf(hs *htmlScenario, sr *ScenarioRun) {
+func htmlABOf(hs *htmlScenario, sr *results.ScenarioRun) {
 	pairs := abPairs(sr)
 	byTarget := map[string][]assertions.Verdict{}
 	var order []string
@@ -269,7 +270,7 @@ func htmlABOf(hs *htmlScenario, sr *ScenarioRun) {
 // htmlCaseOf draws one case: throughput and errors, latency over time,
 // the HDR percentile plot, server usage, and the generator's health per
 // phase (it is judged per phase, not sampled per second).
-func htmlCaseOf(c *CaseRun) htmlCase {
+func htmlCaseOf(c *results.CaseRun) htmlCase {
 	hc := htmlCase{ID: c.ID, Error: c.Error}
 	if len(c.Phases) == 0 {
 		return hc

@@ -10,20 +10,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 )
 
 // interruptedRuns are the ways a run can be stopped: before any scenario
 // began, in the middle of one (the scenario is marked), and after one
 // finished while the run as a whole was stopped.
-func interruptedRuns() map[string]*Run {
+func interruptedRuns() map[string]*results.Run {
 	mid := fixtureRun()
 	mid.Scenarios[0].Interrupted = true
 	whole := fixtureRun()
 	whole.Interrupted = true
-	return map[string]*Run{
-		"before any scenario": NewRun(Meta{Interrupted: true}, nil),
-		"in a scenario": NewRun(Meta{Interrupted: true}, []ScenarioInput{{
+	return map[string]*results.Run{
+		"before any scenario": results.NewRun(results.Meta{Interrupted: true}, nil),
+		"in a scenario": results.NewRun(results.Meta{Interrupted: true}, []results.ScenarioInput{{
 			Result: &runner.ScenarioResult{Interrupted: true, Cases: []*runner.CaseResult{{ID: "c", Target: "t"}}},
 		}}),
 		"scenario marked":  mid,
@@ -38,7 +39,7 @@ func TestInterruptedRunIsNeverPassed(t *testing.T) {
 				t.Error("results.json says passed")
 			}
 			var js bytes.Buffer
-			if err := WriteJSON(&js, run); err != nil {
+			if err := results.WriteJSON(&js, run); err != nil {
 				t.Fatal(err)
 			}
 			var doc struct {
@@ -107,10 +108,10 @@ func TestInterruptedRunIsNoBaseline(t *testing.T) {
 	good := fixtureRun()
 	bad := fixtureRun()
 	bad.Interrupted = true
-	write := func(name string, run *Run) string {
+	write := func(name string, run *results.Run) string {
 		path := filepath.Join(dir, name)
 		var b bytes.Buffer
-		if err := WriteJSON(&b, run); err != nil {
+		if err := results.WriteJSON(&b, run); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -121,8 +122,8 @@ func TestInterruptedRunIsNoBaseline(t *testing.T) {
 	write("a-good.json", good)
 	badPath := write("b-interrupted.json", bad)
 	for _, path := range []string{badPath, dir} {
-		_, err := LoadBaseline(path)
-		if !errors.Is(err, ErrInterrupted) {
+		_, err := results.LoadBaseline(path)
+		if !errors.Is(err, results.ErrInterrupted) {
 			t.Fatalf("LoadBaseline(%s) = %v, want an interrupted refusal", path, err)
 		}
 		if want := badPath + ": the run was interrupted; an interrupted run cannot be a baseline"; err.Error() != want {

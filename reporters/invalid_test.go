@@ -5,11 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 )
 
 func TestSaturatedGeneratorMarksEveryReport(t *testing.T) {
-	run := &Run{Schema: Schema, Passed: true, Scenarios: []*ScenarioRun{{Name: "flood", Cases: []*CaseRun{
+	run := &results.Run{Schema: results.Schema, Passed: true, Scenarios: []*results.ScenarioRun{{Name: "flood", Cases: []*results.CaseRun{
 		{ID: "web", Target: "web", Stats: runner.Stats{Generator: runner.Generator{CPU: 0.97, Saturated: true,
 			Reason: "the scheduler ran 40ms late (p99)"}}},
 		{ID: "calm", Target: "calm"},
@@ -35,7 +36,7 @@ func TestSaturatedGeneratorMarksEveryReport(t *testing.T) {
 	if !strings.Contains(junit.String(), `name="web.invalid" value="generator saturated: the scheduler ran 40ms late (p99)"`) {
 		t.Errorf("junit lacks the invalid property:\n%s", junit.String())
 	}
-	healthy := &Run{Scenarios: []*ScenarioRun{{Name: "ok", Cases: []*CaseRun{{ID: "calm"}}}}}
+	healthy := &results.Run{Scenarios: []*results.ScenarioRun{{Name: "ok", Cases: []*results.CaseRun{{ID: "calm"}}}}}
 	if healthy.Invalid() {
 		t.Error("a healthy run is invalid")
 	}

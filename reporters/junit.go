@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 )
 
 // The document follows the Apache Ant JUnit schema, which is what Jenkins
@@ -101,7 +102,7 @@ const junitTime = "2006-01-02T15:04:05"
 // values, and a property "aborted"; a case that ran a capacity search has
 // properties capacity (requests/s; when the generator limited the search,
 // capacity_at_least instead), capacity_limited_by_generator and probes.
-func WriteJUnit(w io.Writer, run *Run) error {
+func WriteJUnit(w io.Writer, run *results.Run) error {
 	doc := junitSuites{Suites: []junitSuite{}}
 	for i, sr := range run.Scenarios {
 		doc.Suites = append(doc.Suites, junitSuiteOf(i, run, sr))
@@ -109,7 +110,7 @@ func WriteJUnit(w io.Writer, run *Run) error {
 	if len(doc.Suites) == 0 && run.Interrupted {
 		// Stopped before the first scenario began: an empty document
 		// would read as green.
-		doc.Suites = append(doc.Suites, junitSuiteOf(0, run, &ScenarioRun{Name: "loadgate", Interrupted: true}))
+		doc.Suites = append(doc.Suites, junitSuiteOf(0, run, &results.ScenarioRun{Name: "loadgate", Interrupted: true}))
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("write JUnit XML: %w", err)
@@ -128,7 +129,7 @@ func WriteJUnit(w io.Writer, run *Run) error {
 	return nil
 }
 
-func junitSuiteOf(id int, run *Run, sr *ScenarioRun) junitSuite {
+func junitSuiteOf(id int, run *results.Run, sr *results.ScenarioRun) junitSuite {
 	start := sr.Start
 	if start.IsZero() {
 		start = run.Start
@@ -194,7 +195,7 @@ func junitSuiteOf(id int, run *Run, sr *ScenarioRun) junitSuite {
 		}
 	}
 	abortShown := false
-	for _, v := range sr.allVerdicts() {
+	for _, v := range sr.AllVerdicts() {
 		tc, note := junitVerdict(name, v, elapsed[v.Case])
 		if a := sr.Aborted; !abortShown && abortVerdict(a, v) {
 			// The rule stopped the load: whatever the verdict over what
@@ -316,7 +317,7 @@ func xmlSafe(s string) string {
 
 // junitSuiteProperties lists the run's identity, then the key figures of
 // every case, with units in the property names so that tools can chart them.
-func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
+func junitSuiteProperties(run *results.Run, sr *results.ScenarioRun) []junitProperty {
 	props := []junitProperty{{"loadgate.version", run.LoadgateVersion}}
 	add := func(name, value string) {
 		if value != "" {
@@ -375,8 +376,8 @@ func junitSuiteProperties(run *Run, sr *ScenarioRun) []junitProperty {
 // junitSearchProperties adds what a case's capacity search found: the
 // capacity only when it is a number, the lower bound's flag and the
 // number of probes otherwise too.
-func junitSearchProperties(id string, c *CaseRun, add func(name, value string)) {
-	s := caseSearch(c)
+func junitSearchProperties(id string, c *results.CaseRun, add func(name, value string)) {
+	s := results.CaseSearch(c)
 	if s == nil {
 		return
 	}
@@ -387,7 +388,7 @@ func junitSearchProperties(id string, c *CaseRun, add func(name, value string)) 
 	}
 	add(id+".capacity_limited_by_generator", strconv.FormatBool(s.LimitedByGenerator))
 	n := 0
-	for _, p := range searchedPhases(c.Phases) {
+	for _, p := range results.SearchedPhases(c.Phases) {
 		n += len(p.Search.Probes)
 	}
 	add(id+".probes", strconv.Itoa(n))

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -62,13 +63,13 @@ func TestWriteJUnitGolden(t *testing.T) {
 func TestWriteJUnitValidEdgeCases(t *testing.T) {
 	interrupted := fixtureRun()
 	interrupted.Interrupted = true
-	runs := map[string]*Run{
-		"no scenarios": NewRun(Meta{}, nil),
-		"nothing known": NewRun(Meta{}, []ScenarioInput{{
+	runs := map[string]*results.Run{
+		"no scenarios": results.NewRun(results.Meta{}, nil),
+		"nothing known": results.NewRun(results.Meta{}, []results.ScenarioInput{{
 			Result: &runner.ScenarioResult{Cases: []*runner.CaseResult{{ID: "x", Err: "no request completed"}}},
 		}}),
 		"interrupted": interrupted,
-		"awkward text": NewRun(Meta{Host: Host{Hostname: " "}}, []ScenarioInput{{
+		"awkward text": results.NewRun(results.Meta{Host: results.Host{Hostname: " "}}, []results.ScenarioInput{{
 			Scenario: &scenarios.Scenario{Name: "a  b\n<c>"},
 			Result:   &runner.ScenarioResult{Cases: []*runner.CaseResult{{ID: "t  k=\"v\"", Target: "t"}}},
 			Verdicts: []assertions.Verdict{{

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 )
 
 // WriteMarkdown writes run as GitHub-flavoured Markdown sized for a GitHub
@@ -17,7 +18,7 @@ import (
 // side-by-side table when several targets were compared, the A/B verdicts
 // of targets judged against a baseline_target, and Mermaid charts of
 // throughput, p99 and server CPU over time.
-func WriteMarkdown(w io.Writer, run *Run) error {
+func WriteMarkdown(w io.Writer, run *results.Run) error {
 	var b bytes.Buffer
 	mdHeadline(&b, run)
 	for _, sr := range run.Scenarios {
@@ -57,7 +58,7 @@ func (t verdictTally) String() string {
 	return strings.Join(parts, " · ")
 }
 
-func mdHeadline(b *bytes.Buffer, run *Run) {
+func mdHeadline(b *bytes.Buffer, run *results.Run) {
 	verdict := "✅ loadgate: passed"
 	switch {
 	case run.Interrupted:
@@ -90,7 +91,7 @@ func mdHeadline(b *bytes.Buffer, run *Run) {
 	var all []assertions.Verdict
 	cases := 0
 	for _, sr := range run.Scenarios {
-		all = append(all, sr.allVerdicts()...)
+		all = append(all, sr.AllVerdicts()...)
 		cases += len(sr.Cases)
 	}
 	fmt.Fprintf(b, "%s, %s · thresholds: %s\n\n",
@@ -112,7 +113,7 @@ func mdHeadline(b *bytes.Buffer, run *Run) {
 // mdBaseline names the baseline, with a banner when it was measured in a
 // different environment: a change may then come from the machine, not
 // from the code.
-func mdBaseline(b *bytes.Buffer, bi *BaselineInfo) {
+func mdBaseline(b *bytes.Buffer, bi *results.BaselineInfo) {
 	if bi == nil {
 		return
 	}
@@ -132,7 +133,7 @@ func mdBaseline(b *bytes.Buffer, bi *BaselineInfo) {
 	}
 }
 
-func mdHost(h Host) string {
+func mdHost(h results.Host) string {
 	if h.Hostname == "" && h.OS == "" {
 		return ""
 	}
@@ -160,15 +161,15 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
+func mdScenario(b *bytes.Buffer, sr *results.ScenarioRun, withBaseline bool) {
 	icon := "✅"
-	t := tally(sr.allVerdicts())
+	t := tally(sr.AllVerdicts())
 	switch {
 	case sr.Interrupted:
 		icon = "⏹"
 	case sr.Aborted != nil:
 		icon = "⛔"
-	case !sr.passed():
+	case !sr.Passed():
 		icon = "❌"
 	case t[classWarn] > 0:
 		icon = "⚠️"
@@ -221,10 +222,10 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 		mdFlows(b, sr)
 		mdSearches(b, sr)
 	}
-	if vs := sr.allVerdicts(); len(vs) > 0 {
+	if vs := sr.AllVerdicts(); len(vs) > 0 {
 		mdThresholds(b, vs)
 	}
-	if len(sr.targets()) > 1 {
+	if len(sr.Targets()) > 1 {
 		mdSideBySide(b, sr)
 	}
 	mdABVerdicts(b, sr)
@@ -235,15 +236,15 @@ func mdScenario(b *bytes.Buffer, sr *ScenarioRun, withBaseline bool) {
 // server and host usage and for the baseline appear only when some case
 // needs them, so a plain closed-model sweep keeps the narrow table that
 // fits a step summary.
-func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bool) {
+func mdCaseTable(b *bytes.Buffer, sr *results.ScenarioRun, knees []knee, withBaseline bool) {
 	showKinds, open, trials, searched := false, false, false, false
 	for _, c := range sr.Cases {
-		searched = searched || caseSearch(c) != nil
+		searched = searched || results.CaseSearch(c) != nil
 		showKinds = showKinds || c.Stats.Failed > 0
 		open = open || openModel(c.Phases)
 		trials = trials || c.Stats.Trials != nil
 	}
-	kneeAt := make(map[*CaseRun]bool)
+	kneeAt := make(map[*results.CaseRun]bool)
 	for _, k := range knees {
 		if k.at != nil {
 			kneeAt[k.at] = true
@@ -352,7 +353,7 @@ func mdCaseTable(b *bytes.Buffer, sr *ScenarioRun, knees []knee, withBaseline bo
 }
 
 // baselineDelta is the change of rps and p99 against the baseline case.
-func baselineDelta(c *CaseRun) string {
+func baselineDelta(c *results.CaseRun) string {
 	if c.Baseline == nil {
 		return "— (no baseline case)"
 	}
@@ -409,14 +410,14 @@ func verdictIcon(v assertions.Verdict) string {
 // combination, rps and p99 per target, and the server's CPU and memory when
 // a server was monitored, which is the comparison people run several
 // targets for.
-func mdSideBySide(b *bytes.Buffer, sr *ScenarioRun) {
-	targets := sr.targets()
+func mdSideBySide(b *bytes.Buffer, sr *results.ScenarioRun) {
+	targets := sr.Targets()
 	var rows []string
-	cells := make(map[string]map[string]*CaseRun)
+	cells := make(map[string]map[string]*results.CaseRun)
 	for _, c := range sr.Cases {
 		row := matrixLabel(c.Matrix)
 		if cells[row] == nil {
-			cells[row] = make(map[string]*CaseRun)
+			cells[row] = make(map[string]*results.CaseRun)
 			rows = append(rows, row)
 		}
 		cells[row][c.Target] = c
@@ -465,7 +466,7 @@ func mdSideBySide(b *bytes.Buffer, sr *ScenarioRun) {
 // mdErrorSamples lists the first message of each error kind per case, so
 // that a reader learns what failed ("connection refused") from the summary
 // alone.
-func mdErrorSamples(b *bytes.Buffer, sr *ScenarioRun) {
+func mdErrorSamples(b *bytes.Buffer, sr *results.ScenarioRun) {
 	var lines []string
 	for _, c := range sr.Cases {
 		c.Stats.Errors.Each(func(kind string, n int64) {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 )
 
@@ -80,11 +81,11 @@ func TestKneeIndex(t *testing.T) {
 }
 
 func TestFindKneesNeedsThreeNumericLevels(t *testing.T) {
-	mk := func(target string, level any, rps float64) *CaseRun {
-		return &CaseRun{ID: target, Target: target, Matrix: []MatrixEntry{{Key: "concurrency", Value: level}},
+	mk := func(target string, level any, rps float64) *results.CaseRun {
+		return &results.CaseRun{ID: target, Target: target, Matrix: []results.MatrixEntry{{Key: "concurrency", Value: level}},
 			Stats: runner.Stats{RPS: rps}}
 	}
-	sr := &ScenarioRun{Cases: []*CaseRun{
+	sr := &results.ScenarioRun{Cases: []*results.CaseRun{
 		mk("a", int64(1), 100), mk("a", int64(10), 900), // two levels: no sweep
 		mk("b", "low", 100), mk("b", "mid", 200), mk("b", "high", 300), // not numeric
 		mk("c", int64(100), 1000), mk("c", int64(1), 100), mk("c", int64(10), 990), // unordered
@@ -178,7 +179,7 @@ func TestFormatHelpers(t *testing.T) {
 }
 
 func TestWriteMarkdownCaseError(t *testing.T) {
-	run := NewRun(Meta{}, []ScenarioInput{{Result: &runner.ScenarioResult{
+	run := results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &runner.ScenarioResult{
 		Cases: []*runner.CaseResult{{ID: "api", Target: "api", Err: "no request completed"}},
 	}}})
 	var b bytes.Buffer
@@ -252,7 +253,7 @@ func TestCaseTimeline(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := caseTimeline(&CaseRun{Phases: tt.phases})
+			got := caseTimeline(&results.CaseRun{Phases: tt.phases})
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(chartPoint{}), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("caseTimeline (-want +got):\n%s", diff)
 			}
@@ -271,7 +272,7 @@ func TestCaseTimeline(t *testing.T) {
 
 // chartRun is a scenario of n healthy cases and, when dead, one more whose
 // every request failed; every phase lasts 3.5 s.
-func chartRun(n int, dead bool) *Run {
+func chartRun(n int, dead bool) *results.Run {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	mk := func(id string, i int, failed bool) *runner.CaseResult {
 		var series []runner.Second
@@ -297,13 +298,13 @@ func chartRun(n int, dead bool) *Run {
 	if dead {
 		cases = append(cases, mk("dead", n, true))
 	}
-	return NewRun(Meta{}, []ScenarioInput{{Result: &runner.ScenarioResult{Start: t0, Cases: cases}}})
+	return results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &runner.ScenarioResult{Start: t0, Cases: cases}}})
 }
 
 func TestMarkdownChartsPerCase(t *testing.T) {
 	tests := []struct {
 		name   string
-		run    *Run
+		run    *results.Run
 		golden string
 		want   []string
 		absent []string
@@ -370,7 +371,7 @@ func TestMarkdownChartLongPhaseAveragesWholeSeconds(t *testing.T) {
 		series = append(series, sec(s, int64(100+s%3), 0, 1)) // 100, 101, 102: a mean of 101 per chunk
 	}
 	series = append(series, sec(150, 7, 0, 1)) // partial: the phase lasted 150.4 s
-	run := NewRun(Meta{}, []ScenarioInput{{Result: &runner.ScenarioResult{Start: t0, Cases: []*runner.CaseResult{{
+	run := results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &runner.ScenarioResult{Start: t0, Cases: []*runner.CaseResult{{
 		ID: "long", Target: "long", Phases: []*runner.PhaseResult{{Start: t0, Elapsed: 150400 * time.Millisecond, Series: series}},
 	}}}}})
 	var b bytes.Buffer

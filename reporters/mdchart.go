@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loadgate/loadgate/results"
 )
 
 // kneeGrowth is the throughput gain below which adding concurrency is no
@@ -34,11 +36,11 @@ func kneeIndex(rps []float64) int {
 // matrix keys held fixed.
 type knee struct {
 	target string
-	fixed  string     // the other matrix keys, "" when concurrency is the only one
-	at     *CaseRun   // the knee's case; nil when there is none
-	next   *CaseRun   // the level after the knee
-	levels []float64  // the swept levels, ascending
-	cases  []*CaseRun // in the order of levels
+	fixed  string             // the other matrix keys, "" when concurrency is the only one
+	at     *results.CaseRun   // the knee's case; nil when there is none
+	next   *results.CaseRun   // the level after the knee
+	levels []float64          // the swept levels, ascending
+	cases  []*results.CaseRun // in the order of levels
 }
 
 // note is the sentence the Markdown report prints for the sweep.
@@ -62,7 +64,7 @@ func (k knee) note() string {
 		fmtDur(k.at.Stats.Latency.P99), fmtDur(k.next.Stats.Latency.P99))
 }
 
-func kneeLevel(c *CaseRun) any {
+func kneeLevel(c *results.CaseRun) any {
 	for _, m := range c.Matrix {
 		if m.Key == kneeKey {
 			return m.Value
@@ -73,16 +75,16 @@ func kneeLevel(c *CaseRun) any {
 
 // findKnees finds every concurrency sweep of at least three numeric levels
 // in the scenario and locates its knee.
-func findKnees(sr *ScenarioRun) []knee {
+func findKnees(sr *results.ScenarioRun) []knee {
 	type sweep struct {
 		target, fixed string
-		byLevel       map[float64]*CaseRun
+		byLevel       map[float64]*results.CaseRun
 	}
 	var order []string
 	sweeps := make(map[string]*sweep)
 	for _, c := range sr.Cases {
 		level, ok := 0.0, false
-		var others []MatrixEntry
+		var others []results.MatrixEntry
 		for _, m := range c.Matrix {
 			if m.Key == kneeKey {
 				level, ok = matrixNumber(m.Value)
@@ -97,7 +99,7 @@ func findKnees(sr *ScenarioRun) []knee {
 		key := c.Target + "\x00" + fixed
 		s := sweeps[key]
 		if s == nil {
-			s = &sweep{target: c.Target, fixed: fixed, byLevel: make(map[float64]*CaseRun)}
+			s = &sweep{target: c.Target, fixed: fixed, byLevel: make(map[float64]*results.CaseRun)}
 			sweeps[key] = s
 			order = append(order, key)
 		}
@@ -228,7 +230,7 @@ func chunks(segs [][]chartPoint, size int) int {
 //
 // Phases follow one another, so a point starts at least a second after
 // the previous one and the whole-second labels are unique and increasing.
-func caseTimeline(c *CaseRun) [][]chartPoint {
+func caseTimeline(c *results.CaseRun) [][]chartPoint {
 	var origin time.Time
 	for _, p := range c.Phases {
 		if len(p.Series) > 0 && !p.Start.IsZero() && (origin.IsZero() || p.Start.Before(origin)) {
@@ -266,7 +268,7 @@ func caseTimeline(c *CaseRun) [][]chartPoint {
 // caseUsageTimeline is the server's CPU samples during the case on the
 // case's clock, samples that start in the same whole second merged so
 // that labels stay unique.
-func caseUsageTimeline(c *CaseRun) [][]chartPoint {
+func caseUsageTimeline(c *results.CaseRun) [][]chartPoint {
 	u := c.Server
 	if !serverSampled(u) || len(u.Series) == 0 {
 		return nil
@@ -308,7 +310,7 @@ func caseUsageTimeline(c *CaseRun) [][]chartPoint {
 
 // caseChart is what one case contributes to the scenario's charts.
 type caseChart struct {
-	c        *CaseRun
+	c        *results.CaseRun
 	requests []chartPoint // downsampled whole seconds
 	cpu      []chartPoint
 }
@@ -371,7 +373,7 @@ func (cc caseChart) failedShare() float64 {
 // joining them on one line reads as one run with jumps. The charts of a
 // scenario share their y range, so that cases compare at a glance and a
 // dead target is a line along the bottom, not a rescaled wiggle.
-func mdCharts(b *bytes.Buffer, sr *ScenarioRun) {
+func mdCharts(b *bytes.Buffer, sr *results.ScenarioRun) {
 	var charts []caseChart
 	for _, c := range sr.Cases {
 		cc := caseChart{c: c,

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/loadgate/loadgate/results"
 )
 
 // FuzzReadRun feeds arbitrary documents to the results decoder, which reads
@@ -20,22 +22,22 @@ func FuzzReadRun(f *testing.F) {
 	f.Add([]byte(`{"schema":1,"scenarios":[null]}`))
 	f.Add([]byte(`{"schema":1,"scenarios":[{"name":"s","cases":[{"id":"c","stats":{"rps":1e308}}]}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		run, err := ReadRun(bytes.NewReader(data))
+		run, err := results.ReadRun(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
-		for name, write := range map[string]func(io.Writer, *Run) error{
-			"json": WriteJSON, "junit": WriteJUnit, "markdown": WriteMarkdown,
+		for name, write := range map[string]func(io.Writer, *results.Run) error{
+			"json": results.WriteJSON, "junit": WriteJUnit, "markdown": WriteMarkdown,
 		} {
 			if err := write(io.Discard, run); err != nil {
 				t.Fatalf("%s of an accepted document: %v", name, err)
 			}
 		}
 		var again bytes.Buffer
-		if err := WriteJSON(&again, run); err != nil {
+		if err := results.WriteJSON(&again, run); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ReadRun(&again); err != nil {
+		if _, err := results.ReadRun(&again); err != nil {
 			t.Fatalf("an accepted document does not read back once written: %v", err)
 		}
 	})

@@ -3,14 +3,12 @@ package reporters
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -32,8 +30,8 @@ func buckets(h *runner.Histogram) [][2]int64 {
 
 func TestNewRun(t *testing.T) {
 	run := fixtureRun()
-	if run.Schema != Schema {
-		t.Errorf("Schema = %d, want %d", run.Schema, Schema)
+	if run.Schema != results.Schema {
+		t.Errorf("Schema = %d, want %d", run.Schema, results.Schema)
 	}
 	if run.Passed {
 		t.Error("Passed = true, want false: rps >= 5000 fails on four cases")
@@ -70,7 +68,7 @@ func TestNewRun(t *testing.T) {
 	if got := len(hello.Cases[3].Verdicts); got != 5 {
 		t.Errorf("close case: %d verdicts, want 5 (one narrowed to target close)", got)
 	}
-	if got := hello.Cases[1].Matrix; !cmp.Equal(got, []MatrixEntry{{Key: "concurrency", Value: int64(10)}}) {
+	if got := hello.Cases[1].Matrix; !cmp.Equal(got, []results.MatrixEntry{{Key: "concurrency", Value: int64(10)}}) {
 		t.Errorf("matrix = %#v", got)
 	}
 	agent := run.Scenarios[2]
@@ -79,58 +77,9 @@ func TestNewRun(t *testing.T) {
 	}
 }
 
-func TestNewRunPassed(t *testing.T) {
-	mk := func(vs ...assertions.Verdict) []ScenarioInput {
-		res := &runner.ScenarioResult{Cases: []*runner.CaseResult{{ID: "a", Target: "a"}}}
-		return []ScenarioInput{{Result: res, Verdicts: vs}}
-	}
-	v := func(s assertions.Status, sev scenarios.Severity) assertions.Verdict {
-		return assertions.Verdict{Case: "a", Status: s, Severity: sev}
-	}
-	tests := []struct {
-		name   string
-		inputs []ScenarioInput
-		want   bool
-	}{
-		{"no scenarios", nil, true},
-		{"all pass", mk(v(assertions.StatusPass, scenarios.SeverityFail)), true},
-		{"warn failure does not fail the run", mk(v(assertions.StatusFail, scenarios.SeverityWarn)), true},
-		{"warn error does not fail the run", mk(v(assertions.StatusError, scenarios.SeverityWarn)), true},
-		{"skip does not fail the run", mk(v(assertions.StatusSkip, scenarios.SeverityFail)), true},
-		{"fail", mk(v(assertions.StatusFail, scenarios.SeverityFail)), false},
-		{"rule error", mk(v(assertions.StatusError, scenarios.SeverityFail)), false},
-		{"scenario error", []ScenarioInput{{Err: errors.New("boom")}}, false},
-		{"case error", []ScenarioInput{{Result: &runner.ScenarioResult{
-			Cases: []*runner.CaseResult{{ID: "a", Err: "no request completed"}},
-		}}}, false},
-		// A verdict naming no known case is kept and still counts.
-		{"orphan failure", []ScenarioInput{{Verdicts: []assertions.Verdict{
-			{Case: "gone", Status: assertions.StatusFail, Severity: scenarios.SeverityFail},
-		}}}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := NewRun(Meta{}, tt.inputs).Passed; got != tt.want {
-				t.Errorf("Passed = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestNewRunKeepsOrphanVerdicts(t *testing.T) {
-	orphan := assertions.Verdict{Case: "gone", Name: "x", Status: assertions.StatusPass}
-	run := NewRun(Meta{}, []ScenarioInput{{Verdicts: []assertions.Verdict{orphan}}})
-	if got := run.Scenarios[0].Verdicts; !cmp.Equal(got, []assertions.Verdict{orphan}) {
-		t.Errorf("Verdicts = %+v", got)
-	}
-	if got := run.Scenarios[0].Name; got != "scenario-1" {
-		t.Errorf("Name = %q, want a placeholder", got)
-	}
-}
-
 func TestWriteJSONGolden(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteJSON(&b, fixtureRun()); err != nil {
+	if err := results.WriteJSON(&b, fixtureRun()); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "results.golden.json", b.Bytes())
@@ -138,7 +87,7 @@ func TestWriteJSONGolden(t *testing.T) {
 
 func TestJSONHasNoWarmup(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteJSON(&b, fixtureRun()); err != nil {
+	if err := results.WriteJSON(&b, fixtureRun()); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -171,10 +120,10 @@ func TestJSONHasNoWarmup(t *testing.T) {
 func TestJSONRoundTrip(t *testing.T) {
 	orig := fixtureRun()
 	var first bytes.Buffer
-	if err := WriteJSON(&first, orig); err != nil {
+	if err := results.WriteJSON(&first, orig); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadRun(bytes.NewReader(first.Bytes()))
+	got, err := results.ReadRun(bytes.NewReader(first.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +142,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 	checkLoadModelFields(t, got.Scenarios[1])
 	var second bytes.Buffer
-	if err := WriteJSON(&second, got); err != nil {
+	if err := results.WriteJSON(&second, got); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(first.String(), second.String()); diff != "" {
@@ -204,7 +153,7 @@ func TestJSONRoundTrip(t *testing.T) {
 // checkLoadModelFields spells out what the hello-slo scenario must carry
 // after a round trip, so that a field lost on both sides (written as zero,
 // read as zero) cannot pass as equal.
-func checkLoadModelFields(t *testing.T, sr *ScenarioRun) {
+func checkLoadModelFields(t *testing.T, sr *results.ScenarioRun) {
 	t.Helper()
 	if len(sr.Cases) != 2 {
 		t.Fatalf("hello-slo: %d cases, want 2", len(sr.Cases))
@@ -246,98 +195,5 @@ func checkLoadModelFields(t *testing.T, sr *ScenarioRun) {
 	}
 	if r.Rate != nil || r.SendLag != nil || repeated.Stats.Dropped != 0 {
 		t.Errorf("repeated: closed-model phase grew open-model fields: rate %v, send lag %v, dropped %d", r.Rate, r.SendLag, repeated.Stats.Dropped)
-	}
-}
-
-func TestReadRunRejects(t *testing.T) {
-	tests := []struct {
-		name, doc, want string
-	}{
-		{"newer schema", `{"schema": 2, "scenarios": []}`, "schema 2 is not supported"},
-		{"no schema", `{"scenarios": []}`, "no \"schema\" field"},
-		{"not JSON", `schema: 1`, "not valid JSON"},
-		{"wrong type", `{"schema": 1, "passed": "yes"}`, "decode results"},
-		{"null case", `{"schema": 1, "scenarios": [{"name": "s", "cases": [null]}]}`, "null case"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ReadRun(strings.NewReader(tt.doc))
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("err = %v, want it to contain %q", err, tt.want)
-			}
-		})
-	}
-}
-
-func TestReadRunFillsMissingHistograms(t *testing.T) {
-	doc := `{"schema": 1, "scenarios": [{"name": "s", "cases": [{"id": "a", "phases": [{"name": "m", "requests": 3, "succeeded": 3}]}]}]}`
-	run, err := ReadRun(strings.NewReader(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := run.Scenarios[0].Cases[0].Phases[0]
-	if p.Latency == nil || p.Connect == nil || p.Latency.Count() != 0 {
-		t.Errorf("histograms not filled: %+v", p)
-	}
-}
-
-func TestMatrixEntryTypes(t *testing.T) {
-	in := []MatrixEntry{
-		{"concurrency", int64(100)},
-		{"ratio", 0.5},
-		{"big", int64(1) << 60},
-		{"keepalive", true},
-		{"server", "nginx"},
-	}
-	data, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []MatrixEntry
-	if err := json.Unmarshal(data, &out); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(in, out); diff != "" {
-		t.Errorf("matrix values changed type (-in +out):\n%s", diff)
-	}
-}
-
-func TestCPUModel(t *testing.T) {
-	tests := []struct {
-		name, cpuinfo, want string
-	}{
-		{"x86", "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 7763 64-Core Processor\nprocessor\t: 1\nmodel name\t: AMD EPYC 7763 64-Core Processor\n", "AMD EPYC 7763 64-Core Processor"},
-		{"arm board", "processor\t: 0\nBogoMIPS\t: 108.00\nHardware\t: BCM2835\n", "BCM2835"},
-		{"nothing known", "processor\t: 0\n", ""},
-		{"empty", "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := cpuModel(strings.NewReader(tt.cpuinfo)); got != tt.want {
-				t.Errorf("cpuModel = %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestRunnerFingerprint(t *testing.T) {
-	env := map[string]string{
-		"RUNNER_OS": "Linux", "RUNNER_ARCH": "X64",
-		// Names a single machine and would make equal runners differ.
-		"RUNNER_NAME": "GitHub Actions 12",
-	}
-	got := runnerFingerprint(func(k string) string { return env[k] })
-	if want := "RUNNER_ARCH=X64 RUNNER_OS=Linux"; got != want {
-		t.Errorf("runnerFingerprint = %q, want %q", got, want)
-	}
-	if got := runnerFingerprint(func(string) string { return "" }); got != "" {
-		t.Errorf("outside CI: %q, want empty", got)
-	}
-}
-
-func TestHostInfo(t *testing.T) {
-	h := HostInfo()
-	if h.Hostname == "" || h.OS == "" || h.Arch == "" || h.Cores < 1 {
-		t.Errorf("HostInfo() = %+v: every field but CPUModel and Runner must be set", h)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/sut"
 )
@@ -19,7 +20,7 @@ func serverSampled(u *sut.Usage) bool { return u != nil && u.PID != 0 }
 // usageColumns says which usage columns a scenario's tables need: server
 // CPU and RSS when some case monitored a server, host load when some case
 // sampled anything.
-func usageColumns(sr *ScenarioRun) (server, host bool) {
+func usageColumns(sr *results.ScenarioRun) (server, host bool) {
 	for _, c := range sr.Cases {
 		server = server || serverSampled(c.Server)
 		host = host || c.Server != nil

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -145,14 +146,14 @@ func TestConsoleServerLine(t *testing.T) {
 // back from disk, the way --baseline does.
 func TestBaselineCarriesUsage(t *testing.T) {
 	var doc bytes.Buffer
-	if err := WriteJSON(&doc, fixtureRun()); err != nil {
+	if err := results.WriteJSON(&doc, fixtureRun()); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadRun(&doc)
+	back, err := results.ReadRun(&doc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bl := NewBaseline("base.json", []string{"base.json"}, []*Run{back})
+	bl := results.NewBaseline("base.json", []string{"base.json"}, []*results.Run{back})
 	if c, ok := bl.Case("hello-http", "close concurrency=100", "measured"); !ok || c.Server == nil || c.Server.RSSMax != 600<<20 {
 		t.Fatalf("baseline case usage: %+v (found %v)", c.Server, ok)
 	}

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -14,19 +14,19 @@ func TestAbortedRunReason(t *testing.T) {
 		Rule: "p99 < 500ms", At: 3400 * time.Millisecond, Window: 10 * time.Second, Actual: "p99 = 812ms"}}
 	whole := &runner.PhaseResult{Name: "steady", Aborted: &runner.Aborted{Case: "api", Phase: "steady", Name: "errors",
 		Rule: "error_rate < 1%", At: 2 * time.Second}}
-	input := func(phases ...*runner.PhaseResult) reporters.ScenarioInput {
-		return reporters.ScenarioInput{Scenario: &scenarios.Scenario{Name: "s"},
+	input := func(phases ...*runner.PhaseResult) results.ScenarioInput {
+		return results.ScenarioInput{Scenario: &scenarios.Scenario{Name: "s"},
 			Result: &runner.ScenarioResult{Cases: []*runner.CaseResult{{ID: "api", Phases: phases}}}}
 	}
 	tests := []struct {
 		name   string
-		inputs []reporters.ScenarioInput
+		inputs []results.ScenarioInput
 		want   string
 	}{
-		{"none", []reporters.ScenarioInput{input(&runner.PhaseResult{Name: "steady"}), {}}, ""},
-		{"window", []reporters.ScenarioInput{input(&runner.PhaseResult{Name: "warm"}, stopped)},
+		{"none", []results.ScenarioInput{input(&runner.PhaseResult{Name: "steady"}), {}}, ""},
+		{"window", []results.ScenarioInput{input(&runner.PhaseResult{Name: "warm"}, stopped)},
 			`s: case "api", phase "steady": stopped at 3.4s by abort rule "p99 < 500ms", failing over the last 10s (p99 = 812ms)`},
-		{"whole phase, first of two", []reporters.ScenarioInput{{}, input(whole), input(stopped)},
+		{"whole phase, first of two", []results.ScenarioInput{{}, input(whole), input(stopped)},
 			`s: case "api", phase "steady": stopped at 2s by abort rule "errors", failing over the phase so far`},
 	}
 	for _, tc := range tests {

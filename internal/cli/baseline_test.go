@@ -15,8 +15,8 @@ import (
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/internal/demoserver"
 	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
-	"github.com/loadgate/loadgate/scenarios"
 )
 
 // gateScenario runs five 300 ms trials of LOAD, enough for the rank test
@@ -48,9 +48,9 @@ func runGate(t *testing.T, scenario string, srv *demoserver.Server, extra ...str
 	return r, out
 }
 
-func readRun(t *testing.T, path string) *reporters.Run {
+func readRun(t *testing.T, path string) *results.Run {
 	t.Helper()
-	run, err := reporters.ReadRunFile(path)
+	run, err := results.ReadRunFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func readRun(t *testing.T, path string) *reporters.Run {
 }
 
 // verdictsByRule maps each rule of the run's first case to its verdict.
-func verdictsByRule(t *testing.T, run *reporters.Run) map[string]assertions.Verdict {
+func verdictsByRule(t *testing.T, run *results.Run) map[string]assertions.Verdict {
 	t.Helper()
 	out := map[string]assertions.Verdict{}
 	for _, v := range run.Scenarios[0].Cases[0].Verdicts {
@@ -69,7 +69,7 @@ func verdictsByRule(t *testing.T, run *reporters.Run) map[string]assertions.Verd
 
 // logTrials reports the medians the judgement compared and the rank
 // test's p-value, computed even where the judgement needed none.
-func logTrials(t *testing.T, label string, base, cand *reporters.Run) {
+func logTrials(t *testing.T, label string, base, cand *results.Run) {
 	t.Helper()
 	bt := assertions.TrialsOf(base.Scenarios[0].Cases[0].Phases)
 	ct := assertions.TrialsOf(cand.Scenarios[0].Cases[0].Phases)
@@ -100,7 +100,7 @@ func logTrials(t *testing.T, label string, base, cand *reporters.Run) {
 
 // firstGateRun runs the gate scenario without a baseline, checks that it
 // skips every comparison, and returns its results file.
-func firstGateRun(t *testing.T, path string, srv *demoserver.Server) (string, *reporters.Run) {
+func firstGateRun(t *testing.T, path string, srv *demoserver.Server) (string, *results.Run) {
 	t.Helper()
 	r, dir := runGate(t, path, srv)
 	if r.code != ExitOK {
@@ -311,7 +311,7 @@ func TestBaselineDirectoryNewestFirst(t *testing.T) {
 		end  time.Time
 	}{{newer, run.End}, {older, run.End.Add(-24 * time.Hour)}} {
 		run.End = f.end
-		if err := reporters.WriteFileAtomic(f.path, func(w io.Writer) error { return reporters.WriteJSON(w, run) }); err != nil {
+		if err := reporters.WriteFileAtomic(f.path, func(w io.Writer) error { return results.WriteJSON(w, run) }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -393,60 +393,5 @@ func TestBaselineAndCompareBadInput(t *testing.T) {
 	r := invoke(t, context.Background(), nil, "compare", "--tolerance", "10%", good, good)
 	if r.code != ExitOK || !strings.Contains(r.stdout, "## ✅ loadgate compare: no regression") || !strings.Contains(r.stdout, "tolerance 10.0%") {
 		t.Errorf("compare a file with itself: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-}
-
-func TestInconclusiveVerdictsAnnotateAsWarnings(t *testing.T) {
-	run := &reporters.Run{Scenarios: []*reporters.ScenarioRun{{Name: "gate", Cases: []*reporters.CaseRun{{
-		ID: "hello", Target: "hello",
-		Verdicts: []assertions.Verdict{{
-			Case: "hello", Target: "hello", Name: "rps holds", Rule: `!regressed("rps", 5%)`, Severity: "fail",
-			Status: assertions.StatusInconclusive, Actual: "rps = 900 (baseline 1000)",
-			Reason: "rps 10.0% lower, beyond the 5.0% tolerance but not significant (p = 0.100 ≥ 0.05, 3 vs 3 trials)",
-			Pos:    scenarios.Pos{File: "s.yaml", Line: 12, Col: 5},
-		}},
-	}}}}}
-	var b strings.Builder
-	github{enabled: true}.annotate(&b, run)
-	want := "::warning file=s.yaml,line=12,col=5,title=gate%3A rps holds::[hello] !regressed(\"rps\", 5%25) is inconclusive: rps = 900 (baseline 1000) (rps 10.0%25 lower"
-	if !strings.HasPrefix(b.String(), want) {
-		t.Errorf("got  %s\nwant %s…", b.String(), want)
-	}
-	run.Scenarios[0].Cases[0].Verdicts[0].FailOnInconclusive = true
-	run.Baseline = &reporters.BaselineInfo{File: "base.json", Differences: []string{`cores: baseline 4, this run 8`}}
-	b.Reset()
-	github{enabled: true}.annotate(&b, run)
-	lines := strings.Split(b.String(), "\n")
-	if len(lines) < 2 || lines[0] != "::warning title=loadgate%3A baseline from a different environment::base.json: cores: baseline 4, this run 8" ||
-		!strings.HasPrefix(lines[1], "::error ") {
-		t.Errorf("--fail-on-inconclusive and another environment:\n%s", b.String())
-	}
-}
-
-func TestAbortedRunAnnotatesTheRule(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		verdicts []assertions.Verdict
-		want     string
-	}{
-		{"on the rule's line", []assertions.Verdict{{
-			Case: "checkout", Name: "p99 < 50ms", Rule: "p99 < 50ms", Status: assertions.StatusFail,
-			Pos: scenarios.Pos{File: "abort.yaml", Line: 20, Col: 5},
-		}}, "::error file=abort.yaml,line=20,col=5,title=loadgate%3A aborted — gate%3A p99 < 50ms::[checkout] the load was stopped at 3.2s into phase measured: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
-		{"no verdict: the file", nil, "::error file=gate.yaml,title=loadgate%3A aborted — gate%3A p99 < 50ms::[checkout] the load was stopped at 3.2s into phase measured: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			run := &reporters.Run{Scenarios: []*reporters.ScenarioRun{{Name: "gate", File: "gate.yaml",
-				Aborted: &runner.Aborted{Case: "checkout", Phase: "measured", Name: "p99 < 50ms", Rule: "p99 < 50ms",
-					At: 3200 * time.Millisecond, Window: 10 * time.Second, Actual: "p99 = 812ms"},
-				Cases: []*reporters.CaseRun{{ID: "checkout", Target: "checkout", Verdicts: nil}},
-			}}}
-			run.Scenarios[0].Verdicts = tc.verdicts
-			var b strings.Builder
-			github{enabled: true}.annotate(&b, run)
-			if !strings.HasPrefix(b.String(), tc.want) {
-				t.Errorf("got  %q\nwant %q…", b.String(), tc.want)
-			}
-		})
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
-	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 )
 
 // invocation is one in-process run of loadgate.
@@ -257,7 +257,7 @@ func TestUnreachableTargetFailsWithConnectErrors(t *testing.T) {
 			if r.code != ExitRun {
 				t.Fatalf("exit %d, want 3 (no request succeeded: the run could not be carried out); stderr:\n%s", r.code, r.stderr)
 			}
-			var res reporters.Run
+			var res results.Run
 			if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "results.json"))), &res); err != nil {
 				t.Fatal(err)
 			}
@@ -413,7 +413,8 @@ func TestGitHubActionsSummaryAndAnnotations(t *testing.T) {
 		t.Errorf("step summary not written or lacks the failing rule (%v):\n%.300s", err, md)
 	}
 	// The rule sits on line 19, column 5 of the scenario.
-	want := "::error file=" + escapeProperty(path) + ",line=19,col=5,"
+	// A workflow command escapes % : and , in the file property.
+	want := "::error file=" + strings.NewReplacer("%", "%25", ":", "%3A", ",", "%2C").Replace(path) + ",line=19,col=5,"
 	if !strings.Contains(r.stdout, want) {
 		t.Errorf("no annotation %q in:\n%s", want, r.stdout)
 	}
@@ -422,21 +423,5 @@ func TestGitHubActionsSummaryAndAnnotations(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "::group::loadgate: basic") || !strings.Contains(r.stdout, "::endgroup::") {
 		t.Error("console summary is not wrapped in a log group")
-	}
-}
-
-func TestWorkflowCommandEscaping(t *testing.T) {
-	for _, tc := range []struct{ in, data, prop string }{
-		{"plain", "plain", "plain"},
-		{"50%", "50%25", "50%25"},
-		{"a\nb\r", "a%0Ab%0D", "a%0Ab%0D"},
-		{"file:1,2", "file:1,2", "file%3A1%2C2"},
-	} {
-		if got := escapeData(tc.in); got != tc.data {
-			t.Errorf("escapeData(%q) = %q, want %q", tc.in, got, tc.data)
-		}
-		if got := escapeProperty(tc.in); got != tc.prop {
-			t.Errorf("escapeProperty(%q) = %q, want %q", tc.in, got, tc.prop)
-		}
 	}
 }

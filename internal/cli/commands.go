@@ -9,7 +9,7 @@ import (
 	"net"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
-	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -38,7 +38,7 @@ func validateCommand(args []string, env Env) error {
 
 func schemaCommand(args []string, env Env) error {
 	fs := newFlagSet("schema", env.Stderr, "schema [--results]")
-	results := fs.Bool("results", false, "print the JSON Schema of results.json instead of the scenario's")
+	ofResults := fs.Bool("results", false, "print the JSON Schema of results.json instead of the scenario's")
 	if err := fs.Parse(args); err != nil {
 		return silentUsage(err)
 	}
@@ -46,8 +46,8 @@ func schemaCommand(args []string, env Env) error {
 		return withCode(ExitUsage, fmt.Errorf("schema takes no arguments, got %q", fs.Args()))
 	}
 	schema := scenarios.Schema()
-	if *results {
-		schema = reporters.ResultsSchema()
+	if *ofResults {
+		schema = results.ResultsSchema()
 	}
 	_, err := env.Stdout.Write(schema)
 	return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 )
 
 // toleranceFlag reads a tolerance as a percentage ("5%") or a fraction
@@ -53,9 +54,9 @@ func compareCommand(args []string, env Env) error {
 		fs.Usage()
 		return withCode(ExitUsage, fmt.Errorf("compare: want two results files, BASE.json NEW.json; got %d", len(files)))
 	}
-	var runs [2]*reporters.Run
+	var runs [2]*results.Run
 	for i, f := range files {
-		if runs[i], err = reporters.ReadRunFile(f); err != nil {
+		if runs[i], err = results.ReadRunFile(f); err != nil {
 			return withCode(ExitUsage, err)
 		}
 	}

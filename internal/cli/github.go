@@ -5,18 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 )
 
 // GitHub Actions integration (SPEC §5): with GITHUB_ACTIONS=true the
-// Markdown summary is appended to $GITHUB_STEP_SUMMARY and every failing,
-// warning or inconclusive threshold becomes an annotation on its line of
-// the scenario file, inconclusive ones as warnings with the judgement's
-// reason. An interrupted run is an error annotation of its own, and so is
-// a run an abort: true rule stopped, on that rule's line.
+// Markdown summary is appended to $GITHUB_STEP_SUMMARY and the run's
+// annotations (reporters.WriteAnnotations) are printed.
 
 // stepSummaryLimit keeps the appended summary under GitHub's 1 MiB cap for a
 // step summary, leaving room for what other steps write.
@@ -36,100 +32,18 @@ func (g github) group(w io.Writer, title string) func() {
 	if !g.enabled {
 		return func() {}
 	}
-	fmt.Fprintf(w, "::group::%s\n", escapeData(title))
-	return func() { fmt.Fprintln(w, "::endgroup::") }
+	return reporters.GitHubGroup(w, title)
 }
 
-// annotate prints one workflow command per failing, warning or
-// inconclusive verdict, and one for a baseline from a different
-// environment.
-func (g github) annotate(w io.Writer, run *reporters.Run) {
-	if !g.enabled {
-		return
+// annotate prints the run's annotations when running under Actions.
+func (g github) annotate(w io.Writer, run *results.Run) {
+	if g.enabled {
+		reporters.WriteAnnotations(w, run)
 	}
-	if run.Interrupted {
-		// Verdicts of a partial run may all pass; the annotation must not
-		// let the run read as green.
-		fmt.Fprintf(w, "::error title=%s::%s\n", escapeProperty("loadgate: interrupted"),
-			escapeData("the run was interrupted (SIGINT/SIGTERM): partial results, not judged"))
-	}
-	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
-		level := "warning"
-		if bi.StrictEnv {
-			level = "error"
-		}
-		fmt.Fprintf(w, "::%s title=%s::%s\n", level, escapeProperty("loadgate: baseline from a different environment"),
-			escapeData(bi.File+": "+strings.Join(bi.Differences, "; ")))
-	}
-	for _, sr := range run.Scenarios {
-		annotateAborted(w, sr)
-		for _, v := range allVerdicts(sr) {
-			level := ""
-			switch {
-			case v.Fails():
-				level = "error"
-			case v.Status == assertions.StatusFail || v.Status == assertions.StatusError,
-				v.Status == assertions.StatusInconclusive:
-				level = "warning"
-			default:
-				continue
-			}
-			msg := fmt.Sprintf("[%s] %s", v.Case, v.Rule)
-			if v.Status == assertions.StatusInconclusive {
-				msg = fmt.Sprintf("[%s] %s is inconclusive", v.Case, v.Rule)
-			}
-			if v.Actual != "" {
-				msg += ": " + v.Actual
-			}
-			if v.Reason != "" {
-				msg += " (" + v.Reason + ")"
-			}
-			fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level,
-				escapeProperty(v.Pos.File), v.Pos.Line, v.Pos.Col,
-				escapeProperty(sr.Name+": "+v.Name), escapeData(msg))
-		}
-		if sr.Error != "" {
-			fmt.Fprintf(w, "::error file=%s,title=%s::%s\n", escapeProperty(sr.File),
-				escapeProperty(sr.Name), escapeData(sr.Error))
-		}
-	}
-}
-
-// annotateAborted points at the rule that stopped the scenario's load, so
-// the pull request shows where and why the run stopped even when the
-// verdicts over what was measured pass.
-func annotateAborted(w io.Writer, sr *reporters.ScenarioRun) {
-	a := sr.Aborted
-	if a == nil {
-		return
-	}
-	loc := "file=" + escapeProperty(sr.File)
-	for _, v := range allVerdicts(sr) {
-		if v.Case == a.Case && (v.Name == a.Name || a.Name == "" && v.Rule == a.Rule) && v.Pos.Line > 0 {
-			loc = fmt.Sprintf("file=%s,line=%d,col=%d", escapeProperty(v.Pos.File), v.Pos.Line, v.Pos.Col)
-			break
-		}
-	}
-	msg := fmt.Sprintf("[%s] the load was stopped at %.1fs into phase %s: %s failed", a.Case, a.At.Seconds(), a.Phase, a.Rule)
-	if a.Window > 0 {
-		msg += " over the last " + a.Window.String()
-	}
-	if a.Actual != "" {
-		msg += ": " + a.Actual
-	}
-	fmt.Fprintf(w, "::error %s,title=%s::%s\n", loc, escapeProperty("loadgate: aborted — "+sr.Name+": "+a.Name), escapeData(msg))
-}
-
-func allVerdicts(sr *reporters.ScenarioRun) []assertions.Verdict {
-	var vs []assertions.Verdict
-	for _, c := range sr.Cases {
-		vs = append(vs, c.Verdicts...)
-	}
-	return append(vs, sr.Verdicts...)
 }
 
 // writeSummary appends the Markdown report to the step summary file.
-func (g github) writeSummary(run *reporters.Run) error {
+func (g github) writeSummary(run *results.Run) error {
 	if !g.enabled || g.summary == "" {
 		return nil
 	}
@@ -151,15 +65,4 @@ func (g github) writeSummary(run *reporters.Run) error {
 		return fmt.Errorf("step summary: %w", err)
 	}
 	return f.Close()
-}
-
-// Workflow command escaping, as the Actions runner decodes it, after the
-// console's: the log is a terminal too, and an ESC in a rule or a server's
-// message must not recolour or hide lines of it.
-func escapeData(s string) string {
-	return reporters.ConsoleText(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
-}
-
-func escapeProperty(s string) string {
-	return reporters.ConsoleText(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
 }

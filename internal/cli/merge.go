@@ -11,6 +11,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 )
 
 // mergeCommand puts the parts of a distributed run together, judges the
@@ -40,7 +41,7 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	m, err := reporters.MergeParts(parts)
+	m, err := results.MergeParts(parts)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("merge: %w", err))
 	}
@@ -48,11 +49,11 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 		fmt.Fprintln(env.Stderr, reporters.ConsoleText("loadgate: merge: the segments differ: "+w))
 	}
 
-	meta := reporters.Meta{Version: m.Version, Commit: m.Commit, Host: m.Host, Start: m.Start, End: m.End,
+	meta := results.Meta{Version: m.Version, Commit: m.Commit, Host: m.Host, Start: m.Start, End: m.End,
 		Interrupted: m.Interrupted, StrictEnv: opts.strictEnv}
 	judgeOpts := assertions.JudgeOptions{FailOnInconclusive: opts.failOnInconclusive}
 	if opts.baseline != "" {
-		bl, err := reporters.LoadBaseline(opts.baseline)
+		bl, err := results.LoadBaseline(opts.baseline)
 		if err != nil {
 			return withCode(ExitUsage, fmt.Errorf("--baseline: %w", err))
 		}
@@ -63,16 +64,16 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 		return withCode(ExitRun, err)
 	}
 	console := reporters.NewConsole(human, reporters.ConsoleOptions{Quiet: opts.quiet, NoProgress: true, Now: time.Now})
-	console.BaselineNote(reporters.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv))
+	console.BaselineNote(results.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv))
 	fmt.Fprintln(human, mergeHeadline(m))
-	var inputs []reporters.ScenarioInput
+	var inputs []results.ScenarioInput
 	runFailed := false
 	for _, ms := range m.Scenarios {
 		rules, err := assertions.Compile(ms.Scenario)
 		if err != nil {
 			return withCode(ExitUsage, fmt.Errorf("merge: scenario %q: %w", ms.Scenario.Name, err))
 		}
-		in := reporters.ScenarioInput{Result: ms.Result, Err: ms.Err, Scenario: ms.Scenario}
+		in := results.ScenarioInput{Result: ms.Result, Err: ms.Err, Scenario: ms.Scenario}
 		in.Verdicts = rules.Judge(ms.Result, judgeOpts)
 		endGroup := gh.group(human, "loadgate: "+ms.Scenario.Name)
 		console.Summary(ms.Result, in.Verdicts)
@@ -93,24 +94,24 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 		fmt.Fprintf(env.Stderr, "loadgate: console output failed: %v\n", err)
 	}
 	meta.Interrupted = meta.Interrupted || ctx.Err() != nil
-	run := reporters.NewRun(meta, inputs)
+	run := results.NewRun(meta, inputs)
 	run.Merged = m.Info
 	return finish(run, opts, env.Stdout, human, gh, runFailed, false)
 }
 
 // readParts reads every part; a directory stands for its results.json,
 // which is how artifacts of CI jobs usually arrive.
-func readParts(files []string) ([]reporters.Part, error) {
-	parts := make([]reporters.Part, 0, len(files))
+func readParts(files []string) ([]results.Part, error) {
+	parts := make([]results.Part, 0, len(files))
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && st.IsDir() {
 			f = filepath.Join(f, reporters.ResultsFile)
 		}
-		run, err := reporters.ReadRunFile(f)
+		run, err := results.ReadRunFile(f)
 		if err != nil {
 			return nil, err
 		}
-		parts = append(parts, reporters.Part{Name: f, Run: run})
+		parts = append(parts, results.Part{Name: f, Run: run})
 	}
 	return parts, nil
 }
@@ -149,7 +150,7 @@ func samePath(a, b string) bool {
 
 // mergeHeadline names what was merged and how far apart the segments
 // started: a large spread means they did not load the server together.
-func mergeHeadline(m *reporters.Merged) string {
+func mergeHeadline(m *results.Merged) string {
 	segs := m.Info.Segments
 	var names []string
 	for _, s := range m.Scenarios {

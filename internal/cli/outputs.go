@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 
 	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 )
 
 // fileOutput is one report written to a file of its own, or to stdout ("-").
 type fileOutput struct {
 	flag  string
 	path  string
-	write func(io.Writer, *reporters.Run) error
+	write func(io.Writer, *results.Run) error
 }
 
 func (o runOptions) fileOutputs() []fileOutput {
@@ -22,7 +23,7 @@ func (o runOptions) fileOutputs() []fileOutput {
 		{"--junit", o.junit, reporters.WriteJUnit},
 		{"--markdown", o.markdown, reporters.WriteMarkdown},
 		{"--html", o.html, reporters.WriteHTML},
-		{"--json", o.json, reporters.WriteJSON},
+		{"--json", o.json, results.WriteJSON},
 	}
 }
 
@@ -120,7 +121,7 @@ func unwrapPath(err error) error {
 // individual --junit/--markdown/--html/--json files are all put in place, or, when
 // one cannot be written, none is, so no directory mixes two runs. A report
 // bound for stdout is written last, once the files are safe.
-func writeOutputs(run *reporters.Run, opts runOptions, stdout io.Writer) error {
+func writeOutputs(run *results.Run, opts runOptions, stdout io.Writer) error {
 	var set reporters.FileSet
 	if opts.out != "" {
 		set.AddAll(opts.out, run)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
-	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 )
 
 func TestUnwritableOutputsStopTheRunBeforeAnyLoad(t *testing.T) {
@@ -56,7 +56,7 @@ func TestJSONOnStdoutIsJSONOnly(t *testing.T) {
 			if r.code != ExitOK {
 				t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 			}
-			var run reporters.Run
+			var run results.Run
 			dec := json.NewDecoder(strings.NewReader(r.stdout))
 			if err := dec.Decode(&run); err != nil {
 				t.Fatalf("stdout is not one JSON document: %v\n%s", err, r.stdout)

@@ -4,7 +4,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -63,7 +63,7 @@ func file(w io.Writer) (*os.File, bool) {
 // request: error messages and verdict reasons. Names and case IDs are left
 // alone: they are the keys by which baselines and merge find cases, and
 // validation keeps them to plain names.
-func redactRun(run *reporters.Run, plans []plan) {
+func redactRun(run *results.Run, plans []plan) {
 	red := redactor(plans)
 	if len(red) == 0 {
 		return

@@ -8,10 +8,11 @@ import (
 	"strings"
 
 	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 )
 
 // reportFormats maps --format to the renderer of one results document.
-var reportFormats = map[string]func(io.Writer, *reporters.Run) error{
+var reportFormats = map[string]func(io.Writer, *results.Run) error{
 	"html":     reporters.WriteHTML,
 	"markdown": reporters.WriteMarkdown,
 	"junit":    reporters.WriteJUnit,
@@ -57,7 +58,7 @@ func reportCommand(args []string, env Env) error {
 	}
 	runs := make([]reporters.NamedRun, len(files))
 	for i, name := range files {
-		run, err := reporters.ReadRunFile(name)
+		run, err := results.ReadRunFile(name)
 		if err != nil {
 			return withCode(ExitUsage, err)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
-	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 )
 
 // wideScenario exercises many optional parts of the results document at
@@ -43,7 +43,7 @@ func TestRealResultsMatchPublishedSchema(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("schema --results: exit %d: %s", r.code, r.stderr)
 	}
-	if r.stdout != string(reporters.ResultsSchema()) {
+	if r.stdout != string(results.ResultsSchema()) {
 		t.Fatal("schema --results does not print the embedded results schema")
 	}
 	schema := compileSchema(t, []byte(r.stdout))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -146,11 +147,11 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		NoProgress: opts.noProgress,
 		Now:        time.Now,
 	})
-	meta := reporters.Meta{Version: Version, Commit: gitCommit(env), Host: reporters.HostInfo(), StrictEnv: opts.strictEnv}
+	meta := results.Meta{Version: Version, Commit: gitCommit(env), Host: results.HostInfo(), StrictEnv: opts.strictEnv}
 	judgeOpts := assertions.JudgeOptions{FailOnInconclusive: opts.failOnInconclusive}
 	if opts.baseline != "" {
 		// Read before any traffic: a wrong path must not cost a whole run.
-		bl, err := reporters.LoadBaseline(opts.baseline)
+		bl, err := results.LoadBaseline(opts.baseline)
 		if err != nil {
 			return withCode(ExitUsage, fmt.Errorf("--baseline: %w", err))
 		}
@@ -159,7 +160,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	if err := opts.checkOutputs(gh); err != nil {
 		return withCode(ExitRun, fmt.Errorf("%w (nothing was sent)", err))
 	}
-	baselineInfo := reporters.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv)
+	baselineInfo := results.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv)
 	console.BaselineNote(baselineInfo)
 	var skew time.Duration
 	if slices.Contains(empty, false) {
@@ -168,7 +169,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	meta.Start = time.Now()
 	pr := planRunner{log: log, console: console, gh: gh, human: human, stderr: env.Stderr,
 		judge: judgeOpts, sched: sched, logDir: logDir(opts.out), kill: env.Kill}
-	var inputs []reporters.ScenarioInput
+	var inputs []results.ScenarioInput
 	runFailed := false
 	for i, p := range plans {
 		if ctx.Err() != nil {
@@ -177,7 +178,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		if empty[i] {
 			now := time.Now()
 			res := &runner.ScenarioResult{Scenario: p.scenario, Start: now, End: now}
-			inputs = append(inputs, reporters.ScenarioInput{Result: res, Scenario: p.scenario})
+			inputs = append(inputs, results.ScenarioInput{Result: res, Scenario: p.scenario})
 			continue
 		}
 		in, failed := pr.run(ctx, p)
@@ -192,7 +193,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	}
 	meta.End = time.Now()
 	meta.Interrupted = ctx.Err() != nil
-	run := reporters.NewRun(meta, inputs)
+	run := results.NewRun(meta, inputs)
 	sched.markPart(run, plans, empty, skew)
 	redactRun(run, plans)
 	err = finish(run, opts, env.Stdout, human, gh, runFailed, sched.split())
@@ -208,7 +209,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 // the run for GitHub, and pick the exit code. An interrupted run exits 130
 // and one that could not be carried out 3, whatever its verdicts; a segment
 // part (part) is judged later, by merge, so it passes here.
-func finish(run *reporters.Run, opts runOptions, stdout, human io.Writer, gh github, runFailed, part bool) error {
+func finish(run *results.Run, opts runOptions, stdout, human io.Writer, gh github, runFailed, part bool) error {
 	if err := writeOutputs(run, opts, stdout); err != nil {
 		return withCode(ExitRun, err)
 	}
@@ -241,10 +242,10 @@ type planRunner struct {
 
 // run runs p, judges it (a segment part keeps no verdicts) and prints its
 // summary; failed is true when the run could not be carried out.
-func (r planRunner) run(ctx context.Context, p plan) (in reporters.ScenarioInput, failed bool) {
+func (r planRunner) run(ctx context.Context, p plan) (in results.ScenarioInput, failed bool) {
 	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: r.console, LogDir: r.logDir, Kill: r.kill,
 		Judge: p.rules.Hooks(r.judge)})
-	in = reporters.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
+	in = results.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 	if res != nil {
 		verdicts := p.rules.Judge(res, r.judge)
 		endGroup := r.gh.group(r.human, "loadgate: "+p.scenario.Name)
@@ -302,7 +303,7 @@ func abortReason(a *runner.Aborted) string {
 }
 
 // aborted is the first reason an abort rule stopped the run, "" for none.
-func aborted(inputs []reporters.ScenarioInput) string {
+func aborted(inputs []results.ScenarioInput) string {
 	for _, in := range inputs {
 		if in.Result == nil || in.Scenario == nil {
 			continue
@@ -318,7 +319,7 @@ func aborted(inputs []reporters.ScenarioInput) string {
 
 // judged is the exit of a run that was carried out: 1 when its verdicts
 // or its baseline's environment fail it.
-func judged(run *reporters.Run) error {
+func judged(run *results.Run) error {
 	switch {
 	case run.Baseline.EnvFailed():
 		return withCode(ExitFailed, fmt.Errorf("--strict-env: the baseline %s was measured in a different environment (%s)",

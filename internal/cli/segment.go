@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/reporters"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -211,11 +211,11 @@ func zeroShare(phases []scenarios.Phase, seg scenarios.Segment) string {
 // its value is hidden when it reached a credential or was marked secret.
 // Merge never sends a request, so a redacted header costs it nothing, and
 // the scenario's hash is of the redacted file, so merge's check holds.
-func (s schedule) markPart(run *reporters.Run, plans []plan, empty []bool, skew time.Duration) {
+func (s schedule) markPart(run *results.Run, plans []plan, empty []bool, skew time.Duration) {
 	if !s.part {
 		return
 	}
-	info := &reporters.SegmentInfo{Index: s.seg.Index, Count: s.seg.Count}
+	info := &results.SegmentInfo{Index: s.seg.Index, Count: s.seg.Count}
 	if !s.startAt.IsZero() {
 		at := s.startAt
 		info.StartAt, info.Skew = &at, skew

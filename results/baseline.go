@@ -1,4 +1,4 @@
-package reporters
+package results
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
@@ -54,7 +53,7 @@ func LoadBaseline(path string) (*Baseline, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := refuseInterrupted(run, "a baseline"); err != nil {
+		if err := RefuseInterrupted(run, "a baseline"); err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
 		b.docs = append(b.docs, baselineDoc{path: f, run: run})
@@ -248,9 +247,4 @@ func (b *Baseline) caseBaseline(scenario, caseID string) *CaseBaseline {
 		cb.Trials = st.Trials.N
 	}
 	return cb
-}
-
-// envSummary renders the differences for one line of a report.
-func envSummary(diffs []string) string {
-	return strings.Join(diffs, "; ")
 }

@@ -1,4 +1,4 @@
-package reporters
+package results
 
 import (
 	"bytes"
@@ -197,7 +197,7 @@ func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 	}
 	for i, in := range inputs {
 		sr := newScenarioRun(i, in, meta.Baseline)
-		if !sr.passed() {
+		if !sr.Passed() {
 			run.Passed = false
 		}
 		run.Scenarios = append(run.Scenarios, sr)
@@ -231,7 +231,7 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 		}
 		sr.Start, sr.End = in.Result.Start, in.Result.End
 		sr.Interrupted = in.Result.Interrupted
-		sr.Aborted = abortedIn(in.Result)
+		sr.Aborted = AbortedIn(in.Result)
 	}
 	if sc != nil {
 		sr.Name, sr.Description, sr.File, sr.Hash = sc.Name, sc.Description, sc.File, sc.Hash
@@ -267,7 +267,7 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 			Target:   c.Target,
 			Phases:   measured,
 			Stats:    runner.Summarize(measured),
-			ByName:   namedStats(measured),
+			ByName:   NamedStatsOf(measured),
 			Verdicts: byCase[c.ID],
 			Error:    c.Err,
 			Baseline: bl.caseBaseline(sr.Name, c.ID),
@@ -275,7 +275,7 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 			Server:     c.Server,
 			ServerName: c.ServerName,
 
-			SearchSpecs: searchSpecs(sc, c.ID),
+			SearchSpecs: SearchSpecs(sc, c.ID),
 		}
 		if cr.Phases == nil {
 			cr.Phases = []*runner.PhaseResult{}
@@ -302,8 +302,8 @@ func (r *Run) Aborted() *runner.Aborted {
 	return nil
 }
 
-// passed reports whether nothing in the scenario fails the run.
-func (sr *ScenarioRun) passed() bool {
+// Passed reports whether nothing in the scenario fails the run.
+func (sr *ScenarioRun) Passed() bool {
 	if sr.Error != "" || sr.Interrupted || sr.Aborted != nil {
 		return false
 	}
@@ -312,7 +312,7 @@ func (sr *ScenarioRun) passed() bool {
 			return false
 		}
 	}
-	for _, v := range sr.allVerdicts() {
+	for _, v := range sr.AllVerdicts() {
 		if v.Fails() {
 			return false
 		}
@@ -320,8 +320,8 @@ func (sr *ScenarioRun) passed() bool {
 	return true
 }
 
-// allVerdicts lists the case verdicts in case order, then the unattached ones.
-func (sr *ScenarioRun) allVerdicts() []assertions.Verdict {
+// AllVerdicts lists the case verdicts in case order, then the unattached ones.
+func (sr *ScenarioRun) AllVerdicts() []assertions.Verdict {
 	var out []assertions.Verdict
 	for _, c := range sr.Cases {
 		out = append(out, c.Verdicts...)
@@ -329,8 +329,8 @@ func (sr *ScenarioRun) allVerdicts() []assertions.Verdict {
 	return append(out, sr.Verdicts...)
 }
 
-// targets lists the scenario's target names in order of first appearance.
-func (sr *ScenarioRun) targets() []string {
+// Targets lists the scenario's target names in order of first appearance.
+func (sr *ScenarioRun) Targets() []string {
 	var out []string
 	seen := make(map[string]bool)
 	for _, c := range sr.Cases {
@@ -394,7 +394,7 @@ func ReadRun(r io.Reader) (*Run, error) {
 			c.Stats.LatencyHist = runner.Summarize(c.Phases).LatencyHist
 			if c.ByName == nil {
 				// Written before by_name existed: derive it.
-				c.ByName = namedStats(c.Phases)
+				c.ByName = NamedStatsOf(c.Phases)
 			}
 		}
 	}

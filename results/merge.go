@@ -1,4 +1,4 @@
-package reporters
+package results
 
 import (
 	"errors"
@@ -171,7 +171,7 @@ func checkSegments(parts []Part) ([]Part, error) {
 		case seg.Count != count:
 			return nil, fmt.Errorf("parts of different runs: %s is segment %s, %s is one of %d segments", p.Name, seg, countFrom, count)
 		}
-		if err := refuseInterrupted(p.Run, "merged"); err != nil {
+		if err := RefuseInterrupted(p.Run, "merged"); err != nil {
 			return nil, fmt.Errorf("%s (segment %s): %w: its figures are partial; run that segment again", p.Name, seg, err)
 		}
 		if prev, dup := byIndex[seg.Index]; dup {

@@ -1,4 +1,4 @@
-package reporters
+package results
 
 import (
 	"bytes"
@@ -63,7 +63,7 @@ type schemaField struct {
 }
 
 // buildResultsSchema reads the doc comments of the packages the document's
-// types live in (relative to the reporters directory) and walks Run.
+// types live in (relative to the results directory) and walks Run.
 func buildResultsSchema(t *testing.T) *schemaModel {
 	t.Helper()
 	m := &schemaModel{byTyp: map[reflect.Type]*schemaDef{}, src: &sourceDocs{pkgs: map[string]*pkgDocs{}}}

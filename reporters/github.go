@@ -1,0 +1,111 @@
+package reporters
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
+)
+
+// GitHub Actions workflow commands (SPEC §5): every failing, warning or
+// inconclusive threshold becomes an annotation on its line of the scenario
+// file, inconclusive ones as warnings with the judgement's reason. An
+// interrupted run is an error annotation of its own, and so is a run an
+// abort: true rule stopped, on that rule's line.
+
+// GitHubGroup opens a collapsible section of the Actions log titled title;
+// the returned func closes it.
+func GitHubGroup(w io.Writer, title string) (end func()) {
+	fmt.Fprintf(w, "::group::%s\n", escapeData(title))
+	return func() { fmt.Fprintln(w, "::endgroup::") }
+}
+
+// WriteAnnotations prints one workflow command per failing, warning or
+// inconclusive verdict of run, and one for a baseline from a different
+// environment, an interrupted run or an aborted scenario.
+func WriteAnnotations(w io.Writer, run *results.Run) {
+	if run.Interrupted {
+		// Verdicts of a partial run may all pass; the annotation must not
+		// let the run read as green.
+		fmt.Fprintf(w, "::error title=%s::%s\n", escapeProperty("loadgate: interrupted"),
+			escapeData("the run was interrupted (SIGINT/SIGTERM): partial results, not judged"))
+	}
+	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
+		level := "warning"
+		if bi.StrictEnv {
+			level = "error"
+		}
+		fmt.Fprintf(w, "::%s title=%s::%s\n", level, escapeProperty("loadgate: baseline from a different environment"),
+			escapeData(bi.File+": "+strings.Join(bi.Differences, "; ")))
+	}
+	for _, sr := range run.Scenarios {
+		annotateAborted(w, sr)
+		for _, v := range sr.AllVerdicts() {
+			level := ""
+			switch {
+			case v.Fails():
+				level = "error"
+			case v.Status == assertions.StatusFail || v.Status == assertions.StatusError,
+				v.Status == assertions.StatusInconclusive:
+				level = "warning"
+			default:
+				continue
+			}
+			msg := fmt.Sprintf("[%s] %s", v.Case, v.Rule)
+			if v.Status == assertions.StatusInconclusive {
+				msg = fmt.Sprintf("[%s] %s is inconclusive", v.Case, v.Rule)
+			}
+			if v.Actual != "" {
+				msg += ": " + v.Actual
+			}
+			if v.Reason != "" {
+				msg += " (" + v.Reason + ")"
+			}
+			fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level,
+				escapeProperty(v.Pos.File), v.Pos.Line, v.Pos.Col,
+				escapeProperty(sr.Name+": "+v.Name), escapeData(msg))
+		}
+		if sr.Error != "" {
+			fmt.Fprintf(w, "::error file=%s,title=%s::%s\n", escapeProperty(sr.File),
+				escapeProperty(sr.Name), escapeData(sr.Error))
+		}
+	}
+}
+
+// annotateAborted points at the rule that stopped the scenario's load, so
+// the pull request shows where and why the run stopped even when the
+// verdicts over what was measured pass.
+func annotateAborted(w io.Writer, sr *results.ScenarioRun) {
+	a := sr.Aborted
+	if a == nil {
+		return
+	}
+	loc := "file=" + escapeProperty(sr.File)
+	for _, v := range sr.AllVerdicts() {
+		if v.Case == a.Case && (v.Name == a.Name || a.Name == "" && v.Rule == a.Rule) && v.Pos.Line > 0 {
+			loc = fmt.Sprintf("file=%s,line=%d,col=%d", escapeProperty(v.Pos.File), v.Pos.Line, v.Pos.Col)
+			break
+		}
+	}
+	msg := fmt.Sprintf("[%s] the load was stopped at %.1fs into phase %s: %s failed", a.Case, a.At.Seconds(), a.Phase, a.Rule)
+	if a.Window > 0 {
+		msg += " over the last " + a.Window.String()
+	}
+	if a.Actual != "" {
+		msg += ": " + a.Actual
+	}
+	fmt.Fprintf(w, "::error %s,title=%s::%s\n", loc, escapeProperty("loadgate: aborted — "+sr.Name+": "+a.Name), escapeData(msg))
+}
+
+// Workflow command escaping, as the Actions runner decodes it, after the
+// console's: the log is a terminal too, and an ESC in a rule or a server's
+// message must not recolour or hide lines of it.
+func escapeData(s string) string {
+	return ConsoleText(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s))
+}
+
+func escapeProperty(s string) string {
+	return ConsoleText(strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s))
+}

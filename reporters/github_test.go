@@ -1,0 +1,83 @@
+package reporters
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/results"
+	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+func TestInconclusiveVerdictsAnnotateAsWarnings(t *testing.T) {
+	run := &results.Run{Scenarios: []*results.ScenarioRun{{Name: "gate", Cases: []*results.CaseRun{{
+		ID: "hello", Target: "hello",
+		Verdicts: []assertions.Verdict{{
+			Case: "hello", Target: "hello", Name: "rps holds", Rule: `!regressed("rps", 5%)`, Severity: "fail",
+			Status: assertions.StatusInconclusive, Actual: "rps = 900 (baseline 1000)",
+			Reason: "rps 10.0% lower, beyond the 5.0% tolerance but not significant (p = 0.100 ≥ 0.05, 3 vs 3 trials)",
+			Pos:    scenarios.Pos{File: "s.yaml", Line: 12, Col: 5},
+		}},
+	}}}}}
+	var b strings.Builder
+	WriteAnnotations(&b, run)
+	want := "::warning file=s.yaml,line=12,col=5,title=gate%3A rps holds::[hello] !regressed(\"rps\", 5%25) is inconclusive: rps = 900 (baseline 1000) (rps 10.0%25 lower"
+	if !strings.HasPrefix(b.String(), want) {
+		t.Errorf("got  %s\nwant %s…", b.String(), want)
+	}
+	run.Scenarios[0].Cases[0].Verdicts[0].FailOnInconclusive = true
+	run.Baseline = &results.BaselineInfo{File: "base.json", Differences: []string{`cores: baseline 4, this run 8`}}
+	b.Reset()
+	WriteAnnotations(&b, run)
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) < 2 || lines[0] != "::warning title=loadgate%3A baseline from a different environment::base.json: cores: baseline 4, this run 8" ||
+		!strings.HasPrefix(lines[1], "::error ") {
+		t.Errorf("--fail-on-inconclusive and another environment:\n%s", b.String())
+	}
+}
+
+func TestAbortedRunAnnotatesTheRule(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		verdicts []assertions.Verdict
+		want     string
+	}{
+		{"on the rule's line", []assertions.Verdict{{
+			Case: "checkout", Name: "p99 < 50ms", Rule: "p99 < 50ms", Status: assertions.StatusFail,
+			Pos: scenarios.Pos{File: "abort.yaml", Line: 20, Col: 5},
+		}}, "::error file=abort.yaml,line=20,col=5,title=loadgate%3A aborted — gate%3A p99 < 50ms::[checkout] the load was stopped at 3.2s into phase measured: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
+		{"no verdict: the file", nil, "::error file=gate.yaml,title=loadgate%3A aborted — gate%3A p99 < 50ms::[checkout] the load was stopped at 3.2s into phase measured: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := &results.Run{Scenarios: []*results.ScenarioRun{{Name: "gate", File: "gate.yaml",
+				Aborted: &runner.Aborted{Case: "checkout", Phase: "measured", Name: "p99 < 50ms", Rule: "p99 < 50ms",
+					At: 3200 * time.Millisecond, Window: 10 * time.Second, Actual: "p99 = 812ms"},
+				Cases: []*results.CaseRun{{ID: "checkout", Target: "checkout", Verdicts: nil}},
+			}}}
+			run.Scenarios[0].Verdicts = tc.verdicts
+			var b strings.Builder
+			WriteAnnotations(&b, run)
+			if !strings.HasPrefix(b.String(), tc.want) {
+				t.Errorf("got  %q\nwant %q…", b.String(), tc.want)
+			}
+		})
+	}
+}
+
+func TestWorkflowCommandEscaping(t *testing.T) {
+	for _, tc := range []struct{ in, data, prop string }{
+		{"plain", "plain", "plain"},
+		{"50%", "50%25", "50%25"},
+		{"a\nb\r", "a%0Ab%0D", "a%0Ab%0D"},
+		{"file:1,2", "file:1,2", "file%3A1%2C2"},
+	} {
+		if got := escapeData(tc.in); got != tc.data {
+			t.Errorf("escapeData(%q) = %q, want %q", tc.in, got, tc.data)
+		}
+		if got := escapeProperty(tc.in); got != tc.prop {
+			t.Errorf("escapeProperty(%q) = %q, want %q", tc.in, got, tc.prop)
+		}
+	}
+}
