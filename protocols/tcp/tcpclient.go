@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"sync"
 	"syscall"
 	"time"
 
@@ -29,15 +28,9 @@ type tcpClient struct {
 	wbuf      []byte // messages not yet written, reused across iterations
 	rd        frameReader
 
-	// mu guards conn and closed: Close may run while an abandoned Do is
-	// still blocked, and the context hook interrupts a blocked Do.
-	mu     sync.Mutex
-	conn   net.Conn
-	closed bool
-	// done is the Done channel of the context the hook watches; stop
-	// detaches the hook. Only Do and Close touch them, Close under mu.
-	done <-chan struct{}
-	stop func() bool
+	// wc is the worker's connection, which Close or a cancelled phase
+	// may interrupt while Do is blocked on it.
+	wc protocols.WorkerConn
 }
 
 // tcpOp is a step prepared for sending: a payload without placeholders is
@@ -99,21 +92,17 @@ func (c *tcpClient) encode(dst []byte, op *tcpOp) []byte {
 	return c.codec.close(dst, start)
 }
 
-// tcpInterrupted is a deadline that has passed: setting it makes a blocked
-// read or write return at once.
-var tcpInterrupted = time.Unix(1, 0)
-
 // Do runs one iteration, first opening a connection and running on_connect
 // when the worker has none. Time spent opening is reported as Connect.
 func (c *tcpClient) Do(ctx context.Context, _ int, out *protocols.Outcome) {
 	*out = protocols.Outcome{}
-	c.watch(ctx)
+	c.wc.Watch(ctx)
 	c.env.Next()
 	deadline := time.Now().Add(c.target.Timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	conn := c.current()
+	conn := c.wc.Current()
 	if conn == nil {
 		began := time.Now()
 		var kind protocols.ErrorKind
@@ -153,15 +142,10 @@ func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *protocols
 		}
 		return nil, protocols.KindConnect
 	}
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		_ = conn.Close()
+	if !c.wc.Set(conn) {
 		out.Err = net.ErrClosed
 		return nil, protocols.KindOther
 	}
-	c.conn = conn
-	c.mu.Unlock()
 	c.rd.reset()
 	if err := conn.SetDeadline(deadline); err != nil {
 		c.drop()
@@ -242,62 +226,12 @@ func tcpErrorKind(err error) protocols.ErrorKind {
 	return protocols.KindOther
 }
 
-// watch makes cancelling ctx interrupt a blocked Do. The engine passes the
-// same phase context to every call, so the hook is registered once per
-// client rather than once per iteration.
-func (c *tcpClient) watch(ctx context.Context) {
-	done := ctx.Done()
-	if done == c.done || done == nil {
-		return
-	}
-	c.mu.Lock()
-	if c.stop != nil {
-		c.stop()
-	}
-	c.done = done
-	c.stop = context.AfterFunc(ctx, c.interrupt)
-	c.mu.Unlock()
-}
-
-func (c *tcpClient) interrupt() {
-	c.mu.Lock()
-	if c.conn != nil {
-		_ = c.conn.SetDeadline(tcpInterrupted)
-	}
-	c.mu.Unlock()
-}
-
-func (c *tcpClient) current() net.Conn {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.conn
-}
-
 // drop closes the worker's connection; the next iteration opens another.
 func (c *tcpClient) drop() {
-	c.mu.Lock()
-	conn := c.conn
-	c.conn = nil
-	c.mu.Unlock()
+	c.wc.Drop()
 	c.rd.reset()
-	if conn != nil {
-		_ = conn.Close()
-	}
 }
 
 // Close closes the worker's connection. It may run while Do is blocked,
 // which then returns promptly.
-func (c *tcpClient) Close() error {
-	c.mu.Lock()
-	c.closed = true
-	conn := c.conn
-	c.conn = nil
-	if c.stop != nil {
-		c.stop()
-	}
-	c.mu.Unlock()
-	if conn != nil {
-		return conn.Close()
-	}
-	return nil
-}
+func (c *tcpClient) Close() error { return c.wc.Close() }

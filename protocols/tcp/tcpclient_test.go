@@ -299,8 +299,8 @@ func TestTCPHandshakeFailureIsNotConnected(t *testing.T) {
 	cl := newTestTCPClient(t, monitorTarget(srv.addr(), scenarios.Persistent), 0)
 	var out protocols.Outcome
 	cl.Do(t.Context(), 0, &out)
-	if out.Kind != protocols.KindCheck || out.Connect != 0 || cl.current() != nil {
-		t.Errorf("kind %v, connect %v, connection kept %v; want a check error and no connection", out.Kind, out.Connect, cl.current() != nil)
+	if out.Kind != protocols.KindCheck || out.Connect != 0 || cl.wc.Current() != nil {
+		t.Errorf("kind %v, connect %v, connection kept %v; want a check error and no connection", out.Kind, out.Connect, cl.wc.Current() != nil)
 	}
 }
 

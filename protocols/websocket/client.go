@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -36,15 +35,9 @@ type wsClient struct {
 	ctlbuf    [maxHeader + maxControl]byte
 	rd        msgReader
 
-	// mu guards conn and closed: Close may run while an abandoned Do is
-	// still blocked, and the context hook interrupts a blocked Do.
-	mu     sync.Mutex
-	conn   net.Conn
-	closed bool
-	// done is the Done channel of the context the hook watches; stop
-	// detaches the hook. Only Do and Close touch them, Close under mu.
-	done <-chan struct{}
-	stop func() bool
+	// wc is the worker's connection, which Close or a cancelled phase
+	// may interrupt while Do is blocked on it.
+	wc protocols.WorkerConn
 }
 
 // wsOp is a step prepared for sending or checking.
@@ -192,21 +185,17 @@ func tlsConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
 	return conf, nil
 }
 
-// interrupted is a deadline that has passed: setting it makes a blocked
-// read or write return at once.
-var interrupted = time.Unix(1, 0)
-
 // Do runs one iteration, first opening a connection and running on_connect
 // when the worker has none. Time spent opening is reported as Connect.
 func (c *wsClient) Do(ctx context.Context, _ int, out *protocols.Outcome) {
 	*out = protocols.Outcome{}
-	c.watch(ctx)
+	c.wc.Watch(ctx)
 	c.env.Next()
 	deadline := time.Now().Add(c.target.Timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
-	conn := c.current()
+	conn := c.wc.Current()
 	if conn == nil {
 		began := time.Now()
 		var kind protocols.ErrorKind
@@ -253,15 +242,10 @@ func (c *wsClient) open(ctx context.Context, deadline time.Time, out *protocols.
 		out.Err = err
 		return nil, dialErrorKind(ctx, err, out)
 	}
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		_ = conn.Close()
+	if !c.wc.Set(conn) {
 		out.Err = net.ErrClosed
 		return nil, protocols.KindOther
 	}
-	c.conn = conn
-	c.mu.Unlock()
 	c.rd.reset()
 	if br != nil {
 		// The server wrote frames right after its handshake response.
@@ -362,9 +346,7 @@ func (c *wsClient) flush(conn net.Conn, out *protocols.Outcome) protocols.ErrorK
 // a close frame with a close frame. A failed write surfaces as the next
 // read's error, so it is not reported here.
 func (c *wsClient) control(op ws.OpCode, payload []byte) {
-	c.mu.Lock()
-	conn := c.conn
-	c.mu.Unlock()
+	conn := c.wc.Current()
 	if conn == nil {
 		return
 	}
@@ -410,62 +392,12 @@ func errorKind(err error) protocols.ErrorKind {
 	return protocols.KindOther
 }
 
-// watch makes cancelling ctx interrupt a blocked Do. The engine passes the
-// same phase context to every call, so the hook is registered once per
-// client rather than once per iteration.
-func (c *wsClient) watch(ctx context.Context) {
-	done := ctx.Done()
-	if done == c.done || done == nil {
-		return
-	}
-	c.mu.Lock()
-	if c.stop != nil {
-		c.stop()
-	}
-	c.done = done
-	c.stop = context.AfterFunc(ctx, c.interrupt)
-	c.mu.Unlock()
-}
-
-func (c *wsClient) interrupt() {
-	c.mu.Lock()
-	if c.conn != nil {
-		_ = c.conn.SetDeadline(interrupted)
-	}
-	c.mu.Unlock()
-}
-
-func (c *wsClient) current() net.Conn {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.conn
-}
-
 // drop closes the worker's connection; the next iteration opens another.
 func (c *wsClient) drop() {
-	c.mu.Lock()
-	conn := c.conn
-	c.conn = nil
-	c.mu.Unlock()
+	c.wc.Drop()
 	c.rd.reset()
-	if conn != nil {
-		_ = conn.Close()
-	}
 }
 
 // Close closes the worker's connection. It may run while Do is blocked,
 // which then returns promptly.
-func (c *wsClient) Close() error {
-	c.mu.Lock()
-	c.closed = true
-	conn := c.conn
-	c.conn = nil
-	if c.stop != nil {
-		c.stop()
-	}
-	c.mu.Unlock()
-	if conn != nil {
-		return conn.Close()
-	}
-	return nil
-}
+func (c *wsClient) Close() error { return c.wc.Close() }

@@ -204,7 +204,7 @@ func TestWSErrorKinds(t *testing.T) {
 			if out.Err == nil || !strings.Contains(out.Err.Error(), tc.err) {
 				t.Errorf("error %v, want one containing %q", out.Err, tc.err)
 			}
-			if cl.current() != nil {
+			if cl.wc.Current() != nil {
 				t.Errorf("the connection was kept after a failure")
 			}
 			if c := cap(cl.rd.msg); c > 1024 {
@@ -280,8 +280,8 @@ func TestWSOnConnectFailureIsConnectTime(t *testing.T) {
 	cl := newTestClient(t, target, 0)
 	var out protocols.Outcome
 	cl.Do(t.Context(), 0, &out)
-	if out.Kind != protocols.KindCheck || out.Connect != 0 || cl.current() != nil {
-		t.Errorf("kind %v, connect %v, connection kept %v; want a check error and no connection", out.Kind, out.Connect, cl.current() != nil)
+	if out.Kind != protocols.KindCheck || out.Connect != 0 || cl.wc.Current() != nil {
+		t.Errorf("kind %v, connect %v, connection kept %v; want a check error and no connection", out.Kind, out.Connect, cl.wc.Current() != nil)
 	}
 }
 
