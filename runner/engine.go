@@ -266,17 +266,6 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 		col.ring = pr.watch.ring
 	}
 
-	limit := ph.Duration
-	if limit <= 0 {
-		limit = cfg.MaxPhase
-	}
-	clock := cfg.Clock
-	phaseCtx, cancel := clock.WithTimeout(ctx, limit)
-	defer cancel()
-	phaseCtx, pr.stop = context.WithCancel(phaseCtx)
-	defer pr.stop()
-	pr.end = clock.Now().Add(limit)
-
 	phaseName := ph.Name
 	if label != "" {
 		phaseName += " (" + label + ")"
@@ -298,9 +287,22 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 			}
 		}
 	}
+	// The phase's time starts now, once its workers exist: making them is
+	// not load, and a deadline started earlier would cut the measured time
+	// short by however long that took on a busy machine.
+	limit := ph.Duration
+	if limit <= 0 {
+		limit = cfg.MaxPhase
+	}
+	clock := cfg.Clock
 	cpu0 := clock.CPU()
 	res.Start = clock.Now()
 	pr.start = res.Start
+	phaseCtx, cancel := clock.WithTimeout(ctx, limit)
+	defer cancel()
+	phaseCtx, pr.stop = context.WithCancel(phaseCtx)
+	defer pr.stop()
+	pr.end = res.Start.Add(limit)
 	var sent atomic.Int64
 	done := pr.startWorkers(phaseCtx, open, parallel, &sent)
 	second := pr.await(phaseCtx, done, cfg, col, res, &snap)
