@@ -55,8 +55,8 @@ func TestSecretsCollectedByUse(t *testing.T) {
 		},
 		{
 			name:      "--secret-var marks a variable that is not a credential by use",
-			opts:      LoadOptions{SecretVars: map[string]string{"host": "10.1.2.3:9090"}},
-			secret:    append(slices.Clone(secretValues), "10.1.2.3:9090"),
+			opts:      LoadOptions{SecretVars: map[string]string{"host": "127.0.0.42:9090"}},
+			secret:    append(slices.Clone(secretValues), "127.0.0.42:9090"),
 			notSecret: []string{"127.0.0.1:8080"},
 		},
 		{

@@ -425,9 +425,9 @@ func TestStallHoldsResponses(t *testing.T) {
 		path  string
 		delay time.Duration
 		aim   time.Duration // offset into a window at which to send
-		// extra is the least time the stall must add to the request for
-		// the attempt to count; a test goroutine scheduled late may miss
-		// the stall, and then the next window is tried.
+		// extra is what the stall adds when the request lands where it is
+		// aimed; a test goroutine scheduled late may land elsewhere, which
+		// the lower bound allows for and the log says.
 		extra time.Duration
 	}{
 		// Arriving just after a stall began: held for the rest of it.
@@ -447,25 +447,24 @@ func TestStallHoldsResponses(t *testing.T) {
 			c := newClient(t, true)
 			url := "http://" + s.HTTPAddr() + tt.path
 			do(t, c, "GET", "http://"+s.HTTPAddr()+"/health", "", nil) // connect outside the measurement
-			for attempt := 0; ; attempt++ {
-				if attempt == 5 {
-					t.Fatalf("no request reached the server at the aimed time in 5 windows")
-				}
-				next := time.Since(s.Started())/every + 1
-				time.Sleep(time.Until(s.Started().Add(next*every + tt.aim)))
-				begin := time.Now()
-				do(t, c, "GET", url, "", nil)
-				took := time.Since(begin)
-				// The server sees the request no earlier than begin, so it
-				// cannot answer before this, whatever the scheduling.
-				least := heldUntil(begin.Sub(s.Started()), tt.delay, every, dur) - begin.Sub(s.Started())
-				if least-tt.delay < tt.extra {
-					continue
-				}
-				if took < least {
-					t.Errorf("response took %v, want at least %v (delay %v held by a stall)", took, least, tt.delay)
-				}
-				return
+			next := time.Since(s.Started())/every + 1
+			time.Sleep(time.Until(s.Started().Add(next*every + tt.aim)))
+			begin := time.Now()
+			do(t, c, "GET", url, "", nil)
+			took := time.Since(begin)
+			// The server sees the request no earlier than begin, so it
+			// cannot answer before this, whatever the scheduling: a lower
+			// bound that holds wherever in the window the request landed.
+			least := heldUntil(begin.Sub(s.Started()), tt.delay, every, dur) - begin.Sub(s.Started())
+			if took < least {
+				t.Errorf("response took %v, want at least %v (delay %v held by a stall)", took, least, tt.delay)
+			}
+			if least-tt.delay < tt.extra {
+				// A busy machine sent the request late, past the aimed part
+				// of the stall: the bound above still held, but the stall
+				// added less than this row is about (faults_test.go's table
+				// covers every position without a clock).
+				t.Logf("request landed %v into its window; the stall added %v", begin.Sub(s.Started())%every, least-tt.delay)
 			}
 		})
 	}
