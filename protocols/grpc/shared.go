@@ -2,12 +2,9 @@ package grpc
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"sync/atomic"
 	"time"
 
@@ -191,24 +188,9 @@ func transportCreds(target string, t *scenarios.TLS) (credentials.TransportCrede
 	if t == nil {
 		return insecure.NewCredentials(), nil
 	}
-	conf := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the user asked for it
-	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("target %q: tls ca_file: %w", target, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("target %q: tls ca_file %s: no certificate found", target, t.CAFile)
-		}
-		conf.RootCAs = pool
-	}
-	if t.CertFile != "" || t.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("target %q: tls cert_file/key_file: %w", target, err)
-		}
-		conf.Certificates = []tls.Certificate{cert}
+	conf, err := protocols.TLSConfig(target, t)
+	if err != nil {
+		return nil, err
 	}
 	return credentials.NewTLS(conf), nil
 }

@@ -1,7 +1,6 @@
 package http1
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -10,14 +9,9 @@ import (
 	"github.com/loadgate/loadgate/scenarios"
 )
 
-// What other HTTP clients (HTTP/2, built on net/http's types) share with
-// this package: the TLS settings of a target and the checks of expect,
-// so that a response is judged the same whatever protocol carried it.
-
-// TLSConfig is the TLS configuration of an https target's tls: block.
-func TLSConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
-	return tlsConfig(target, t)
-}
+// What other HTTP clients (HTTP/2) share with this package: the checks of
+// expect, so that a response is judged the same whatever protocol carried
+// it. (TLS settings are every protocol's: protocols.TLSConfig.)
 
 // ResponseCheck applies an HTTP target's expect and max_body to responses
 // whose body is an io.Reader. It streams the body through one reused

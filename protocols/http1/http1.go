@@ -3,7 +3,6 @@ package http1
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -156,7 +155,7 @@ func newHTTP1Conn(t *scenarios.Target, u *url.URL, proxy *proxyRoute) (*http1Cli
 	}
 	c.addr = net.JoinHostPort(u.Hostname(), port)
 	if u.Scheme == "https" {
-		conf, err := tlsConfig(t.Name, &h.TLS)
+		conf, err := protocols.TLSConfig(t.Name, &h.TLS)
 		if err != nil {
 			return nil, err
 		}
@@ -194,30 +193,6 @@ func newExpectation(exp *scenarios.Expect) *expectation {
 // use makes e the checks of the following responses.
 func (c *http1Client) use(e *expectation) {
 	c.exp, c.check, c.errLength, c.rd.body = e.exp, e.check, e.errLength, e.body
-}
-
-// tlsConfig is the client TLS configuration of an https target.
-func tlsConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
-	conf := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the user asked for it
-	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("target %q: tls ca_file: %w", target, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("target %q: tls ca_file %s: no certificate found", target, t.CAFile)
-		}
-		conf.RootCAs = pool
-	}
-	if t.CertFile != "" || t.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("target %q: tls cert_file/key_file: %w", target, err)
-		}
-		conf.Certificates = []tls.Certificate{cert}
-	}
-	return conf, nil
 }
 
 // Do sends request req and reads its whole response.

@@ -67,7 +67,7 @@ func NewNetHTTPClient(t *scenarios.Target, _ int) (protocols.Client, error) {
 		c.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", h.Expect.Length)
 	}
 	c.tr = c.newTrace()
-	tlsConf, err := tlsConfig(t.Name, &h.TLS)
+	tlsConf, err := protocols.TLSConfig(t.Name, &h.TLS)
 	if err != nil {
 		return nil, err
 	}

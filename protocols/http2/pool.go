@@ -101,7 +101,7 @@ func (p *Pool) newOrigin(u *url.URL, conns int) (*origin, error) {
 	o := &origin{addr: net.JoinHostPort(u.Hostname(), port), serverName: u.Hostname()}
 	switch u.Scheme {
 	case "https":
-		conf, err := http1.TLSConfig(p.target.Name, &p.h.TLS)
+		conf, err := protocols.TLSConfig(p.target.Name, &p.h.TLS)
 		if err != nil {
 			return nil, err
 		}

@@ -3,8 +3,6 @@ package websocket
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -72,7 +70,7 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	c.dialer.NetDial = c.netDialer.DialContext
 	c.dialer.Header, c.dialer.Host = handshakeHeader(w.Headers)
 	if u.Scheme == "wss" {
-		conf, err := tlsConfig(t.Name, &w.TLS)
+		conf, err := protocols.TLSConfig(t.Name, &w.TLS)
 		if err != nil {
 			return nil, err
 		}
@@ -159,30 +157,6 @@ func quote(b []byte) string {
 		return fmt.Sprintf("%q…", b[:most])
 	}
 	return fmt.Sprintf("%q", b)
-}
-
-// tlsConfig is the client TLS configuration of a wss:// target.
-func tlsConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
-	conf := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the user asked for it
-	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("target %q: tls ca_file: %w", target, err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("target %q: tls ca_file %s: no certificate found", target, t.CAFile)
-		}
-		conf.RootCAs = pool
-	}
-	if t.CertFile != "" || t.KeyFile != "" {
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
-		if err != nil {
-			return nil, fmt.Errorf("target %q: tls cert_file/key_file: %w", target, err)
-		}
-		conf.Certificates = []tls.Certificate{cert}
-	}
-	return conf, nil
 }
 
 // Do runs one iteration, first opening a connection and running on_connect
