@@ -35,12 +35,7 @@ func (r *resolver) grpc(g *rawGRPC) *GRPCTarget {
 		}
 	}
 	if g.timeout != nil {
-		if v, ok := r.duration(g.timeout, "timeout"); ok {
-			if v == 0 {
-				r.d.errorf(g.timeout, "timeout: must be greater than 0")
-			}
-			out.Timeout = v
-		}
+		out.Timeout = r.timeout(g.timeout, out.Timeout)
 	}
 	if g.connections != nil {
 		if v, ok := r.intIn(g.connections, "connections", 1, maxConnections); ok {

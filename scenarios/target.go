@@ -71,12 +71,7 @@ func (r *resolver) http(h *rawHTTP) *HTTPTarget {
 		out.Keepalive, _ = r.bool(h.keepalive, "keepalive")
 	}
 	if h.timeout != nil {
-		if v, ok := r.duration(h.timeout, "timeout"); ok {
-			if v == 0 {
-				r.d.errorf(h.timeout, "timeout: must be greater than 0")
-			}
-			out.Timeout = v
-		}
+		out.Timeout = r.timeout(h.timeout, out.Timeout)
 	}
 	if h.maxBody != nil {
 		if v, ok := r.size(h.maxBody, "max_body"); ok {

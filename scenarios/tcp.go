@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -31,24 +32,10 @@ func (r *resolver) tcp(t *rawTCP) *TCPTarget {
 		out.Address = r.address(t.address, "address")
 	}
 	if t.connection != nil {
-		if s, ok := r.text(t.connection); ok {
-			switch s {
-			case "persistent":
-				out.Connection = Persistent
-			case "per_iteration":
-				out.Connection = PerIteration
-			default:
-				r.d.errorf(t.connection, "connection: expected persistent or per_iteration, got %q", s)
-			}
-		}
+		out.Connection = r.connection(t.connection, out.Connection)
 	}
 	if t.timeout != nil {
-		if v, ok := r.duration(t.timeout, "timeout"); ok {
-			if v == 0 {
-				r.d.errorf(t.timeout, "timeout: must be greater than 0")
-			}
-			out.Timeout = v
-		}
+		out.Timeout = r.timeout(t.timeout, out.Timeout)
 	}
 	maxFrameOK := true
 	if t.maxFrame != nil {
@@ -81,6 +68,36 @@ func (r *resolver) tcp(t *rawTCP) *TCPTarget {
 	}
 	out.Iteration = r.steps(t.iteration, tt)
 	return out
+}
+
+// timeout resolves a target's `timeout:`, which must be above zero; def is
+// kept when the value is not a duration.
+func (r *resolver) timeout(n *yaml.Node, def time.Duration) time.Duration {
+	v, ok := r.duration(n, "timeout")
+	if !ok {
+		return def
+	}
+	if v == 0 {
+		r.d.errorf(n, "timeout: must be greater than 0")
+	}
+	return v
+}
+
+// connection resolves `connection:` of a TCP or WebSocket target: when it
+// opens connections. def is kept when the value is not one of them.
+func (r *resolver) connection(n *yaml.Node, def TCPConnection) TCPConnection {
+	s, ok := r.text(n)
+	if !ok {
+		return def
+	}
+	switch s {
+	case "persistent":
+		return Persistent
+	case "per_iteration":
+		return PerIteration
+	}
+	r.d.errorf(n, "connection: expected persistent or per_iteration, got %q", s)
+	return def
 }
 
 // address resolves host:port. The host must be given: an empty one would

@@ -27,24 +27,10 @@ func (r *resolver) websocket(w *rawWS) *WebSocketTarget {
 		}
 	}
 	if w.connection != nil {
-		if s, ok := r.text(w.connection); ok {
-			switch s {
-			case "persistent":
-				out.Connection = Persistent
-			case "per_iteration":
-				out.Connection = PerIteration
-			default:
-				r.d.errorf(w.connection, "connection: expected persistent or per_iteration, got %q", s)
-			}
-		}
+		out.Connection = r.connection(w.connection, out.Connection)
 	}
 	if w.timeout != nil {
-		if v, ok := r.duration(w.timeout, "timeout"); ok {
-			if v == 0 {
-				r.d.errorf(w.timeout, "timeout: must be greater than 0")
-			}
-			out.Timeout = v
-		}
+		out.Timeout = r.timeout(w.timeout, out.Timeout)
 	}
 	if w.maxMessage != nil {
 		if v, ok := r.size(w.maxMessage, "max_message"); ok {
