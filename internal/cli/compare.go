@@ -67,12 +67,7 @@ func compareCommand(args []string, env Env) error {
 		return withCode(ExitUsage, err)
 	}
 	write := func(w io.Writer) error { return reporters.WriteCompare(w, c) }
-	if *out == "" || *out == "-" {
-		err = write(env.Stdout)
-	} else {
-		err = reporters.WriteFileAtomic(*out, write)
-	}
-	if err != nil {
+	if err := writeTo(*out, env.Stdout, write); err != nil {
 		return withCode(ExitRun, err)
 	}
 	regressed, inconclusive := c.Count(regression.Regressed), c.Count(regression.Inconclusive)

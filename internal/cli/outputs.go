@@ -143,3 +143,12 @@ func writeOutputs(run *results.Run, opts runOptions, stdout io.Writer) error {
 	}
 	return nil
 }
+
+// writeTo writes one rendered document to path, atomically, or to stdout
+// when path is "" or "-".
+func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "" || path == "-" {
+		return write(stdout)
+	}
+	return reporters.WriteFileAtomic(path, write)
+}

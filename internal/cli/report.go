@@ -65,12 +65,7 @@ func reportCommand(args []string, env Env) error {
 		runs[i] = reporters.NamedRun{Name: name, Run: run}
 	}
 	write := func(w io.Writer) error { return renderRuns(w, f, runs) }
-	if *out == "" || *out == "-" {
-		err = write(env.Stdout)
-	} else {
-		err = reporters.WriteFileAtomic(*out, write)
-	}
-	if err != nil {
+	if err := writeTo(*out, env.Stdout, write); err != nil {
 		return withCode(ExitRun, err)
 	}
 	return storedEnding(runs)
