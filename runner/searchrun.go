@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -211,15 +212,7 @@ func medianSearch(runs []*PhaseResult) *SearchResult {
 	if len(searches) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(searches, func(a, b *SearchResult) int {
-		switch {
-		case a.Capacity < b.Capacity:
-			return -1
-		case a.Capacity > b.Capacity:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(searches, func(a, b *SearchResult) int { return cmp.Compare(a.Capacity, b.Capacity) })
 	m := *searches[(len(searches)-1)/2]
 	m.LimitedByGenerator = limited
 	return &m
