@@ -150,6 +150,11 @@ func TestBodyCheckRetainsABoundedPart(t *testing.T) {
 
 // A passing check of a body that arrives whole allocates nothing.
 func TestBodyCheckAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		// Under the race detector sync.Pool drops what it is given at
+		// random, so regexp's pooled matchers are made again now and then.
+		t.Skip("the race detector allocates on its own")
+	}
 	body := []byte(`{"id": "3f2a", "status": "ok"}`)
 	c := newBodyCheck(`"status": "ok"`, regexp.MustCompile(`"id":\s*"[0-9a-f-]+"`))
 	src := &pieces{}
