@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 // testScenario is a resolved scenario with a matrix, a target with a named
@@ -50,20 +51,20 @@ func TestCompileErrors(t *testing.T) {
 			// `  - p99 < 50xs`: a plain scalar starting at column 5.
 			name: "unknown unit, plain",
 			th:   at(12, 5, "p99 < 50xs"),
-			want: []string{`load.yaml:12:11: invalid rule: unknown unit "xs" in 50xs (` + unitsHint + ")"},
+			want: []string{`load.yaml:12:11: invalid rule: unknown unit "xs" in 50xs (` + units.Hint + ")"},
 		},
 		{
 			// `  - { rule: 'p99 < 50xs', severity: warn }`: the quote is at
 			// column 13, the rule text at 14.
 			name: "unknown unit, quoted",
 			th:   at(7, 14, "p99 < 50xs"),
-			want: []string{`load.yaml:7:20: invalid rule: unknown unit "xs" in 50xs (` + unitsHint + ")"},
+			want: []string{`load.yaml:7:20: invalid rule: unknown unit "xs" in 50xs (` + units.Hint + ")"},
 		},
 		{
 			// Units are case-sensitive: mb is not MB.
 			name: "lower-case size unit",
 			th:   at(6, 5, "bytes_received > 64mb"),
-			want: []string{`load.yaml:6:22: invalid rule: unknown unit "mb" in 64mb (` + unitsHint + ")"},
+			want: []string{`load.yaml:6:22: invalid rule: unknown unit "mb" in 64mb (` + units.Hint + ")"},
 		},
 		{
 			// `  - p98 < 1ms`
@@ -202,7 +203,7 @@ func TestCompileErrors(t *testing.T) {
 			// so its columns add to RulePos.Col as well.
 			name: "second line of a block scalar",
 			th:   at(20, 7, "rps > 100 &&\np99 < 5xs"),
-			want: []string{`load.yaml:21:13: invalid rule: unknown unit "xs" in 5xs (` + unitsHint + ")"},
+			want: []string{`load.yaml:21:13: invalid rule: unknown unit "xs" in 5xs (` + units.Hint + ")"},
 		},
 		{
 			name: "syntax error",

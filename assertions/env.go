@@ -11,6 +11,7 @@ import (
 	"github.com/expr-lang/expr"
 
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
 )
 
@@ -294,33 +295,11 @@ func structFieldOrder(t reflect.Type) []string {
 func closest(name string, known []string) string {
 	best, bestDist := "", 3
 	for _, k := range known {
-		if d := editDistance(strings.ToLower(name), k); d < bestDist {
+		if d := scenarios.EditDistance(strings.ToLower(name), k); d < bestDist {
 			best, bestDist = k, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // envOptions are the expr options every rule is compiled with: the

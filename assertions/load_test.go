@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 // The scenario loader and Compile together: every position below was
@@ -49,7 +50,7 @@ func TestCompileLoadedScenario(t *testing.T) {
 	}
 	want := []string{
 		// `  - p99 < 50xs`: the rule starts at column 5, 50xs at 11.
-		`positions.yaml:13:11: invalid rule: unknown unit "xs" in 50xs (` + unitsHint + ")",
+		`positions.yaml:13:11: invalid rule: unknown unit "xs" in 50xs (` + units.Hint + ")",
 		// `  - rule: 'p98 < 1ms'`: the quote is column 11, the rule 12.
 		`positions.yaml:14:12: invalid rule: unknown name "p98"; write p(98) for any percentile`,
 		// `  - { rule: "rps >= \"a\"", ...`: the rule at 14, >= at 18.

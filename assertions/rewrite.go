@@ -2,12 +2,13 @@ package assertions
 
 import (
 	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/loadgate/loadgate/units"
 )
 
 // rewritten is a rule with loadgate's literals turned into plain expr.
@@ -57,22 +58,6 @@ type literalError struct {
 }
 
 func (e *literalError) Error() string { return e.Msg }
-
-// Units of size literals. Binary units are powers of 1024, decimal ones
-// powers of 1000, as in IEC 80000-13; "KB" means 1000 bytes here, never 1024.
-var sizeUnits = map[string]int64{
-	"B":   1,
-	"KB":  1000,
-	"MB":  1000 * 1000,
-	"GB":  1000 * 1000 * 1000,
-	"TB":  1000 * 1000 * 1000 * 1000,
-	"KiB": 1 << 10,
-	"MiB": 1 << 20,
-	"GiB": 1 << 30,
-	"TiB": 1 << 40,
-}
-
-const unitsHint = "durations: ns us µs ms s m h; sizes: B KB MB GB TB KiB MiB GiB TiB"
 
 // rewrite turns the literals of SPEC §4 into plain expr: durations (`50ms`,
 // `1h30m`) become nanosecond integers recorded in Durations, sizes (`64MiB`)
@@ -198,14 +183,13 @@ func scanLiteral(rs []rune, start int) (literal, *literalError) {
 	unit := string(rs[i:unitEnd])
 	word := string(rs[start:unitEnd])
 
-	switch {
+	switch _, isSize := units.UnitBytes(unit); {
 	case unit == "":
 		if i < len(rs) && rs[i] == '%' && percentFollows(rs, i+1) {
-			q, ok := decimal(num)
-			if !ok {
+			f, err := units.Percent(num)
+			if err != nil {
 				return literal{}, &literalError{Off: start, Msg: fmt.Sprintf("invalid percentage %s%%", word)}
 			}
-			f, _ := q.Quo(q, big.NewRat(100, 1)).Float64()
 			text := floatText(f)
 			if i+1 < len(rs) && isIdentRune(rs[i+1]) {
 				text += " " // `5%and x` must not become the number `0.05and`
@@ -213,42 +197,24 @@ func scanLiteral(rs []rune, start int) (literal, *literalError) {
 			return literal{end: i + 1, text: text, isPercent: true}, nil
 		}
 		return literal{end: i}, nil
-	case sizeUnits[unit] != 0:
-		n, msg := sizeBytes(num, sizeUnits[unit])
-		if msg != "" {
-			return literal{}, &literalError{Off: start, Msg: fmt.Sprintf("invalid size %s: %s", word, msg)}
+	case isSize:
+		n, err := units.Size(num, unit)
+		if err != nil {
+			return literal{}, &literalError{Off: start, Msg: fmt.Sprintf("invalid size %s: %v", word, err)}
 		}
 		return literal{end: unitEnd, text: strconv.FormatInt(n, 10)}, nil
 	}
-	d, err := time.ParseDuration(num + unit)
+	d, err := units.ParseDuration(num + unit)
 	if err == nil {
 		return literal{end: unitEnd, text: strconv.FormatInt(int64(d), 10), isDuration: true, dur: d}, nil
 	}
-	if first := leadingLetters(unit); isDurationUnit(first) {
+	if first := leadingLetters(unit); units.IsDurationUnit(first) {
 		return literal{}, &literalError{Off: start, Msg: fmt.Sprintf("invalid duration %s", word)}
 	}
 	return literal{}, &literalError{
 		Off: start,
-		Msg: fmt.Sprintf("unknown unit %q in %s (%s)", leadingLetters(unit), word, unitsHint),
+		Msg: fmt.Sprintf("unknown unit %q in %s (%s)", leadingLetters(unit), word, units.Hint),
 	}
-}
-
-// sizeBytes multiplies a decimal number by a unit exactly, so 1.1KB is 1100
-// bytes and not 1100.0000000000002; fractions of a byte and values beyond
-// int64 are refused.
-func sizeBytes(num string, unit int64) (int64, string) {
-	q, ok := decimal(num)
-	if !ok {
-		return 0, "not a number"
-	}
-	q.Mul(q, new(big.Rat).SetInt64(unit))
-	switch {
-	case !q.IsInt():
-		return 0, "not a whole number of bytes"
-	case !q.Num().IsInt64():
-		return 0, "out of range"
-	}
-	return q.Num().Int64(), ""
 }
 
 // percentFollows reports whether the text from rs[i] on, after any spaces,
@@ -295,25 +261,6 @@ func floatText(f float64) string {
 		s += ".0"
 	}
 	return s
-}
-
-// decimal reads a number exactly. Exponents are bounded because big.Rat
-// would otherwise build 10^n for any n a rule dares to write.
-func decimal(num string) (*big.Rat, bool) {
-	if i := strings.IndexAny(num, "eE"); i >= 0 {
-		if exp, err := strconv.Atoi(num[i+1:]); err != nil || exp < -400 || exp > 400 {
-			return nil, false
-		}
-	}
-	return new(big.Rat).SetString(num)
-}
-
-func isDurationUnit(u string) bool {
-	switch u {
-	case "ns", "us", "µs", "μs", "ms", "s", "m", "h":
-		return true
-	}
-	return false
 }
 
 func leadingLetters(s string) string {

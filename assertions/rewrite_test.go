@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 func TestRewrite(t *testing.T) {
@@ -45,6 +46,9 @@ func TestRewrite(t *testing.T) {
 		// Decimal sizes are powers of 1000, computed exactly.
 		{in: "64MB", want: "64000000"},
 		{in: "10KB", want: "10000"},
+		// kB is KB, as a scenario's max_body: 512kB reads it.
+		{in: "server.rss_max < 512kB", want: "server.rss_max < 512000"},
+		{in: "1e3KB", want: "1000000"},
 		{in: "1.1KB", want: "1100"},
 		{in: "5B", want: "5"},
 		// A percentage at the end of the rule.
@@ -90,7 +94,7 @@ func TestRewrite(t *testing.T) {
 		{in: "requests > 0x1F", want: "requests > 0x1F"},
 		{in: "requests in 1..5", want: "requests in 1..5"},
 		// An unknown unit points at the literal's first character.
-		{in: "p99 < 50xs", err: &literalError{Off: 6, Msg: `unknown unit "xs" in 50xs (` + unitsHint + ")"}},
+		{in: "p99 < 50xs", err: &literalError{Off: 6, Msg: `unknown unit "xs" in 50xs (` + units.Hint + ")"}},
 		// A known unit with a malformed tail is a bad duration.
 		{in: "p99 < 1h30x", err: &literalError{Off: 6, Msg: "invalid duration 1h30x"}},
 		// Sizes are whole bytes and fit an int64.

@@ -291,7 +291,7 @@ func (d *decoder) scalarMap(n *yaml.Node, label string) []pair {
 func suggest(name string, accepted []string) string {
 	best, bestDist := "", 3
 	for _, a := range accepted {
-		if dist := editDistance(name, a); dist < bestDist {
+		if dist := EditDistance(name, a); dist < bestDist {
 			best, bestDist = a, dist
 		}
 	}
@@ -301,27 +301,30 @@ func suggest(name string, accepted []string) string {
 	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes;
-// field names are ASCII.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
+// EditDistance is the Levenshtein distance between a and b, in runes: how
+// far a misspelt name is from a known one, for "did you mean" hints here
+// and in rules. Past 64 runes it gives up and says 64, which no hint
+// accepts, so that a long unknown name costs nothing.
+func EditDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
 		return 64
 	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(a); i++ {
+	for i := 1; i <= len(ra); i++ {
 		cur[0] = i
-		for j := 1; j <= len(b); j++ {
+		for j := 1; j <= len(rb); j++ {
 			cost := 1
-			if a[i-1] == b[j-1] {
+			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return prev[len(rb)]
 }

@@ -3,13 +3,14 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/loadgate/loadgate/units"
 )
 
 // resolver is the second pass: it substitutes variables into scalars and
@@ -137,39 +138,40 @@ func (r *resolver) float(n *yaml.Node, label, noun string) (float64, string, boo
 	return v, s, true
 }
 
-var bareNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
-
-// duration resolves a Go duration string and rejects negative ones.
+// duration resolves a duration (units.ParseDuration): Go's syntax, not
+// negative, and a bare number only when it is 0.
 func (r *resolver) duration(n *yaml.Node, label string) (time.Duration, bool) {
 	s, ok := r.text(n)
 	if !ok {
 		return 0, false
 	}
-	if bareNumber.MatchString(s) && strings.Trim(s, "0.") != "" {
-		// A bare number has no obvious unit: ab and JMeter use seconds,
-		// others milliseconds. Ask instead of guessing.
+	v, err := units.ParseDuration(s)
+	switch {
+	case errors.Is(err, units.ErrNoUnit):
 		r.d.errorf(n, "%s: expected %s, got %s (a number needs a unit: write %ss)", label, aDuration, s, s)
 		return 0, false
-	}
-	v, err := time.ParseDuration(s)
-	switch {
+	case errors.Is(err, units.ErrNegative):
+		r.d.errorf(n, "%s: must not be negative, got %s", label, s)
+		return 0, false
 	case err != nil:
 		r.d.errorf(n, "%s: expected %s, got %q", label, aDuration, s)
-		return 0, false
-	case v < 0:
-		r.d.errorf(n, "%s: must not be negative, got %s", label, s)
 		return 0, false
 	}
 	return v, true
 }
 
+// size resolves a byte count (units.ParseSize).
 func (r *resolver) size(n *yaml.Node, label string) (int64, bool) {
 	s, ok := r.text(n)
 	if !ok {
 		return 0, false
 	}
-	v, err := parseSize(s)
-	if err != nil {
+	v, err := units.ParseSize(s)
+	switch {
+	case errors.Is(err, units.ErrFraction), errors.Is(err, units.ErrRange):
+		r.d.errorf(n, "%s: %q is %v", label, s, err)
+		return 0, false
+	case err != nil:
 		r.d.errorf(n, "%s: expected %s, got %q", label, aSize, s)
 		return 0, false
 	}
@@ -190,35 +192,4 @@ func (r *resolver) name(n *yaml.Node, label string) (string, bool) {
 		return "", false
 	}
 	return s, true
-}
-
-var sizeUnits = map[string]float64{
-	"": 1, "B": 1,
-	"kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
-	"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
-}
-
-var sizeSyntax = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?) ?([A-Za-z]*)$`)
-
-// parseSize parses a byte count: a plain integer, or a number with a
-// decimal (kB, MB, GB, TB) or binary (KiB, MiB, GiB, TiB) unit. Fractions
-// are rounded down to whole bytes.
-func parseSize(s string) (int64, error) {
-	m := sizeSyntax.FindStringSubmatch(s)
-	if m == nil {
-		return 0, fmt.Errorf("invalid size %q", s)
-	}
-	unit, ok := sizeUnits[m[2]]
-	if !ok {
-		return 0, fmt.Errorf("unknown size unit %q", m[2])
-	}
-	num, err := strconv.ParseFloat(m[1], 64)
-	if err != nil {
-		return 0, err
-	}
-	v := math.Floor(num * unit)
-	if v >= math.MaxInt64 {
-		return 0, fmt.Errorf("size %q is too large", s)
-	}
-	return int64(v), nil
 }

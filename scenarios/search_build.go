@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/loadgate/loadgate/units"
 )
 
 // Defaults of a search phase (SPEC §14).
@@ -134,22 +136,32 @@ func (r *resolver) precision(n *yaml.Node) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	num, isPercent := strings.CutSuffix(strings.TrimSpace(s), "%")
-	num = strings.TrimSpace(num)
-	v, err := strconv.ParseFloat(num, 64)
-	if !decimal.MatchString(num) || err != nil {
+	s = strings.TrimSpace(s)
+	isPercent := strings.HasSuffix(s, "%")
+	var v float64
+	var err error
+	if isPercent {
+		// A sign is not part of a percentage, but "-1%" deserves the
+		// range message rather than a syntax one.
+		body, neg := strings.CutPrefix(s, "-")
+		if v, err = units.ParsePercent(body); neg {
+			v = -v
+		}
+	} else if decimal.MatchString(s) {
+		v, err = strconv.ParseFloat(s, 64)
+	} else {
+		err = units.ErrSyntax
+	}
+	if err != nil {
 		r.d.errorf(n, "%s: expected %s, got %q", label, aPercent, s)
 		return 0, false
-	}
-	if isPercent {
-		v /= 100
 	}
 	switch {
 	case v <= 0:
 		r.d.errorf(n, "%s: must be above 0%%, got %s", label, s)
 		return 0, false
 	case v >= 1 && !isPercent:
-		r.d.errorf(n, "%s: must be below 100%%, got %s (a fraction: write %s%% for %s percent)", label, s, num, num)
+		r.d.errorf(n, "%s: must be below 100%%, got %s (a fraction: write %s%% for %s percent)", label, s, s, s)
 		return 0, false
 	case v >= 1:
 		r.d.errorf(n, "%s: must be below 100%%, got %s", label, s)

@@ -60,35 +60,3 @@ func TestValidVarName(t *testing.T) {
 		}
 	}
 }
-
-func TestParseSize(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"1048576", 1048576, true},
-		{"10MiB", 10 << 20, true},
-		{"512KiB", 512 << 10, true},
-		{"64MB", 64_000_000, true},
-		{"1GB", 1_000_000_000, true},
-		{"1 GiB", 1 << 30, true},           // one space is allowed between number and unit
-		{"1.5KiB", 1536, true},             // fractions of a unit
-		{"0.5B", 0, true},                  // rounded down to whole bytes
-		{"100B", 100, true},                // explicit bytes
-		{"10mb", 0, false},                 // units are case-sensitive: mb would be millibits
-		{"10 MiB/s", 0, false},             // a rate is not a size
-		{"-1", 0, false},                   // no negative sizes
-		{"", 0, false},                     // nothing
-		{"9999999TiB", 0, false},           // overflows int64
-		{"1e3", 0, false},                  // no exponents
-		{"10  MiB", 0, false},              // at most one space
-		{"99999999999999999999", 0, false}, // beyond int64
-	}
-	for _, tc := range tests {
-		got, err := parseSize(tc.in)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d, ok=%v", tc.in, got, err, tc.want, tc.ok)
-		}
-	}
-}
