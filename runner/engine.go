@@ -260,6 +260,9 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	pr.shards = make([]*shard, max(1, min(parallel, 2*runtime.GOMAXPROCS(0))))
 	for i := range pr.shards {
 		pr.shards[i] = newShard(len(res.ByName), open, flow)
+		if countsStatus(&c.Target) {
+			pr.shards[i].statuses = new(statusCounts)
+		}
 	}
 	col := newCollector(res, pr.shards)
 	if pr.watch = newAbortWatch(cfg, c, ph); pr.watch != nil {

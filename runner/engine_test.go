@@ -191,18 +191,21 @@ func TestErrorKinds(t *testing.T) {
 		url    string
 		expect scenarios.Expect
 		want   ErrorCounts
+		// codes counts the responses by status: every response that
+		// arrived, whether expect accepted it or not.
+		codes map[string]int64
 	}{
-		{"refused connection", closed, scenarios.Expect{}, ErrorCounts{Connect: 4}},
-		{"status outside 2xx/3xx", srv.URL + "/500", scenarios.Expect{}, ErrorCounts{Status: 4}},
-		{"status not in expect list", srv.URL + "/", scenarios.Expect{Status: []int{201}}, ErrorCounts{Status: 4}},
-		{"timeout", srv.URL + "/slow", scenarios.Expect{}, ErrorCounts{Timeout: 4}},
-		{"body length", srv.URL + "/", scenarios.Expect{Length: 3}, ErrorCounts{Length: 4}},
-		{"body_contains", srv.URL + "/", scenarios.Expect{BodyContains: "bye"}, ErrorCounts{Check: 4}},
-		{"body_regex", srv.URL + "/", scenarios.Expect{BodyRegex: regexp.MustCompile(`^h.*z$`)}, ErrorCounts{Check: 4}},
-		{"reset by peer", srv.URL + "/reset", scenarios.Expect{}, ErrorCounts{Reset: 4}},
-		{"garbage response", srv.URL + "/garbage", scenarios.Expect{}, ErrorCounts{Protocol: 4}},
+		{"refused connection", closed, scenarios.Expect{}, ErrorCounts{Connect: 4}, nil},
+		{"status outside 2xx/3xx", srv.URL + "/500", scenarios.Expect{}, ErrorCounts{Status: 4}, map[string]int64{"500": 4}},
+		{"status not in expect list", srv.URL + "/", scenarios.Expect{Status: []int{201}}, ErrorCounts{Status: 4}, map[string]int64{"200": 4}},
+		{"timeout", srv.URL + "/slow", scenarios.Expect{}, ErrorCounts{Timeout: 4}, nil},
+		{"body length", srv.URL + "/", scenarios.Expect{Length: 3}, ErrorCounts{Length: 4}, map[string]int64{"200": 4}},
+		{"body_contains", srv.URL + "/", scenarios.Expect{BodyContains: "bye"}, ErrorCounts{Check: 4}, map[string]int64{"200": 4}},
+		{"body_regex", srv.URL + "/", scenarios.Expect{BodyRegex: regexp.MustCompile(`^h.*z$`)}, ErrorCounts{Check: 4}, map[string]int64{"200": 4}},
+		{"reset by peer", srv.URL + "/reset", scenarios.Expect{}, ErrorCounts{Reset: 4}, nil},
+		{"garbage response", srv.URL + "/garbage", scenarios.Expect{}, ErrorCounts{Protocol: 4}, nil},
 		{"all checks pass", srv.URL + "/", scenarios.Expect{Status: []int{200}, Length: 5, BodyContains: "ell",
-			BodyRegex: regexp.MustCompile(`^hello$`)}, ErrorCounts{}},
+			BodyRegex: regexp.MustCompile(`^hello$`)}, ErrorCounts{}, map[string]int64{"200": 4}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.expect.Length == 0 {
@@ -218,6 +221,9 @@ func TestErrorKinds(t *testing.T) {
 			p := res.Cases[0].Phases[0]
 			if diff := cmp.Diff(tc.want, p.Errors); diff != "" {
 				t.Errorf("errors by kind (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.codes, p.StatusCodes); diff != "" {
+				t.Errorf("status codes (-want +got):\n%s", diff)
 			}
 			if p.Requests != 4 || p.Failed != tc.want.Total() {
 				t.Errorf("requests/failed = %d/%d, want 4/%d", p.Requests, p.Failed, tc.want.Total())
@@ -250,6 +256,9 @@ func TestWeightedMixIsReportedByName(t *testing.T) {
 	}
 	if home.Latency.Count() != home.Requests || login.Latency.Count() != login.Requests {
 		t.Error("per-name histograms do not match per-name counts")
+	}
+	if home.StatusCodes["200"] != home.Requests || login.StatusCodes["200"] != login.Requests || p.StatusCodes["200"] != 400 {
+		t.Errorf("status 200 counted %v (home), %v (login), %v (phase); want every response", home.StatusCodes, login.StatusCodes, p.StatusCodes)
 	}
 }
 

@@ -27,11 +27,15 @@ type shard struct {
 	// described, so that each is formatted once per phase, not per failure.
 	samples [protocols.NumKinds]string
 	sampled [protocols.NumKinds]bool
+	// statuses, when set, counts the responses' status codes: HTTP
+	// targets only (countStatus), since a gRPC status is another code.
+	statuses *statusCounts
 }
 
 type namedShard struct {
 	counters Counters
 	latency  *Histogram
+	statuses statusCounts // used only when the shard's statuses is set
 }
 
 // iterShard is one shard's part of a flow's iterations.
@@ -101,12 +105,14 @@ func (s *shard) recordIteration(latency, lag time.Duration, kind protocols.Error
 // add counts one request; name, when set, prefixes its error sample. The
 // caller holds mu.
 func (s *shard) add(req int, name string, latency time.Duration, o *protocols.Outcome) {
+	addOutcome(&s.counters, o)
+	if s.statuses != nil && o.Status != 0 {
+		s.statuses.add(o.Status)
+	}
 	if req < 0 {
-		addOutcome(&s.counters, o)
 		s.sample(name, o)
 		return
 	}
-	addOutcome(&s.counters, o)
 	if o.Kind == protocols.KindNone {
 		s.latency.Record(latency)
 	} else {
@@ -121,6 +127,9 @@ func (s *shard) add(req int, name string, latency time.Duration, o *protocols.Ou
 		addOutcome(&n.counters, o)
 		if o.Kind == protocols.KindNone {
 			n.latency.Record(latency)
+		}
+		if s.statuses != nil && o.Status != 0 {
+			n.statuses.add(o.Status)
 		}
 	}
 }
@@ -173,6 +182,9 @@ func (c *collector) drain() {
 		s.mu.Lock()
 		c.total.Counters.Merge(s.counters)
 		c.pending.Merge(s.counters)
+		if s.statuses != nil {
+			s.statuses.moveTo(&c.total.StatusCodes)
+		}
 		c.total.Latency.Merge(s.latency)
 		c.second.Merge(s.latency)
 		c.total.FailedLatency.Merge(s.failed)
@@ -190,6 +202,9 @@ func (c *collector) drain() {
 		for i := range s.byName {
 			n := &s.byName[i]
 			c.total.ByName[i].Counters.Merge(n.counters)
+			if s.statuses != nil {
+				n.statuses.moveTo(&c.total.ByName[i].StatusCodes)
+			}
 			c.total.ByName[i].Latency.Merge(n.latency)
 			n.counters = Counters{}
 			n.latency.Reset()

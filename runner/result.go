@@ -177,6 +177,11 @@ type Counters struct {
 	// Messages counts the response messages of gRPC calls: one per
 	// succeeded unary call, every message of a server stream.
 	Messages int64 `json:"messages,omitempty"`
+	// StatusCodes counts the HTTP responses that arrived, by status code
+	// ("200", "503"; codes outside 100–599 under "other"), accepted by
+	// expect or not; nil for a target other than HTTP/1.1 or HTTP/2, or
+	// when no response arrived. A code never seen reads 0 in rules.
+	StatusCodes map[string]int64 `json:"status_codes,omitempty"`
 }
 
 // Merge adds o's counts.
@@ -188,6 +193,7 @@ func (c *Counters) Merge(o Counters) {
 	c.BytesSent += o.BytesSent
 	c.BytesReceived += o.BytesReceived
 	c.Messages += o.Messages
+	mergeStatus(&c.StatusCodes, o.StatusCodes)
 }
 
 // NamedResult is what one entry of a weighted `requests:` mix measured.
