@@ -163,6 +163,13 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 	if tree, err := parser.Parse(rw.Text); err == nil {
 		ast.Walk(&tree.Node, callChecker{in})
 	}
+	if len(in.keyErrs) > 0 {
+		var errs scenarios.ErrorList
+		for _, e := range in.keyErrs {
+			errs = append(errs, ruleError(th, rw.Orig(e.Off), e.Msg))
+		}
+		return r, errs
+	}
 	opts := append(envOptions(), divisorOptions()...)
 	opts = append(opts, expr.AsBool(), expr.Patch(in), expr.Patch(divisionGuard{src: rw, rule: th.Rule}))
 	prog, err := expr.Compile(rw.Text, opts...)

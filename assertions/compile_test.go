@@ -61,6 +61,19 @@ func TestCompileErrors(t *testing.T) {
 			want: []string{`load.yaml:7:20: invalid rule: unknown unit "xs" in 50xs (` + units.Hint + ")"},
 		},
 		{
+			// Status codes are map keys, strings: 503 alone would not compile
+			// against a map of strings, and the message says what to write.
+			name: "status code as a number",
+			th:   at(6, 5, "status[503] < 10"),
+			want: []string{`load.yaml:6:12: invalid rule: status codes are strings: write status["503"]`},
+		},
+		{
+			// A key that can never be counted would read 0 for ever.
+			name: "status class, not a code",
+			th:   at(6, 5, `baseline.status["5xx"] == 0`),
+			want: []string{`load.yaml:6:21: invalid rule: unknown status code "5xx" (a code from 100 to 599, such as "503", or "other")`},
+		},
+		{
 			// Units are case-sensitive: mb is not MB.
 			name: "lower-case size unit",
 			th:   at(6, 5, "bytes_received > 64mb"),

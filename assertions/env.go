@@ -52,6 +52,10 @@ type Metrics struct {
 	// Errors counts failed requests by kind; errors.grpc by status name,
 	// where a name never counted reads 0: errors.grpc["UNAVAILABLE"].
 	Errors runner.ErrorCounts `expr:"errors"`
+	// Status counts the HTTP responses that arrived by status code,
+	// accepted or not: status["503"], status["other"] for codes outside
+	// 100–599. A code never seen reads 0; only HTTP targets count any.
+	Status map[string]int64 `expr:"status"`
 
 	// P is p(q): the latency at percentile q, 0 < q ≤ 100. Any other q is
 	// an error when the rule runs, since expr cannot check ranges up front.
@@ -196,6 +200,7 @@ func metricsOf(s runner.Stats) Metrics {
 		FailedLatency: s.FailedLatency,
 		Connect:       s.Connect,
 		Errors:        s.Errors,
+		Status:        s.StatusCodes,
 		P: func(q float64) (time.Duration, error) {
 			// The negated test also refuses NaN.
 			if !(q > 0 && q <= 100) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
+
+	"github.com/loadgate/loadgate/runner"
 )
 
 // offError is a problem found while walking a rule, at a rune offset of
@@ -30,6 +32,9 @@ type inspector struct {
 	byName    bool
 	requests  []string // literal keys of requests_by_name
 	errs      []offError
+	// keyErrs are the status map keys no response can have, found
+	// before expr checks types and reported instead of its errors.
+	keyErrs []offError
 }
 
 // usageReads records which sampled figures a rule reads, and which
@@ -213,14 +218,22 @@ func ownFigure(name string) string {
 	return strings.TrimPrefix(strings.TrimPrefix(name, "baseline."), "baseline?.")
 }
 
-// callChecker hands every call of a freshly parsed rule to checkRegressed.
+// callChecker hands every call of a freshly parsed rule to checkRegressed,
+// and every status map read to statusKeyProblem.
 // It runs before expr's checker, which turns an integer argument into a
 // float without a position.
 type callChecker struct{ in *inspector }
 
 func (cc callChecker) Visit(n *ast.Node) {
-	if c, ok := (*n).(*ast.CallNode); ok {
-		cc.in.checkRegressed(c)
+	switch x := (*n).(type) {
+	case *ast.CallNode:
+		cc.in.checkRegressed(x)
+	case *ast.MemberNode:
+		// Before expr's checker too, which would refuse status[503] only
+		// as a map of strings indexed by an int.
+		if msg := statusKeyProblem(x); msg != "" {
+			cc.in.keyErrs = append(cc.in.keyErrs, offError{Off: x.Property.Location().From, Msg: msg})
+		}
 	}
 }
 
@@ -270,6 +283,28 @@ func (in *inspector) shownNames() []string {
 		}
 	}
 	return names
+}
+
+// statusKeyProblem says what is wrong with the key of a status map read
+// (status["503"], baseline.status[…], requests_by_name[…].status[…]), or ""
+// when nothing is. A wrong key would only ever read 0.
+func statusKeyProblem(m *ast.MemberNode) string {
+	if name, _, ok := chainText(m.Node); !ok || name != "status" && !strings.HasSuffix(name, ".status") {
+		return ""
+	}
+	switch k := m.Property.(type) {
+	case *ast.IntegerNode:
+		return fmt.Sprintf("status codes are strings: write status[\"%d\"]", k.Value)
+	case *ast.StringNode:
+		if k.Value == runner.StatusOther {
+			return ""
+		}
+		if c, err := strconv.Atoi(k.Value); err == nil && c >= 100 && c <= 599 && len(k.Value) == 3 {
+			return ""
+		}
+		return fmt.Sprintf("unknown status code %q (a code from 100 to 599, such as \"503\", or \"other\")", k.Value)
+	}
+	return ""
 }
 
 // chainText renders an identifier or a member chain on one as expr source,

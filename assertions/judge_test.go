@@ -492,3 +492,35 @@ func TestJudgeGRPCCodesAndMessages(t *testing.T) {
 		t.Errorf("nil errors.grpc: verdicts = %+v, want a pass", got)
 	}
 }
+
+func TestJudgeStatusCodes(t *testing.T) {
+	p := phase("steady", false, time.Second, load{latency: time.Millisecond, n: 100, failed: 12})
+	p.StatusCodes = map[string]int64{"200": 88, "503": 12}
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{caseOf("web", 4, p)}}
+	tests := []struct {
+		rule   string
+		status Status
+		actual string
+	}{
+		{`status["503"] < 10`, StatusFail, `status["503"] = 12`},
+		{`status["200"] == 88`, StatusPass, `status["200"] = 88`},
+		{`status["404"] == 0`, StatusPass, `status["404"] = 0`}, // never seen: 0
+		{`status.other == 0`, StatusPass, `status.other = 0`},
+		{`status["503"] / requests < 15%`, StatusPass, `status["503"] = 12, requests = 100`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.rule, func(t *testing.T) {
+			got := briefs(mustCompile(t, at(2, 5, tt.rule)).Judge(res, JudgeOptions{}))
+			if len(got) != 1 || got[0].Status != tt.status || got[0].Actual != tt.actual {
+				t.Errorf("verdicts = %+v, want status %v, actual %q", got, tt.status, tt.actual)
+			}
+		})
+	}
+	// A target that counts no status (gRPC, TCP) has a nil map: it reads 0.
+	none := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+		caseOf("tcp", 1, phase("steady", false, time.Second, load{latency: time.Millisecond, n: 10}))}}
+	got := briefs(mustCompile(t, at(2, 5, `status["200"] == 0`)).Judge(none, JudgeOptions{}))
+	if len(got) != 1 || got[0].Status != StatusPass {
+		t.Errorf("nil status: verdicts = %+v, want a pass", got)
+	}
+}
