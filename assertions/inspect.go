@@ -296,10 +296,7 @@ func statusKeyProblem(m *ast.MemberNode) string {
 	case *ast.IntegerNode:
 		return fmt.Sprintf("status codes are strings: write status[\"%d\"]", k.Value)
 	case *ast.StringNode:
-		if k.Value == runner.StatusOther {
-			return ""
-		}
-		if c, err := strconv.Atoi(k.Value); err == nil && c >= 100 && c <= 599 && len(k.Value) == 3 {
+		if runner.IsStatusKey(k.Value) {
 			return ""
 		}
 		return fmt.Sprintf("unknown status code %q (a code from 100 to 599, such as \"503\", or \"other\")", k.Value)

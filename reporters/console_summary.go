@@ -193,6 +193,10 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 		fmt.Fprintf(b, "   (%s)\n", strings.Join(kinds, ", "))
 		consoleErrorSamples(b, st)
 	}
+	st.EachStatus(func(code string, n int64) { row("Status "+code, "%d", n) })
+	if n := st.Non2xx(); n > 0 {
+		row("Non-2xx responses", "%d", n)
+	}
 	if open {
 		dropped := strconv.FormatInt(st.Dropped, 10)
 		if st.Dropped > 0 {

@@ -66,6 +66,7 @@ func openPhase(name string, warmup bool, start time.Time, secs int64, rate float
 	p.Rate = &scenarios.Rate{From: rate, To: rate}
 	p.Dropped = dropped
 	p.Requests, p.Succeeded = requests, requests
+	p.StatusCodes = map[string]int64{"200": requests}
 	p.BytesReceived, p.BytesSent = requests*150, requests*80
 	// Connections open as arrivals need them, up to the cap.
 	p.Connect = runner.NewHistogram()

@@ -123,6 +123,14 @@ func fixturePhase(spec caseSpec, name string, warmup bool, start time.Time, secs
 			}
 		})
 	}
+	// Every request that got a response has a status: 503 for the
+	// status errors, 200 for the rest.
+	if responded := requests - p.Errors.Connect - p.Errors.Timeout - p.Errors.Reset; responded > 0 {
+		p.StatusCodes = map[string]int64{"200": responded - p.Errors.Status}
+		if p.Errors.Status > 0 {
+			p.StatusCodes["503"] = p.Errors.Status
+		}
+	}
 	p.BytesReceived = requests * 150
 	p.BytesSent = requests * 80
 	conns := spec.concurrency

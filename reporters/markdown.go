@@ -219,6 +219,7 @@ func mdScenario(b *bytes.Buffer, sr *results.ScenarioRun, withBaseline bool) {
 			b.WriteString(strings.Join(failed, "") + "\n")
 		}
 		mdErrorSamples(b, sr)
+		mdStatusCodes(b, sr)
 		mdFlows(b, sr)
 		mdSearches(b, sr)
 	}
@@ -261,7 +262,7 @@ func mdCaseTable(b *bytes.Buffer, sr *results.ScenarioRun, knees []knee, withBas
 	if searched {
 		head, sep = head+" capacity (rps) |", sep+"--:|"
 	}
-	head, sep = head+" p50 | p90 | p99 | max | errors |", sep+"--:|--:|--:|--:|--:|"
+	head, sep = head+" mean | p50 | p90 | p95 | p99 | max | errors |", sep+"--:|--:|--:|--:|--:|--:|--:|"
 	if open {
 		head, sep = head+" dropped |", sep+"--:|"
 	}
@@ -308,13 +309,14 @@ func mdCaseTable(b *bytes.Buffer, sr *results.ScenarioRun, knees []knee, withBas
 		if st.Requests > 0 {
 			errs += " (" + fmtPct(st.ErrorRate) + ")"
 		}
-		lat := []string{fmtDur(st.Latency.P50), fmtDur(st.Latency.P90), fmtDur(st.Latency.P99), fmtDur(st.Latency.Max)}
+		lat := []string{fmtDur(st.Latency.Mean), fmtDur(st.Latency.P50), fmtDur(st.Latency.P90),
+			fmtDur(st.Latency.P95), fmtDur(st.Latency.P99), fmtDur(st.Latency.Max)}
 		if st.Succeeded == 0 {
 			// Latency describes successes; with none there is no figure,
 			// and a 0 would read as infinitely fast.
-			lat = []string{"—", "—", "—", "—"}
+			lat = []string{"—", "—", "—", "—", "—", "—"}
 		}
-		fmt.Fprintf(b, " %s | %s | %s | %s | %s |", lat[0], lat[1], lat[2], lat[3], errs)
+		fmt.Fprintf(b, " %s | %s |", strings.Join(lat, " | "), errs)
 		if open {
 			dropped := "—"
 			if openModel(c.Phases) {
@@ -478,4 +480,31 @@ func mdErrorSamples(b *bytes.Buffer, sr *results.ScenarioRun) {
 	if len(lines) > 0 {
 		b.WriteString("**Errors** (first message of each kind)\n\n" + strings.Join(lines, "") + "\n")
 	}
+}
+
+// mdStatusCodes lists the HTTP responses of each case by status code, a
+// row per code, as ab's "Non-2xx responses" and Artillery's http.codes.*
+// do; nothing when no case counted any (gRPC, TCP, WebSocket).
+func mdStatusCodes(b *bytes.Buffer, sr *results.ScenarioRun) {
+	var rows []string
+	for _, c := range sr.Cases {
+		first := true
+		c.Stats.EachStatus(func(code string, n int64) {
+			name := ""
+			if first {
+				name, first = mdCode(c.ID), false
+			}
+			share := "—"
+			if c.Stats.Requests > 0 {
+				share = fmtPct(float64(n) / float64(c.Stats.Requests))
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |\n", name, code, group(n), share))
+		})
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("**Status codes** (HTTP responses by status, whether expect accepted them or not)\n\n")
+	b.WriteString("| case | status | responses | of requests |\n|:--|--:|--:|--:|\n")
+	b.WriteString(strings.Join(rows, "") + "\n")
 }

@@ -170,10 +170,12 @@ func TestMergePhaseSumsCountersAndKeepsTheRate(t *testing.T) {
 		}
 		return &runner.PhaseResult{
 			Name: "measured", Concurrency: 0, Start: start, End: start.Add(10 * time.Second), Elapsed: 10 * time.Second,
-			Counters: runner.Counters{Requests: n, Succeeded: n - 1, Failed: 1, BytesSent: 10 * n},
-			Latency:  lat, Connect: runner.NewHistogram(), SendLag: runner.NewHistogram(),
+			Counters: runner.Counters{Requests: n, Succeeded: n - 1, Failed: 1, BytesSent: 10 * n,
+				StatusCodes: map[string]int64{"200": n - 1, "503": 1}},
+			Latency: lat, Connect: runner.NewHistogram(), SendLag: runner.NewHistogram(),
 			Rate: &scenarios.Rate{From: rate, To: rate}, Dropped: 2, Generator: runner.Generator{CPU: cpu},
-			ByName: []*runner.NamedResult{{Name: "get", Counters: runner.Counters{Requests: n}, Latency: lat}},
+			ByName: []*runner.NamedResult{{Name: "get", Counters: runner.Counters{Requests: n,
+				StatusCodes: map[string]int64{"200": n}}, Latency: lat}},
 		}
 	}
 	a, b := mk(t0, 30, 50, 0.2), mk(t0.Add(time.Second), 20, 50, 0.5)
@@ -197,6 +199,14 @@ func TestMergePhaseSumsCountersAndKeepsTheRate(t *testing.T) {
 	}
 	if len(m.ByName) != 1 || m.ByName[0].Requests != 50 || m.ByName[0].Latency.Count() != 50 {
 		t.Errorf("by name: %+v", m.ByName)
+	}
+	// Status codes add up like every other counter, through a part file.
+	m = mergePhase([]*runner.PhaseResult{roundTrip(t, a), roundTrip(t, b)}, nil)
+	if diff := cmp.Diff(map[string]int64{"200": 48, "503": 2}, m.StatusCodes); diff != "" {
+		t.Errorf("status codes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int64{"200": 50}, m.ByName[0].StatusCodes); diff != "" {
+		t.Errorf("by name status codes (-want +got):\n%s", diff)
 	}
 }
 

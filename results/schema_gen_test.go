@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -139,6 +140,7 @@ func (m *schemaModel) fields(ty reflect.Type) ([]schemaField, error) {
 			doc = strings.TrimSpace(doc + " " + note)
 		}
 		s["description"] = doc
+		maps.Copy(s, fieldKeywords[ty.Name()+"."+name])
 		out = append(out, schemaField{name: name, schema: s, required: !omit, nullable: nullable, doc: doc, owner: ty.Name(), kind: kind})
 	}
 	// encoding/json: the shallower field wins; outer fields come after
@@ -372,6 +374,12 @@ func commentLine(s string) string {
 // fieldNotes describes the fields whose declarations carry no comment
 // because their name says enough to a Go reader, keyed by declaring type
 // and JSON name; an entry here replaces the field's comment.
+// fieldKeywords are schema keywords that reflection cannot see.
+var fieldKeywords = map[string]map[string]any{
+	// The keys a status-code count can have: what runner counts.
+	"Counters.status_codes": {"propertyNames": map[string]any{"pattern": "^([1-5][0-9]{2}|other)$"}},
+}
+
 var fieldNotes = map[string]string{
 	"Run.schema":           "Version of the document's format: 1. It rises only when a field is renamed, removed or changes meaning.",
 	"Run.loadgate_version": "Version of loadgate that wrote the document.",
@@ -420,6 +428,7 @@ var fieldNotes = map[string]string{
 	"Counters.errors":           "Failed requests by kind.",
 	"Counters.bytes_sent":       "Bytes written to the target.",
 	"Counters.bytes_received":   "Bytes read from the target.",
+	"Counters.status_codes":     "HTTP responses that arrived, by status code (\"200\", \"503\"; codes outside 100–599 under \"other\"), whether expect accepted them or not. Absent for targets other than HTTP/1.1 and HTTP/2.",
 	"ErrorCounts.connect":       "The TCP connection or TLS handshake failed, or a WebSocket opening handshake did not complete.",
 	"ErrorCounts.timeout":       "The request's timeout passed (connect to last byte).",
 	"ErrorCounts.reset":         "The peer reset or closed the connection mid-exchange.",

@@ -117,6 +117,25 @@ func (v *validator) counters(where string, c *runner.Counters) {
 	if c.Requests >= 0 && c.Succeeded >= 0 && c.Failed >= 0 && c.Succeeded+c.Failed != c.Requests {
 		v.add("%s: succeeded %d + failed %d is not requests %d", where, c.Succeeded, c.Failed, c.Requests)
 	}
+	v.statusCodes(where, c)
+}
+
+// statusCodes checks the responses counted by status: codes loadgate can
+// count, and no more responses than requests.
+func (v *validator) statusCodes(where string, c *runner.Counters) {
+	var sum int64
+	for code, n := range c.StatusCodes {
+		if !runner.IsStatusKey(code) {
+			v.add("%s: status_codes has %q, which is not a code from 100 to 599 nor %q", where, code, runner.StatusOther)
+		}
+		v.count(where+": status_codes["+code+"]", n)
+		if n > 0 {
+			sum += n
+		}
+	}
+	if sum > c.Requests && c.Requests >= 0 {
+		v.add("%s: status_codes count %d responses, more than requests %d", where, sum, c.Requests)
+	}
 }
 
 func (v *validator) distribution(what string, d runner.Distribution) {

@@ -113,3 +113,13 @@ func (c Counters) Non2xx() int64 {
 	}
 	return n
 }
+
+// IsStatusKey reports whether key can be a key of Counters.StatusCodes: a
+// code from 100 to 599 written with three digits, or StatusOther.
+func IsStatusKey(key string) bool {
+	if key == StatusOther {
+		return true
+	}
+	c, err := strconv.Atoi(key)
+	return err == nil && len(key) == 3 && c >= minStatus && c <= maxStatus
+}
