@@ -37,7 +37,7 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 		if !phases[j].Warmup {
 			for gi, i := range group {
 				if monitors[gi] == nil {
-					monitors[gi], results[i].ServerName = sys.Watch(sc, &sc.Cases[i].Target)
+					monitors[gi], results[i].ServerName = sys.Watch(sc, &sc.Cases[i])
 				}
 			}
 		}
