@@ -18,6 +18,7 @@ func TestUsageWithoutSamples(t *testing.T) {
 		Exited: true, Reason: "process 4242 exited"}
 	withRAM := &sut.Usage{PID: 4242, Samples: 3, CPUMean: 12.5, CPUMax: 20, RSSMax: 10 << 20, HostLoad1Max: 0.5,
 		HostMemTotal: 8 << 30, RSSMaxPct: 100 * 10.0 / 8192}
+	exitedAtOnce := &sut.Usage{PID: 4242, Samples: 1, RSSMax: 10 << 20, HostLoad1Max: 0.5, Exited: true, Reason: "process 4242 exited"}
 	for _, tc := range []struct {
 		name         string
 		u            *sut.Usage
@@ -30,6 +31,11 @@ func TestUsageWithoutSamples(t *testing.T) {
 			"Server monitored: cpu mean 12.5% (max 20.0%), rss max 10.0 MiB, host load1 max 0.50\n" +
 				"Server monitored: process 4242 exited during case \"api\": the figures above cover the case until then\n\n",
 			"12.5% / 20.0%", "10.0", "0.50"},
+		// One sample, at the start: memory, but no interval to measure CPU over.
+		{"exited before its second sample", exitedAtOnce,
+			"Server monitored: cpu no sample, rss max 10.0 MiB, host load1 max 0.50\n" +
+				"Server monitored: process 4242 exited during case \"api\": the figures above cover the case until then\n\n",
+			"no sample", "10.0", "0.50"},
 		{"share of the host's RAM", withRAM,
 			"Server monitored: cpu mean 12.5% (max 20.0%), rss max 10.0 MiB (0.12% of RAM), host load1 max 0.50\n\n",
 			"12.5% / 20.0%", "10.0 (0.12%)", "0.50"},

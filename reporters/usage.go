@@ -76,6 +76,15 @@ func fmtPctOfRAM(pct float64) string {
 	return strconv.FormatFloat(pct, 'f', 1, 64) + "%"
 }
 
+// cpuCell is CPU mean / max, or "no sample" when there was no interval
+// to measure it over: a process that exited before its second sample.
+func cpuCell(u *sut.Usage) string {
+	if u.Samples < 2 {
+		return noSample
+	}
+	return fmtCPU(u.CPUMean) + " / " + fmtCPU(u.CPUMax)
+}
+
 // fmtCPU renders a CPU figure in percent of one core: 250.0% is two and a
 // half cores busy.
 func fmtCPU(pct float64) string { return strconv.FormatFloat(pct, 'f', 1, 64) + "%" }
@@ -98,7 +107,7 @@ func usageCells(u *sut.Usage) (cpu, rss, load string) {
 		cpu, rss, load = noSample, noSample, noSample
 	default:
 		if serverSampled(u) {
-			cpu, rss = fmtCPU(u.CPUMean)+" / "+fmtCPU(u.CPUMax), fmtRSS(u.RSSMax, u.RSSMaxPct, u)
+			cpu, rss = cpuCell(u), fmtRSS(u.RSSMax, u.RSSMaxPct, u)
 		}
 		load = fmtLoad(u.HostLoad1Max)
 	}
@@ -129,8 +138,11 @@ func consoleUsage(b *bytes.Buffer, cr *runner.CaseResult) {
 	if u.HostMemTotal > 0 {
 		rss += " (" + fmtPctOfRAM(u.RSSMaxPct) + " of RAM)"
 	}
-	fmt.Fprintf(b, "%s: cpu mean %s (max %s), rss max %s, host load1 max %s\n",
-		label, fmtCPU(u.CPUMean), fmtCPU(u.CPUMax), rss, fmtLoad(u.HostLoad1Max))
+	cpu := "cpu " + noSample
+	if u.Samples >= 2 {
+		cpu = fmt.Sprintf("cpu mean %s (max %s)", fmtCPU(u.CPUMean), fmtCPU(u.CPUMax))
+	}
+	fmt.Fprintf(b, "%s: %s, rss max %s, host load1 max %s\n", label, cpu, rss, fmtLoad(u.HostLoad1Max))
 	if u.Exited {
 		fmt.Fprintf(b, "%s: %s during case %q: the figures above cover the case until then\n", label, u.Reason, cr.ID)
 	}

@@ -17,8 +17,11 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 		for gi, m := range monitors {
 			if m != nil {
 				u, err := m.Stop()
-				if err != nil {
-					cfg.Logger.Warn().Err(err).Str("case", results[group[gi]].ID).Msg("server monitor")
+				switch id := results[group[gi]].ID; {
+				case u.Exited:
+					cfg.Logger.Warn().Str("case", id).Msg(u.Reason + " during the case: its figures cover the case until then")
+				case err != nil:
+					cfg.Logger.Warn().Str("case", id).Msg("no sample of the server: " + u.Reason)
 				}
 				results[group[gi]].Server = &u
 			}
