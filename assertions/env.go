@@ -122,6 +122,11 @@ type ServerMetrics struct {
 	CPUMax float64 `expr:"cpu_max"`
 	RSS    int64   `expr:"rss"`     // mean resident memory, bytes
 	RSSMax int64   `expr:"rss_max"` // highest resident memory sampled, bytes
+	// RSSPct and RSSMaxPct are RSS and RSSMax as a share of the host's
+	// RAM, in percent (0 to 100), not a fraction. Rules that read them
+	// are skipped where the host's RAM is unknown (not Linux).
+	RSSPct    float64 `expr:"rss_pct"`
+	RSSMaxPct float64 `expr:"rss_max_pct"`
 }
 
 // HostMetrics is the load of the machine the samples were taken on.
@@ -223,7 +228,8 @@ func caseMetricsOf(st runner.Stats, u *sut.Usage) CaseMetrics {
 		cm.Trials, cm.RPSCV = st.Trials.N, st.Trials.RPSCV
 	}
 	if u != nil {
-		cm.Server = ServerMetrics{CPU: u.CPUMean, CPUMax: u.CPUMax, RSS: u.RSSMean, RSSMax: u.RSSMax}
+		cm.Server = ServerMetrics{CPU: u.CPUMean, CPUMax: u.CPUMax, RSS: u.RSSMean, RSSMax: u.RSSMax,
+			RSSPct: u.RSSPct, RSSMaxPct: u.RSSMaxPct}
 		cm.Host = HostMetrics{Load1: u.HostLoad1Max, CPU: u.HostCPUMean}
 	}
 	cm.Capacity = st.Capacity

@@ -42,7 +42,10 @@ type inspector struct {
 type usageReads struct {
 	server, host         bool // server.*, host.*
 	baseServer, baseHost bool // baseline.server.*, baseline.host.*
-	flow, baseFlow       bool // iterations, iterations_rps, iteration.*; the same under baseline
+	// memPct, baseMemPct: server.rss_pct or server.rss_max_pct, which need
+	// the host's RAM; the same under baseline.
+	memPct, baseMemPct bool
+	flow, baseFlow     bool // iterations, iterations_rps, iteration.*; the same under baseline
 	// capacity, baseCapacity: capacity, or baseline.capacity; both for
 	// regressed("capacity", …).
 	capacity, baseCapacity bool
@@ -80,6 +83,11 @@ func (in *inspector) Visit(n *ast.Node) {
 	case *ast.MemberNode:
 		in.inner[x.Node] = true
 		in.checkKey(x)
+		if name, _, ok := chainText(x); ok && memPctFigures[ownFigure(name)] {
+			own := ownFigure(name) == name
+			in.usage.memPct = in.usage.memPct || own
+			in.usage.baseMemPct = in.usage.baseMemPct || !own
+		}
 		if root, ok := x.Node.(*ast.IdentifierNode); ok && root.Value == "baseline" {
 			if p, ok := x.Property.(*ast.StringNode); ok {
 				in.usage.baseServer = in.usage.baseServer || p.Value == "server"
@@ -180,10 +188,15 @@ func (in *inspector) checkRegressed(c *ast.CallNode) {
 // percentFigures are the figures measured in percent rather than as a
 // fraction, with what their unit means.
 var percentFigures = map[string]string{
-	"server.cpu":     "percent of one core (250 means two and a half cores busy)",
-	"server.cpu_max": "percent of one core (250 means two and a half cores busy)",
-	"host.cpu":       "percent (0 to 100)",
+	"server.cpu":         "percent of one core (250 means two and a half cores busy)",
+	"server.cpu_max":     "percent of one core (250 means two and a half cores busy)",
+	"host.cpu":           "percent (0 to 100)",
+	"server.rss_pct":     "percent of the host's RAM (0 to 100)",
+	"server.rss_max_pct": "percent of the host's RAM (0 to 100)",
 }
+
+// memPctFigures need the host's RAM, which only Linux tells.
+var memPctFigures = map[string]bool{"server.rss_pct": true, "server.rss_max_pct": true}
 
 // checkPercent refuses `server.cpu < 80%`: the percentage is the fraction
 // 0.8, so the rule would demand less than one percent of a core and fail

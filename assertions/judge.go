@@ -24,6 +24,13 @@ const (
 	ReasonNoServer = "no server was started or monitored"
 	// ReasonNoBaselineServer: the same, of baseline.server or baseline.host.
 	ReasonNoBaselineServer = "the baseline case has no server figures"
+	// ReasonNoSample begins the reason of a rule reading server.* or
+	// host.* on a case whose monitor could take no sample, followed by
+	// why: "no sample of the server: process 4242 is gone".
+	ReasonNoSample = "no sample of the server"
+	// ReasonNoHostMemory: the rule reads server.rss_pct or
+	// server.rss_max_pct and the host's RAM is unknown (not Linux).
+	ReasonNoHostMemory = "the host's RAM is unknown, so memory has no share of it"
 	// ReasonNoFlow: the rule reads iterations, iterations_rps or
 	// iteration.*, which only a flow target measures.
 	ReasonNoFlow = "target has no flow"
@@ -137,8 +144,8 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	case len(phases) == 0:
 		v.Status, v.Reason = StatusSkip, ReasonNoPhase
 		return v
-	case missingUsage(ru.usage.server, ru.usage.host, cj.c.Server):
-		v.Status, v.Reason = StatusSkip, ReasonNoServer
+	case usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, cj.c.Server) != "":
+		v.Status, v.Reason = StatusSkip, usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, cj.c.Server)
 		return v
 	case ru.usage.flow && !hasFlow(phases):
 		// Zero iterations would pass `iteration.p99 < 1s` in silence.
@@ -169,7 +176,7 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 			v.Status, v.Reason = StatusSkip, cj.noBaselineReason(th.Phase)
 			return v
 		}
-		if missingUsage(ru.usage.baseServer, ru.usage.baseHost, rs.usage) {
+		if usageGap(ru.usage.baseServer, ru.usage.baseHost, ru.usage.baseMemPct, rs.usage) != "" {
 			v.Status, v.Reason = StatusSkip, ReasonNoBaselineServer
 			return v
 		}
@@ -331,11 +338,25 @@ func hasFlow(phases []*runner.PhaseResult) bool {
 	return false
 }
 
-// missingUsage reports whether a rule reading server.* (server) or host.*
-// (host) lacks its figures in u. A Usage with PID 0 sampled only the host:
-// its server figures are zeros, which must not pass for measurements.
-func missingUsage(server, host bool, u *sut.Usage) bool {
-	return (server && (u == nil || u.PID == 0)) || (host && u == nil)
+// usageGap says why a rule reading server.* (server), host.* (host) or a
+// share of the host's RAM (memPct) cannot be judged on u, "" when it can.
+// A Usage with PID 0 sampled only the host, one with no sample measured
+// nothing, and one whose process exited during the case measured only part
+// of it: their zeros and partial figures must not pass for measurements.
+func usageGap(server, host, memPct bool, u *sut.Usage) string {
+	switch {
+	case !server && !host:
+		return ""
+	case u == nil || (server && u.PID == 0):
+		return ReasonNoServer
+	case u.Samples == 0:
+		return ReasonNoSample + ": " + u.Reason
+	case server && u.Exited:
+		return u.Reason + " during the case, so its figures cover only part of it"
+	case memPct && u.HostMemTotal == 0:
+		return ReasonNoHostMemory
+	}
+	return ""
 }
 
 // actual lists the values the rule read, e.g. "p99 = 63.2ms, rps = 1234.5".

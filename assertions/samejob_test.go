@@ -190,8 +190,8 @@ func TestSameJobABServerUsage(t *testing.T) {
 	// Two builds of a server, each monitored: the candidate's memory is
 	// judged against the reference's in the same run.
 	sc := abScenario([]string{"pr"}, at(2, 5, "server.rss_max < baseline.server.rss_max * 1.2"))
-	main := withUsage(abCase("main", 1, fast...), &sut.Usage{PID: 10, RSSMax: 100 << 20})
-	pr := withUsage(abCase("pr", 1, fast2...), &sut.Usage{PID: 11, RSSMax: 130 << 20})
+	main := withUsage(abCase("main", 1, fast...), &sut.Usage{PID: 10, Samples: 5, RSSMax: 100 << 20})
+	pr := withUsage(abCase("pr", 1, fast2...), &sut.Usage{PID: 11, Samples: 5, RSSMax: 130 << 20})
 	vs := judgeAB(t, sc, JudgeOptions{}, main, pr)
 	want := brief{Case: "pr concurrency=1", Rule: sc.Thresholds[0].Rule, Status: StatusFail,
 		Actual: "server.rss_max = 130MiB, baseline.server.rss_max = 100MiB"}

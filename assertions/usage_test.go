@@ -77,7 +77,7 @@ func TestJudgeBaselineServerUsage(t *testing.T) {
 	ths := at(2, 5, "server.rss_max < baseline.server.rss_max * 1.2")
 	base := caseOf("web", 10, trialRun("steady", time.Millisecond, 1000))
 	cand := withUsage(caseOf("web", 10, trialRun("steady", time.Millisecond, 1000)),
-		&sut.Usage{PID: 7, RSSMean: 90 << 20, RSSMax: 100 << 20})
+		&sut.Usage{PID: 7, Samples: 5, RSSMean: 90 << 20, RSSMax: 100 << 20})
 
 	// A baseline case without usage: the comparison is skipped, not
 	// judged against a zero.

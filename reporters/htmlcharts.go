@@ -189,7 +189,9 @@ func serverCharts(c *results.CaseRun) []svgChart {
 	var cpu, rss []svgPoint
 	for _, s := range u.Series {
 		x := s.At.Sub(origin).Seconds()
-		cpu = append(cpu, svgPoint{X: x, Y: s.CPU})
+		if !s.First { // the first sample starts the first interval: no CPU figure
+			cpu = append(cpu, svgPoint{X: x, Y: s.CPU})
+		}
 		rss = append(rss, svgPoint{X: x, Y: float64(s.RSS) / (1 << 20)})
 	}
 	name := "server"

@@ -204,6 +204,9 @@ func htmlCaseTable(hs *htmlScenario, sr *results.ScenarioRun, knees []knee, with
 			row.Class = "fail"
 			hs.Notes = append(hs.Notes, "❌ "+c.ID+" could not run: "+c.Error)
 		}
+		if note := usageNote(c); note != "" {
+			hs.Notes = append(hs.Notes, "⚠️ "+note)
+		}
 		if st.Dropped > 0 {
 			hs.Notes = append(hs.Notes, fmt.Sprintf("⚠️ %s dropped %s arrivals: the server, or the machine generating the load, could not keep up with the requested rate.", c.ID, group(st.Dropped)))
 		}
@@ -281,7 +284,10 @@ func htmlCaseOf(c *results.CaseRun) htmlCase {
 		hc.Charts = append(hc.Charts, ch.Render())
 	}
 	hc.Notes = append(hc.Notes, "Time series: whole seconds only (a phase's last, partial second is left out); the per-second series keeps p50 and p99, not p90 — the case's p90 over all its requests is "+fmtDur(c.Stats.Latency.P90)+"; errors per second are of every kind together, by kind only for the whole case: "+orDash(errorKinds(c.Stats.Errors))+".")
-	if !serverSampled(c.Server) {
+	switch {
+	case c.Server != nil && c.Server.PID != 0 && c.Server.Samples == 0:
+		hc.Notes = append(hc.Notes, "No server CPU or memory: no sample ("+c.Server.Reason+").")
+	case !serverSampled(c.Server):
 		hc.Notes = append(hc.Notes, "No server CPU or memory: no server was started or monitored for this case.")
 	}
 	for _, p := range c.Phases {

@@ -356,10 +356,13 @@ func junitSuiteProperties(run *results.Run, sr *results.ScenarioRun) []junitProp
 			add(id+".rps_cv", strconv.FormatFloat(st.Trials.RPSCV, 'f', 4, 64))
 		}
 		junitSearchProperties(id, c, add)
-		if u := c.Server; u != nil {
+		if u := c.Server; u != nil && u.Samples > 0 {
 			if serverSampled(u) {
 				add(id+".server_cpu_mean", strconv.FormatFloat(u.CPUMean, 'f', 2, 64))
 				add(id+".server_rss_max", strconv.FormatInt(u.RSSMax, 10))
+			}
+			if serverSampled(u) && u.HostMemTotal > 0 {
+				add(id+".server_rss_max_pct", strconv.FormatFloat(u.RSSMaxPct, 'f', 2, 64))
 			}
 			add(id+".host_load1_max", fmtLoad(u.HostLoad1Max))
 		}

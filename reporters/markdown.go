@@ -344,9 +344,12 @@ func mdCaseTable(b *bytes.Buffer, sr *results.ScenarioRun, knees []knee, withBas
 		b.WriteString("rps with trials: the median trial ± the coefficient of variation (stddev / mean) of the trials' rps; rules see the median.\n\n")
 	}
 	if server {
-		b.WriteString("Server CPU in percent of one core (200% = two cores busy), over the case's measured phases; RSS summed over the server's process tree.\n\n")
+		b.WriteString("Server CPU in percent of one core (200% = two cores busy), over the case's measured phases; RSS summed over the server's process tree" + ramNote(sr) + ".\n\n")
 	}
 	for _, c := range sr.Cases {
+		if note := usageNote(c); note != "" {
+			fmt.Fprintf(b, "> ⚠️ %s\n\n", mdText(note))
+		}
 		if c.Stats.Dropped > 0 {
 			fmt.Fprintf(b, "> ⚠️ %s dropped %s arrivals, which fell due while max_in_flight requests were outstanding and were never sent: the server, or the machine generating the load, could not keep up with the requested rate.\n\n",
 				mdCode(c.ID), group(c.Stats.Dropped))

@@ -282,6 +282,9 @@ func caseUsageTimeline(c *results.CaseRun) [][]chartPoint {
 	}
 	var seg []chartPoint
 	for i, s := range u.Series {
+		if s.First {
+			continue // it starts the first interval: no CPU figure
+		}
 		// A sample is the CPU since the previous one: place it at the start
 		// of its interval, as a request point is placed at its second's start.
 		step := time.Second

@@ -12,20 +12,77 @@ import (
 
 // The system under test's CPU and memory and the host's load (SPEC §3, §8)
 // in every report. A sut.Usage with PID 0 sampled only the host: its
-// server figures are zeros, not measurements, so they are never shown.
+// server figures are zeros, not measurements, so they are never shown;
+// nor are those of a Usage without a sample, which reports show as "no
+// sample", never as 0.
+
+// noSample stands where a monitor could take no sample.
+const noSample = "no sample"
 
 // serverSampled reports whether u holds figures of a server process.
-func serverSampled(u *sut.Usage) bool { return u != nil && u.PID != 0 }
+func serverSampled(u *sut.Usage) bool { return u.Sampled() }
 
 // usageColumns says which usage columns a scenario's tables need: server
-// CPU and RSS when some case monitored a server, host load when some case
-// sampled anything.
+// CPU and RSS when some case monitored a server (sampled or not), host
+// load when some case sampled anything.
 func usageColumns(sr *results.ScenarioRun) (server, host bool) {
 	for _, c := range sr.Cases {
-		server = server || serverSampled(c.Server)
+		server = server || (c.Server != nil && c.Server.PID != 0)
 		host = host || c.Server != nil
 	}
 	return server, host
+}
+
+// usageNote says what a case's usage figures lack, "" when nothing: no
+// sample at all, or a process that exited during the case.
+func usageNote(c *results.CaseRun) string {
+	u := c.Server
+	switch {
+	case u == nil:
+		return ""
+	case u.Samples == 0:
+		return fmt.Sprintf("%s: no sample of the server (%s), so rules on server.* are skipped", c.ID, u.Reason)
+	case u.Exited:
+		return fmt.Sprintf("%s during case %s: its figures cover the case until then, so rules on server.* are skipped", u.Reason, c.ID)
+	}
+	return ""
+}
+
+// ramNote explains the share of RAM beside RSS, when a case has one.
+func ramNote(sr *results.ScenarioRun) string {
+	for _, c := range sr.Cases {
+		if c.Server != nil && c.Server.HostMemTotal > 0 {
+			return ", in brackets its share of the host's RAM"
+		}
+	}
+	return ""
+}
+
+// fmtRSS renders bytes in MiB with one decimal, and the share of the
+// host's RAM where it is known: "12.3 (0.2%)".
+func fmtRSS(n int64, pct float64, u *sut.Usage) string {
+	if u.HostMemTotal == 0 {
+		return fmtMiB(n)
+	}
+	return fmtMiB(n) + " (" + fmtPctOfRAM(pct) + ")"
+}
+
+// fmtPctOfRAM renders a share of RAM with two significant decimals for
+// small shares: 0.05% rather than 0.0%.
+func fmtPctOfRAM(pct float64) string {
+	if pct < 1 {
+		return strconv.FormatFloat(pct, 'f', 2, 64) + "%"
+	}
+	return strconv.FormatFloat(pct, 'f', 1, 64) + "%"
+}
+
+// cpuCell is CPU mean / max, or "no sample" when there was no interval
+// to measure it over: a process that exited before its second sample.
+func cpuCell(u *sut.Usage) string {
+	if u.Samples < 2 {
+		return noSample
+	}
+	return fmtCPU(u.CPUMean) + " / " + fmtCPU(u.CPUMax)
 }
 
 // fmtCPU renders a CPU figure in percent of one core: 250.0% is two and a
@@ -39,13 +96,19 @@ func fmtMiB(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f'
 func fmtLoad(l float64) string { return strconv.FormatFloat(l, 'f', 2, 64) }
 
 // usageCells are the case table's usage cells: server CPU mean / max,
-// server RSS max in MiB, and host load1 max; "—" where nothing was sampled.
+// server RSS max in MiB (with its share of the host's RAM), and host
+// load1 max; "—" where nothing was monitored, "no sample" where the
+// monitor could sample nothing.
 func usageCells(u *sut.Usage) (cpu, rss, load string) {
 	cpu, rss, load = "—", "—", "—"
-	if serverSampled(u) {
-		cpu, rss = fmtCPU(u.CPUMean)+" / "+fmtCPU(u.CPUMax), fmtMiB(u.RSSMax)
-	}
-	if u != nil {
+	switch {
+	case u == nil:
+	case u.Samples == 0:
+		cpu, rss, load = noSample, noSample, noSample
+	default:
+		if serverSampled(u) {
+			cpu, rss = cpuCell(u), fmtRSS(u.RSSMax, u.RSSMaxPct, u)
+		}
 		load = fmtLoad(u.HostLoad1Max)
 	}
 	return cpu, rss, load
@@ -56,20 +119,34 @@ func usageCells(u *sut.Usage) (cpu, rss, load string) {
 // A server started for one target carries that target's name.
 func consoleUsage(b *bytes.Buffer, cr *runner.CaseResult) {
 	u := cr.Server
+	label := "Server"
+	if cr.ServerName != "" && cr.ServerName != "server" {
+		label += " " + cr.ServerName
+	}
 	switch {
 	case u == nil:
+		return
+	case u.Samples == 0:
+		fmt.Fprintf(b, "%s: %s (%s)\n\n", label, noSample, u.Reason)
 		return
 	case u.PID == 0:
 		fmt.Fprintf(b, "Host: load1 max %s, cpu mean %s (no server process monitored)\n\n",
 			fmtLoad(u.HostLoad1Max), fmtCPU(u.HostCPUMean))
 		return
 	}
-	label := "Server"
-	if cr.ServerName != "" && cr.ServerName != "server" {
-		label += " " + cr.ServerName
+	rss := fmtMiB(u.RSSMax) + " MiB"
+	if u.HostMemTotal > 0 {
+		rss += " (" + fmtPctOfRAM(u.RSSMaxPct) + " of RAM)"
 	}
-	fmt.Fprintf(b, "%s: cpu mean %s (max %s), rss max %s MiB, host load1 max %s\n\n",
-		label, fmtCPU(u.CPUMean), fmtCPU(u.CPUMax), fmtMiB(u.RSSMax), fmtLoad(u.HostLoad1Max))
+	cpu := "cpu " + noSample
+	if u.Samples >= 2 {
+		cpu = fmt.Sprintf("cpu mean %s (max %s)", fmtCPU(u.CPUMean), fmtCPU(u.CPUMax))
+	}
+	fmt.Fprintf(b, "%s: %s, rss max %s, host load1 max %s\n", label, cpu, rss, fmtLoad(u.HostLoad1Max))
+	if u.Exited {
+		fmt.Fprintf(b, "%s: %s during case %q: the figures above cover the case until then\n", label, u.Reason, cr.ID)
+	}
+	b.WriteString("\n")
 }
 
 // compareUsage adds the server rows to a case of `loadgate compare` when

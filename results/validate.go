@@ -230,11 +230,12 @@ func (v *validator) named(where string, n *NamedStats) {
 }
 
 func (v *validator) usage(where string, u *sut.Usage) {
-	for _, f := range []float64{u.CPUMean, u.CPUMax, u.HostLoad1Max, u.HostCPUMean} {
-		v.number(where+": cpu/load", f, 1e6)
+	for _, f := range []float64{u.CPUMean, u.CPUMax, u.HostLoad1Max, u.HostCPUMean, u.RSSPct, u.RSSMaxPct} {
+		v.number(where+": cpu/load/rss_pct", f, 1e6)
 	}
 	v.count(where+": rss_mean", u.RSSMean)
 	v.count(where+": rss_max", u.RSSMax)
+	v.count(where+": host_mem_total", u.HostMemTotal)
 }
 
 // search checks a capacity search: rates, bracket and capacity are finite

@@ -126,14 +126,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 	}
 	sys := sut.NewSystems(sut.Options{Logger: cfg.Logger, LogDir: cfg.LogDir, MonitorEvery: cfg.MonitorEvery, Kill: cfg.Kill}, cancel)
 	defer sys.StopAll()
-	if sc.Server != nil {
-		if err := sys.Start(runCtx, sc.Server); err != nil {
-			return res, err
-		}
-	} else if sc.Monitor != nil {
-		if err := sys.ResolveMonitor("", sc.Monitor); err != nil {
-			return res, err
-		}
+	// A monitored process that is gone fails the run before any load.
+	if err := sys.ResolveMonitors(sc); err != nil {
+		return res, err
 	}
 
 	results := make([]*CaseResult, len(sc.Cases))
@@ -141,18 +136,16 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 		if runCtx.Err() != nil {
 			break
 		}
-		keep := map[string]bool{}
-		for _, i := range group {
-			if srv := sc.Cases[i].Target.Server; srv != nil {
-				keep[srv.Name] = true
-			}
+		cases := make([]*scenarios.Case, len(group))
+		for gi, i := range group {
+			cases[gi] = &sc.Cases[i]
+		}
+		if err := sys.Prepare(runCtx, sc, cases); err != nil {
+			res.Cases = collect(results)
+			return res, err
 		}
 		for _, i := range group {
 			c := &sc.Cases[i]
-			if err := sys.Prepare(runCtx, sc, &c.Target, keep); err != nil {
-				res.Cases = collect(results)
-				return res, fmt.Errorf("target %q: %w", c.Target.Name, err)
-			}
 			results[i] = &CaseResult{ID: c.ID, Target: c.Target.Name, Matrix: c.Matrix}
 		}
 		if err := runGroup(runCtx, sc, group, results, sys, &cfg); err != nil {

@@ -17,8 +17,11 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 		for gi, m := range monitors {
 			if m != nil {
 				u, err := m.Stop()
-				if err != nil {
-					cfg.Logger.Warn().Err(err).Str("case", results[group[gi]].ID).Msg("server monitor")
+				switch id := results[group[gi]].ID; {
+				case u.Exited:
+					cfg.Logger.Warn().Str("case", id).Msg(u.Reason + " during the case: its figures cover the case until then")
+				case err != nil:
+					cfg.Logger.Warn().Str("case", id).Msg("no sample of the server: " + u.Reason)
 				}
 				results[group[gi]].Server = &u
 			}
@@ -37,7 +40,7 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 		if !phases[j].Warmup {
 			for gi, i := range group {
 				if monitors[gi] == nil {
-					monitors[gi], results[i].ServerName = sys.Watch(sc, &sc.Cases[i].Target)
+					monitors[gi], results[i].ServerName = sys.Watch(sc, &sc.Cases[i])
 				}
 			}
 		}

@@ -40,7 +40,7 @@ func (d *decoder) build(raw *rawScenario, opts LoadOptions) *Scenario {
 		d.errorf(raw.phasesKey, "phases: needs at least one phase")
 	}
 
-	shared := d.processes(vt, raw, s, targetNames)
+	shared := d.processes(vt, raw, s)
 	top.where = "baseline_target, which must be the same in every case"
 	for i, b := range d.baselines(top, raw, targetNames) {
 		shared[i].BaselineTarget = b
@@ -102,7 +102,8 @@ func (d *decoder) varTable(raw *rawScenario, opts LoadOptions) *varTable {
 // the cases out target-major. It returns the phases of the first
 // combination, against which thresholds are checked. shared holds what
 // every case of a target has in common whatever the matrix says: its
-// server, monitor and baseline target.
+// monitor and baseline target. Servers may use matrix variables: each
+// case gets the scenario's and its target's as its values resolve them.
 func (d *decoder) cases(raw *rawScenario, vt *varTable, s *Scenario, targetNames, phaseNames []string, shared []Target) []Phase {
 	at := raw.root
 	if raw.matrixKey != nil {
@@ -119,14 +120,17 @@ func (d *decoder) cases(raw *rawScenario, vt *varTable, s *Scenario, targetNames
 	combos := combinations(s.Matrix)
 	targets := make([][]Target, len(combos))
 	phases := make([][]Phase, len(combos))
+	servers := make([]*Server, len(combos))
 	for c, combo := range combos {
 		r := &resolver{d: d, vars: vt, matrix: map[string]string{}}
 		for _, mv := range combo {
 			r.matrix[mv.Key] = mv.Text
 		}
+		servers[c] = r.server(raw.server, "server")
 		for i, t := range raw.targets {
 			tg := r.target(t, targetNames[i])
-			tg.Server, tg.Monitor, tg.BaselineTarget = shared[i].Server, shared[i].Monitor, shared[i].BaselineTarget
+			tg.Server = r.server(t.server, targetNames[i])
+			tg.Monitor, tg.BaselineTarget = shared[i].Monitor, shared[i].BaselineTarget
 			targets[c] = append(targets[c], tg)
 		}
 		phases[c] = r.phases(raw, phaseNames)
@@ -134,7 +138,7 @@ func (d *decoder) cases(raw *rawScenario, vt *varTable, s *Scenario, targetNames
 	if len(combos) == 0 {
 		return nil
 	}
-	s.Targets = targets[0]
+	s.Targets, s.Server = targets[0], servers[0]
 	for t := range raw.targets {
 		for c, combo := range combos {
 			s.Cases = append(s.Cases, Case{
@@ -142,6 +146,7 @@ func (d *decoder) cases(raw *rawScenario, vt *varTable, s *Scenario, targetNames
 				Target: targets[c][t],
 				Matrix: combo,
 				Phases: slices.Clone(phases[c]),
+				Server: servers[c],
 			})
 		}
 	}

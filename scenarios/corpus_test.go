@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -354,6 +355,57 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 			t.Errorf("Monitor = %+v, want nil", s.Monitor)
 		}
 	},
+	"server-matrix": func(t *testing.T, s *Scenario) {
+		type row struct {
+			ID      string
+			Command []string
+			Env     []string
+		}
+		var got []row
+		for _, c := range s.Cases {
+			srv := s.ServerOf(&c)
+			got = append(got, row{c.ID, srv.Command, srv.Env})
+		}
+		scenario := func(w string) []string {
+			return []string{"sh", "-c", "./bin/hello --addr 127.0.0.1:8080 --workers " + w}
+		}
+		want := []row{
+			{"api workers=1,c=8", scenario("1"), []string{"WORKERS=1"}},
+			{"api workers=4,c=8", scenario("4"), []string{"WORKERS=4"}},
+			{"static workers=1,c=8", scenario("1"), []string{"WORKERS=1"}},
+			{"static workers=4,c=8", scenario("4"), []string{"WORKERS=4"}},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("each case's server (-want +got):\n%s", diff)
+		}
+		// The scenario's server, as the first combination resolves it.
+		if s.Server == nil || !slices.Equal(s.Server.Command, scenario("1")) || s.Cases[0].Target.Server != nil {
+			t.Errorf("scenario server %+v, first case's target server %+v", s.Server, s.Cases[0].Target.Server)
+		}
+	},
+	"servers-matrix": func(t *testing.T, s *Scenario) {
+		type row struct {
+			ID      string
+			Command []string
+			Env     []string
+		}
+		var got []row
+		for _, c := range s.Cases {
+			got = append(got, row{c.ID, c.Target.Server.Command, c.Target.Server.Env})
+		}
+		want := []row{
+			{"tomcat threads=200", []string{"./bin/tomcat", "--max-threads", "200"}, nil},
+			{"tomcat threads=400", []string{"./bin/tomcat", "--max-threads", "400"}, nil},
+			{"jetty threads=200", []string{"sh", "-c", "./bin/jetty --threads=200"}, []string{"THREADS=200"}},
+			{"jetty threads=400", []string{"sh", "-c", "./bin/jetty --threads=400"}, []string{"THREADS=400"}},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("each case's server (-want +got):\n%s", diff)
+		}
+		if s.Server != nil || s.Cases[0].Server != nil {
+			t.Errorf("scenario server %+v, case server %+v; want none", s.Server, s.Cases[0].Server)
+		}
+	},
 	"servers": func(t *testing.T, s *Scenario) {
 		f := s.File
 		nginx := &Server{
@@ -396,9 +448,10 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 		if diff := cmp.Diff(want, got, cmpRegexp); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
-		// Started once for all its cases: every case shares the one value.
-		if s.Cases[0].Target.Server != s.Cases[1].Target.Server {
-			t.Error("the cases of one target have different servers")
+		// Without matrix variables every case resolves the same server,
+		// which is therefore started once for all of them.
+		if diff := cmp.Diff(s.Cases[0].Target.Server, s.Cases[1].Target.Server, cmpRegexp); diff != "" {
+			t.Errorf("the cases of one target have different servers (-c=1 +c=8):\n%s", diff)
 		}
 		if s.Server != nil || s.Monitor != nil {
 			t.Errorf("scenario server %+v, monitor %+v; want none", s.Server, s.Monitor)

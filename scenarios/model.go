@@ -88,8 +88,9 @@ type Scenario struct {
 	Targets     []Target          // as resolved for the first matrix combination
 	Thresholds  []Threshold
 	Cases       []Case // targets × matrix combinations, target-major, axes in file order
-	// Server is the system under test started for the whole scenario; nil
-	// when the scenario reaches a server started elsewhere.
+	// Server is the system under test started for the scenario's cases, as
+	// resolved for the first matrix combination (Case.Server has each
+	// case's); nil when the scenario reaches a server started elsewhere.
 	Server *Server
 	// Data holds the named test data sources of `data:` (SPEC §12), in
 	// file order; flows refer to them by index.
@@ -156,6 +157,24 @@ type Case struct {
 	Target Target
 	Matrix []MatrixValue // one per axis, in axis order
 	Phases []Phase
+	// Server is the scenario's server as this case's matrix values resolve
+	// it; nil when the scenario has none. A target's own server is
+	// Target.Server, resolved the same way. Use Scenario.ServerOf.
+	Server *Server
+}
+
+// ServerOf is the server case c is measured against: its target's own,
+// else the scenario's as c's matrix values resolve it (Scenario.Server when
+// c does not say); nil when loadgate starts none. Cases whose servers
+// differ in anything but position need the server restarted between them.
+func (s *Scenario) ServerOf(c *Case) *Server {
+	switch {
+	case c.Target.Server != nil:
+		return c.Target.Server
+	case c.Server != nil:
+		return c.Server
+	}
+	return s.Server
 }
 
 // Phase is one stage of a case's load, in one of two load models.
@@ -219,6 +238,8 @@ type Target struct {
 	WebSocket *WebSocketTarget
 	// Server, when set, is started before this target's cases and stopped
 	// after them, so two implementations can be compared in one scenario.
+	// It is resolved with each case's matrix values, and restarted between
+	// cases that resolve it differently.
 	Server  *Server
 	Monitor *Monitor
 	// BaselineTarget names the reference target this one is judged against

@@ -25,18 +25,15 @@ const (
 // commonly shut down on, and KILL for those that shut down on none.
 var stopSignals = []string{"TERM", "INT", "QUIT", "HUP", "KILL", "USR1", "USR2"}
 
-// processes resolves the scenario's server or monitor and every target's,
-// once for the whole run: a server is started once, not once per matrix
-// combination, so its block cannot use matrix variables. The per-target
-// ones are returned in target order, on otherwise empty Targets.
-func (d *decoder) processes(vt *varTable, raw *rawScenario, s *Scenario, names []string) []Target {
-	r := &resolver{d: d, vars: vt, where: "a server, which is started once for all cases, not once per matrix combination"}
-	s.Server = r.server(raw.server, "server")
+// processes resolves the scenario's monitor and every target's, once for
+// the whole run: a monitor watches one process for all cases, so its block
+// cannot use matrix variables. Servers are resolved per case instead (see
+// cases), since a server is restarted for a case that starts it
+// differently. The per-target monitors are returned in target order, on
+// otherwise empty Targets.
+func (d *decoder) processes(vt *varTable, raw *rawScenario, s *Scenario) []Target {
+	r := &resolver{d: d, vars: vt, where: "a monitor, which watches one process for all cases"}
 	out := make([]Target, len(raw.targets))
-	for i, t := range raw.targets {
-		out[i].Server = r.server(t.server, names[i])
-	}
-	r.where = "a monitor, which watches one process for all cases"
 	s.Monitor = r.monitor(raw.monitor)
 	for i, t := range raw.targets {
 		out[i].Monitor = r.monitor(t.monitor)

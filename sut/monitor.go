@@ -2,6 +2,7 @@ package sut
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,13 +20,36 @@ import (
 const clockTicks = 100
 
 // Usage is what a monitor saw over a run.
+//
+// Missing samples are not zeros: with Samples 0 nothing was measured (Reason
+// says why) and every figure is meaningless, and with Exited the figures
+// cover the run only until the process ended.
 type Usage struct {
-	PID     int     `json:"pid"`
+	PID int `json:"pid"`
+	// Samples is how many times the process was sampled: one at the start
+	// of the run, one a second, one at its end. 0 means none could be
+	// taken, and the figures below are not measurements.
 	Samples int     `json:"samples"`
 	CPUMean float64 `json:"cpu_mean"` // percent of one core: 250 = two and a half cores busy
+	// CPUMax is the busiest interval between two samples, in percent of
+	// one core; a last interval shorter than half the sampling interval
+	// counts only towards CPUMean, unless it is the only one.
 	CPUMax  float64 `json:"cpu_max"`
 	RSSMean int64   `json:"rss_mean"` // bytes, summed over the process tree
 	RSSMax  int64   `json:"rss_max"`
+	// HostMemTotal is the host's RAM in bytes (MemTotal of /proc/meminfo);
+	// 0 where it is unknown, and RSSPct and RSSMaxPct are then not figures.
+	HostMemTotal int64 `json:"host_mem_total,omitempty"`
+	// RSSPct is RSSMean as a share of HostMemTotal, in percent (0–100).
+	RSSPct float64 `json:"rss_pct,omitempty"`
+	// RSSMaxPct is RSSMax as a share of HostMemTotal, in percent (0–100).
+	RSSMaxPct float64 `json:"rss_max_pct,omitempty"`
+	// Exited is set when the process ended while it was sampled: the
+	// figures cover the run only until then.
+	Exited bool `json:"exited,omitempty"`
+	// Reason says why nothing was sampled (Samples 0) or why sampling
+	// stopped early (Exited), e.g. "process 4242 is gone".
+	Reason string `json:"reason,omitempty"`
 	// HostLoad1Max is the highest 1-minute load average seen.
 	HostLoad1Max float64 `json:"host_load1_max"`
 	// HostCPUMean is the whole host's busy share (0–100 %) over the run.
@@ -33,17 +57,25 @@ type Usage struct {
 	Series      []UsagePoint `json:"series"`
 }
 
+// Sampled reports whether u holds measurements of a process: it was
+// sampled at least once. A Usage with PID 0 sampled only the host.
+func (u *Usage) Sampled() bool { return u != nil && u.PID != 0 && u.Samples > 0 }
+
 // UsagePoint is one sample.
 type UsagePoint struct {
-	At    time.Time `json:"at"`
-	CPU   float64   `json:"cpu"` // percent of one core since the previous sample
-	RSS   int64     `json:"rss"`
-	Load1 float64   `json:"load1"`
-	Procs int       `json:"procs"` // processes in the tree
+	At  time.Time `json:"at"`
+	CPU float64   `json:"cpu"` // percent of one core since the previous sample
+	// First marks the sample that starts the run's sampling: it has no
+	// previous one, so its CPU is no figure.
+	First bool    `json:"first,omitempty"`
+	RSS   int64   `json:"rss"`
+	Load1 float64 `json:"load1"`
+	Procs int     `json:"procs"` // processes in the tree
 }
 
 // procStat is the part of /proc/PID/stat a monitor needs.
 type procStat struct {
+	state      byte // R, S, D, Z (zombie), X (dead), …
 	ppid       int
 	cpuTicks   int64 // utime + stime
 	rssPages   int64
@@ -75,16 +107,25 @@ func parseProcStat(b []byte) (procStat, error) {
 		}
 		vals[i] = v
 	}
+	s.state = f[0][0]
 	s.ppid, s.cpuTicks, s.startTicks, s.rssPages = int(vals[0]), vals[1]+vals[2], vals[3], vals[4]
 	return s, nil
 }
 
+// gone reports whether a process has ended: a zombie has, though its
+// parent has not reaped it yet, and its memory reads 0.
+func (s procStat) gone() bool { return s.state == 'Z' || s.state == 'X' }
+
+// errGone is the error of a process that no longer runs.
+var errGone = errors.New("is gone")
+
 // treeSample is one reading of a process tree: CPU ticks and RSS pages,
 // keyed by pid+start time so a recycled pid is not mistaken for an old one.
 type treeSample struct {
-	ticks map[[2]int64]int64
-	rss   int64
-	procs int
+	ticks     map[[2]int64]int64
+	rss       int64
+	procs     int
+	rootStart int64 // the root's start time, in clock ticks since boot
 }
 
 // readTree sums the process root and all its descendants.
@@ -111,10 +152,10 @@ func readTree(procRoot string, root int) (treeSample, error) {
 		stats[pid] = s
 		children[s.ppid] = append(children[s.ppid], pid)
 	}
-	if _, ok := stats[root]; !ok {
-		return treeSample{}, fmt.Errorf("process %d is gone", root)
+	if st, ok := stats[root]; !ok || st.gone() {
+		return treeSample{}, fmt.Errorf("process %d %w", root, errGone)
 	}
-	out := treeSample{ticks: map[[2]int64]int64{}}
+	out := treeSample{ticks: map[[2]int64]int64{}, rootStart: stats[root].startTicks}
 	for queue := []int{root}; len(queue) > 0; queue = queue[1:] {
 		pid := queue[0]
 		s := stats[pid]
@@ -173,7 +214,34 @@ func load1(procRoot string) float64 {
 	return v
 }
 
-// Monitor samples a process tree in the background until Stop.
+// memTotal reads the host's RAM in bytes from /proc/meminfo; 0 when it
+// cannot (another OS).
+func memTotal(procRoot string) int64 {
+	b, err := os.ReadFile(filepath.Join(procRoot, "meminfo"))
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(b) {
+		rest, ok := bytes.CutPrefix(line, []byte("MemTotal:"))
+		if !ok {
+			continue
+		}
+		f := bytes.Fields(rest)
+		if len(f) != 2 || string(f[1]) != "kB" {
+			return 0
+		}
+		kb, err := strconv.ParseInt(string(f[0]), 10, 64)
+		if err != nil || kb <= 0 {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}
+
+// Monitor samples a process tree in the background until Stop: once when
+// it starts, once every interval, and once when it stops, so that a case
+// however short has a sample at its start and one at its end.
 type Monitor struct {
 	procRoot string
 	pid      int
@@ -181,12 +249,20 @@ type Monitor struct {
 	stop     chan struct{}
 	done     chan struct{}
 
+	// The sampling state, the loop's own once it runs.
+	first, prev     treeSample
+	prevAt          time.Time
+	busy0, total0   int64
+	cpuSecs, cpuSum float64 // seconds of intervals and CPU-percent × seconds, for the mean
+	longest         bool    // some interval was long enough to count towards CPUMax
+
 	mu    sync.Mutex
 	usage Usage
 	err   error
 }
 
-// StartMonitor begins sampling pid's process tree every interval (1s when 0).
+// StartMonitor takes a first sample of pid's process tree at once, then
+// samples it every interval (1s when 0) until Stop.
 func StartMonitor(pid int, interval time.Duration) *Monitor {
 	return startMonitor("/proc", pid, interval)
 }
@@ -197,75 +273,128 @@ func startMonitor(procRoot string, pid int, interval time.Duration) *Monitor {
 	}
 	m := &Monitor{procRoot: procRoot, pid: pid, every: interval,
 		stop: make(chan struct{}), done: make(chan struct{}), usage: Usage{PID: pid}}
+	if !m.begin(time.Now()) {
+		close(m.done)
+		return m
+	}
 	go m.loop()
 	return m
 }
 
+// begin takes the first sample; false when there is nothing to sample.
+func (m *Monitor) begin(now time.Time) bool {
+	cur, err := readTree(m.procRoot, m.pid)
+	if err != nil {
+		m.err = err
+		m.usage.Reason = err.Error()
+		if !errors.Is(err, errGone) {
+			m.usage.Reason = fmt.Sprintf("cannot read %s (%v): process usage is sampled on Linux only", m.procRoot, err)
+		}
+		return false
+	}
+	m.usage.HostMemTotal = memTotal(m.procRoot)
+	m.busy0, m.total0, _ = hostCPU(m.procRoot)
+	m.first, m.prev, m.prevAt = cur, cur, now
+	m.add(UsagePoint{At: now, First: true, RSS: cur.rss, Load1: load1(m.procRoot), Procs: cur.procs}, 0)
+	return true
+}
+
 func (m *Monitor) loop() {
 	defer close(m.done)
-	prev, err := readTree(m.procRoot, m.pid)
-	if err != nil {
-		m.setErr(err)
-		return
-	}
-	prevAt := time.Now()
-	busy0, total0, _ := hostCPU(m.procRoot)
 	t := time.NewTicker(m.every)
 	defer t.Stop()
 	for {
 		select {
 		case <-m.stop:
-			// A last, partial interval, so that a phase shorter than the
-			// sampling interval still gets a figure.
-			if now := time.Now(); now.Sub(prevAt) >= m.every/10 {
-				if cur, err := readTree(m.procRoot, m.pid); err == nil {
-					cpu := 100 * float64(cpuDelta(prev, cur)) / clockTicks / now.Sub(prevAt).Seconds()
-					m.add(UsagePoint{At: now, CPU: cpu, RSS: cur.rss, Load1: load1(m.procRoot), Procs: cur.procs})
-				}
-			}
-			busy1, total1, err := hostCPU(m.procRoot)
-			if err == nil && total1 > total0 {
-				m.mu.Lock()
-				m.usage.HostCPUMean = 100 * float64(busy1-busy0) / float64(total1-total0)
-				m.mu.Unlock()
-			}
+			// The last sample, however short its interval: a case shorter
+			// than the sampling interval still ends with one.
+			m.sample(time.Now())
+			m.hostCPU()
 			return
 		case now := <-t.C:
-			cur, err := readTree(m.procRoot, m.pid)
-			if err != nil {
-				m.setErr(err)
+			if !m.sample(now) {
+				m.hostCPU()
 				return
 			}
-			secs := now.Sub(prevAt).Seconds()
-			cpu := 100 * float64(cpuDelta(prev, cur)) / clockTicks / secs
-			m.add(UsagePoint{At: now, CPU: cpu, RSS: cur.rss, Load1: load1(m.procRoot), Procs: cur.procs})
-			prev, prevAt = cur, now
 		}
 	}
 }
 
-func (m *Monitor) add(p UsagePoint) {
+// sample reads the tree once more; false when the process has ended,
+// which marks the usage Exited.
+func (m *Monitor) sample(now time.Time) bool {
+	cur, err := readTree(m.procRoot, m.pid)
+	if err == nil && cur.rootStart != m.first.rootStart {
+		// The pid now belongs to another process.
+		err = fmt.Errorf("process %d %w", m.pid, errGone)
+	}
+	if err != nil {
+		m.mu.Lock()
+		m.err = err
+		m.usage.Exited = true
+		m.usage.Reason = fmt.Sprintf("process %d exited", m.pid)
+		m.mu.Unlock()
+		return false
+	}
+	secs := now.Sub(m.prevAt).Seconds()
+	var cpu float64
+	if secs > 0 {
+		cpu = 100 * float64(cpuDelta(m.prev, cur)) / clockTicks / secs
+	}
+	m.add(UsagePoint{At: now, CPU: cpu, RSS: cur.rss, Load1: load1(m.procRoot), Procs: cur.procs}, secs)
+	m.prev, m.prevAt = cur, now
+	return true
+}
+
+// hostCPU sets the host's busy share since the first sample.
+func (m *Monitor) hostCPU() {
+	busy1, total1, err := hostCPU(m.procRoot)
+	if err == nil && total1 > m.total0 {
+		m.mu.Lock()
+		m.usage.HostCPUMean = 100 * float64(busy1-m.busy0) / float64(total1-m.total0)
+		m.mu.Unlock()
+	}
+}
+
+// add records point p, whose CPU covers the secs since the previous
+// sample (none for the first).
+func (m *Monitor) add(p UsagePoint, secs float64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	u := &m.usage
 	u.Series = append(u.Series, p)
 	n := float64(len(u.Series))
 	u.Samples = len(u.Series)
-	u.CPUMean += (p.CPU - u.CPUMean) / n
-	u.CPUMax = max(u.CPUMax, p.CPU)
 	u.RSSMean += int64((float64(p.RSS) - float64(u.RSSMean)) / n)
 	u.RSSMax = max(u.RSSMax, p.RSS)
 	u.HostLoad1Max = max(u.HostLoad1Max, p.Load1)
+	if u.HostMemTotal > 0 {
+		u.RSSPct = 100 * float64(u.RSSMean) / float64(u.HostMemTotal)
+		u.RSSMaxPct = 100 * float64(u.RSSMax) / float64(u.HostMemTotal)
+	}
+	if p.First || secs <= 0 {
+		return
+	}
+	// The mean weighs each interval by its length: a last one of a few
+	// milliseconds, whose CPU is a tick or none, must not count as much
+	// as a whole second.
+	m.cpuSecs += secs
+	m.cpuSum += p.CPU * secs
+	u.CPUMean = m.cpuSum / m.cpuSecs
+	switch long := secs >= m.every.Seconds()/2; {
+	case long && !m.longest:
+		m.longest, u.CPUMax = true, p.CPU
+	case long:
+		u.CPUMax = max(u.CPUMax, p.CPU)
+	case !m.longest:
+		u.CPUMax = u.CPUMean
+	}
 }
 
-func (m *Monitor) setErr(err error) {
-	m.mu.Lock()
-	m.err = err
-	m.mu.Unlock()
-}
-
-// Stop ends sampling and returns what was seen. Err reports a process that
-// vanished (or never existed); the samples taken before are still returned.
+// Stop takes the last sample, ends sampling and returns what was seen.
+// Err reports a process that vanished (or never existed); the samples
+// taken before are still returned, with Usage.Exited or Usage.Samples 0
+// and Usage.Reason saying which.
 func (m *Monitor) Stop() (Usage, error) {
 	select {
 	case <-m.stop:
@@ -278,4 +407,23 @@ func (m *Monitor) Stop() (Usage, error) {
 	u := m.usage
 	u.Series = append([]UsagePoint(nil), m.usage.Series...)
 	return u, m.err
+}
+
+// Alive checks that pid names a running process, before any load is
+// sent against it. It cannot tell where there is no /proc (another OS):
+// the monitor then samples nothing and says so.
+func Alive(pid int) error { return processAlive("/proc", pid) }
+
+func processAlive(procRoot string, pid int) error {
+	if _, err := os.Stat(procRoot); err != nil {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return fmt.Errorf("process %d %w", pid, errGone)
+	}
+	if st, err := parseProcStat(b); err == nil && st.gone() {
+		return fmt.Errorf("process %d %w (a zombie, ended but not reaped)", pid, errGone)
+	}
+	return nil
 }

@@ -18,9 +18,10 @@ func TestParseProcStat(t *testing.T) {
 		want procStat
 		ok   bool
 	}{
-		{"plain command", "42 (nginx)" + rest, procStat{ppid: 41, cpuTicks: 300, startTicks: 777, rssPages: 321}, true},
+		{"plain command", "42 (nginx)" + rest, procStat{state: 'S', ppid: 41, cpuTicks: 300, startTicks: 777, rssPages: 321}, true},
 		// A command may hold spaces and parentheses; fields count from the last ')'.
-		{"command with ') ('", "42 (we ird) (x)" + rest, procStat{ppid: 41, cpuTicks: 300, startTicks: 777, rssPages: 321}, true},
+		{"command with ') ('", "42 (we ird) (x)" + rest, procStat{state: 'S', ppid: 41, cpuTicks: 300, startTicks: 777, rssPages: 321}, true},
+		{"zombie", "42 (nginx) Z" + rest[2:], procStat{state: 'Z', ppid: 41, cpuTicks: 300, startTicks: 777, rssPages: 321}, true},
 		{"truncated", "42 (nginx) S 41 42", procStat{}, false},
 		{"no command", "42 nginx S 41", procStat{}, false},
 		{"garbage number", "42 (nginx) S x 42 42 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 1 0 777 12345678 321", procStat{}, false},
@@ -111,7 +112,8 @@ func treeRSSFromStatus(t *testing.T, pid int) int64 {
 
 func TestMonitorOfAMissingProcess(t *testing.T) {
 	m := StartMonitor(1<<30, 10*time.Millisecond)
-	if _, err := m.Stop(); err == nil {
-		t.Error("monitoring a pid that does not exist reported no error")
+	u, err := m.Stop()
+	if err == nil || u.Samples != 0 || u.Sampled() || u.Reason != "process 1073741824 is gone" {
+		t.Errorf("monitoring a pid that does not exist: %+v, %v", u, err)
 	}
 }

@@ -34,6 +34,7 @@ type ServerSpec struct {
 	StopSignal  syscall.Signal // default SIGTERM
 	StopTimeout time.Duration  // then SIGKILL; default 10s
 	LogPath     string         // stdout and stderr go here; "" = discard (the tail is kept either way)
+	LogAppend   bool           // add to LogPath (a server restarted within one run) instead of starting it anew
 	// Kill, when closed, ends the process group with SIGKILL at once,
 	// whatever the server is doing: a second Ctrl-C must not wait out
 	// StopTimeout for a server that ignores its stop signal.
@@ -83,7 +84,11 @@ func StartServer(ctx context.Context, spec ServerSpec) (*Server, error) {
 	s := &Server{spec: spec, out: newLogTail(spec.Ready.Log), exited: make(chan struct{})}
 	var w io.Writer = s.out
 	if spec.LogPath != "" {
-		f, err := os.Create(spec.LogPath)
+		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if spec.LogAppend {
+			flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		}
+		f, err := os.OpenFile(spec.LogPath, flags, 0o666)
 		if err != nil {
 			return nil, fmt.Errorf("server %q: log: %w", spec.Name, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,21 +32,30 @@ type Options struct {
 }
 
 // Systems manages the servers under test of one run: the scenario's, or
-// one per target, and what watches them. A server that exits while the
-// run needs it cancels the run through onExit.
+// one per target, each as the matrix values of the case at hand resolve
+// it, and what watches them. A server that exits while the run needs it
+// cancels the run through onExit.
 type Systems struct {
 	cfg     Options
 	onExit  func(error)
-	running map[string]*Server       // by server name
-	leaving map[string]chan struct{} // closed when loadgate itself stops that server
-	pids    map[string]int           // monitored, by target name ("" = scenario level)
+	running map[string]*running // by server name
+	logged  map[string]bool     // servers whose log file this run has begun
+	pids    map[string]int      // monitored, by target name ("" = scenario level)
+}
+
+// running is a started server with the block it was started from, to
+// tell when a case needs it started differently.
+type running struct {
+	srv     *Server
+	from    *scenarios.Server
+	leaving chan struct{} // closed when loadgate itself stops it
 }
 
 // NewSystems manages the servers of one run; onExit receives the error of
 // a server that exits while the run still needs it.
 func NewSystems(cfg Options, onExit func(error)) *Systems {
-	return &Systems{cfg: cfg, onExit: onExit, running: map[string]*Server{},
-		leaving: map[string]chan struct{}{}, pids: map[string]int{}}
+	return &Systems{cfg: cfg, onExit: onExit, running: map[string]*running{},
+		logged: map[string]bool{}, pids: map[string]int{}}
 }
 
 // specOf translates a scenario's server block for StartServer.
@@ -61,32 +71,43 @@ func (s *Systems) specOf(srv *scenarios.Server) (ServerSpec, error) {
 	}
 	if s.cfg.LogDir != "" {
 		spec.LogPath = filepath.Join(s.cfg.LogDir, "server-"+safeName(srv.Name)+".log")
+		// A server restarted for another case appends to the log its
+		// earlier starts began.
+		spec.LogAppend = s.logged[srv.Name]
 	}
 	return spec, nil
 }
 
-// Start starts srv unless it already runs, and watches it for an early exit.
+// Start starts srv unless it already runs as srv says. One of the same
+// name started otherwise (a case whose matrix values resolve its command,
+// environment or directory differently) is stopped first and started
+// anew. The server is watched for an early exit.
 func (s *Systems) Start(ctx context.Context, srv *scenarios.Server) error {
-	if _, ok := s.running[srv.Name]; ok {
-		return nil
+	if r, ok := s.running[srv.Name]; ok {
+		if sameServer(r.from, srv) {
+			return nil
+		}
+		s.cfg.Logger.Info().Str("server", srv.Name).Strs("was", r.from.Command).Strs("command", srv.Command).
+			Msg("restarting the server under test: this case starts it differently")
+		s.stop(srv.Name)
 	}
 	spec, err := s.specOf(srv)
 	if err != nil {
 		return fmt.Errorf("server %q: %w", srv.Name, err)
 	}
 	s.cfg.Logger.Info().Str("server", srv.Name).Strs("command", srv.Command).Msg("starting the server under test")
+	s.logged[srv.Name] = s.logged[srv.Name] || spec.LogPath != ""
 	started, err := StartServer(ctx, spec)
 	if err != nil {
 		return err
 	}
-	s.running[srv.Name] = started
 	leaving := make(chan struct{})
-	s.leaving[srv.Name] = leaving
+	s.running[srv.Name] = &running{srv: started, from: srv, leaving: leaving}
 	go func() {
 		select {
 		case <-started.Exited():
 			select {
-			case <-leaving: // stopped on purpose, between targets or at the end
+			case <-leaving: // stopped on purpose, between cases or at the end
 				return
 			case <-s.cfg.Kill: // killed on purpose: the run is being interrupted
 				return
@@ -100,13 +121,26 @@ func (s *Systems) Start(ctx context.Context, srv *scenarios.Server) error {
 	return nil
 }
 
+// sameServer reports whether two blocks start the same server, whatever
+// line they were written on.
+func sameServer(a, b *scenarios.Server) bool {
+	re := func(r *regexp.Regexp) string {
+		if r == nil {
+			return ""
+		}
+		return r.String()
+	}
+	return slices.Equal(a.Command, b.Command) && a.Dir == b.Dir && slices.Equal(a.Env, b.Env) &&
+		a.Ready.HTTP == b.Ready.HTTP && a.Ready.TCP == b.Ready.TCP && re(a.Ready.Log) == re(b.Ready.Log) &&
+		a.Ready.Timeout == b.Ready.Timeout && a.StopSignal == b.StopSignal && a.StopTimeout == b.StopTimeout
+}
+
 // stop ends the named server, if it runs.
 func (s *Systems) stop(name string) {
-	if srv, ok := s.running[name]; ok {
+	if r, ok := s.running[name]; ok {
 		delete(s.running, name)
-		close(s.leaving[name])
-		delete(s.leaving, name)
-		if err := srv.Stop(); err != nil {
+		close(r.leaving)
+		if err := r.srv.Stop(); err != nil {
 			s.cfg.Logger.Warn().Err(err).Str("server", name).Msg("server stop")
 		}
 	}
@@ -119,27 +153,74 @@ func (s *Systems) StopAll() {
 	}
 }
 
-// Prepare makes sure what target t is measured against runs: its own server
-// or monitored process, or the scenario's. Target-level servers of other
-// targets are stopped first unless keep says they are still needed (the
-// interleaved trials of a same-job A/B comparison need both at once).
-func (s *Systems) Prepare(ctx context.Context, sc *scenarios.Scenario, t *scenarios.Target, keep map[string]bool) error {
+// Prepare makes sure what the cases of one group are measured against
+// runs: each case's server as its matrix values resolve it, or its
+// monitored process. Servers no case of the group needs are stopped first
+// (another target's); the cases of one group share their matrix values,
+// and the interleaved trials of a same-job A/B comparison need both
+// targets' servers at once.
+func (s *Systems) Prepare(ctx context.Context, sc *scenarios.Scenario, group []*scenarios.Case) error {
+	need := map[string]bool{}
+	for _, c := range group {
+		if srv := sc.ServerOf(c); srv != nil {
+			need[srv.Name] = true
+		}
+	}
 	for name := range s.running {
-		if (sc.Server == nil || name != sc.Server.Name) && !keep[name] {
+		if !need[name] {
 			s.stop(name)
 		}
 	}
-	switch {
-	case t.Server != nil:
-		return s.Start(ctx, t.Server)
-	case t.Monitor != nil:
-		return s.ResolveMonitor(t.Name, t.Monitor)
+	for _, c := range group {
+		if srv := sc.ServerOf(c); srv != nil {
+			if err := s.Start(ctx, srv); err != nil {
+				return fmt.Errorf("case %q: %w", c.ID, err)
+			}
+		} else if key, m := monitorOf(sc, c); m != nil {
+			if err := s.ResolveMonitor(key, m); err != nil {
+				return fmt.Errorf("case %q: %w", c.ID, err)
+			}
+		}
 	}
 	return nil
 }
 
-// ResolveMonitor finds the process a monitor block names and keeps its
-// pid under key: a target's name, or "" for the scenario's.
+// monitorOf is the monitor block that watches case c's server, with the
+// key its pid is kept under; nil when there is none.
+func monitorOf(sc *scenarios.Scenario, c *scenarios.Case) (string, *scenarios.Monitor) {
+	switch {
+	case c.Target.Monitor != nil:
+		return c.Target.Name, c.Target.Monitor
+	case sc.Monitor != nil && sc.ServerOf(c) == nil:
+		return "", sc.Monitor
+	}
+	return "", nil
+}
+
+// ResolveMonitors finds every process the scenario's monitor blocks name
+// and checks that each still runs: a monitored process that is gone before
+// the run is an error, before any load is sent, not a run judged on
+// figures nobody measured.
+func (s *Systems) ResolveMonitors(sc *scenarios.Scenario) error {
+	for i := range sc.Cases {
+		if key, m := monitorOf(sc, &sc.Cases[i]); m != nil {
+			if err := s.ResolveMonitor(key, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// CheckMonitors is ResolveMonitors for a scenario not run yet: a run of
+// several scenarios checks them all before the first sends any load.
+func CheckMonitors(sc *scenarios.Scenario) error {
+	return NewSystems(Options{}, func(error) {}).ResolveMonitors(sc)
+}
+
+// ResolveMonitor finds the process a monitor block names, checks that it
+// runs, and keeps its pid under key: a target's name, or "" for the
+// scenario's.
 func (s *Systems) ResolveMonitor(key string, m *scenarios.Monitor) error {
 	if _, ok := s.pids[key]; ok {
 		return nil
@@ -152,30 +233,36 @@ func (s *Systems) ResolveMonitor(key string, m *scenarios.Monitor) error {
 		}
 		pid = found
 	}
+	if err := Alive(pid); err != nil {
+		where := "monitor: "
+		if at := m.Pos.String(); at != "" {
+			where = at + ": " + where
+		}
+		return fmt.Errorf("%s%w: nothing can be measured of it; start it before the run, or name one that runs", where, err)
+	}
 	s.pids[key] = pid
 	return nil
 }
 
-// Watch starts sampling whatever serves target t; nil when nothing does.
+// Watch starts sampling whatever serves case c; nil when nothing does.
 // The name says what is sampled: a server's name or the target's.
-func (s *Systems) Watch(sc *scenarios.Scenario, t *scenarios.Target) (*Monitor, string) {
-	switch {
-	case t.Server != nil:
-		if srv, ok := s.running[t.Server.Name]; ok {
-			return StartMonitor(srv.PID(), s.cfg.MonitorEvery), t.Server.Name
+func (s *Systems) Watch(sc *scenarios.Scenario, c *scenarios.Case) (*Monitor, string) {
+	if srv := sc.ServerOf(c); srv != nil {
+		if r, ok := s.running[srv.Name]; ok {
+			return StartMonitor(r.srv.PID(), s.cfg.MonitorEvery), srv.Name
 		}
-	case t.Monitor != nil:
-		if pid, ok := s.pids[t.Name]; ok {
-			return StartMonitor(pid, s.cfg.MonitorEvery), t.Name
+		return nil, ""
+	}
+	key, m := monitorOf(sc, c)
+	if m == nil {
+		return nil, ""
+	}
+	if pid, ok := s.pids[key]; ok {
+		name := key
+		if key == "" {
+			name = "monitored process"
 		}
-	case sc.Server != nil:
-		if srv, ok := s.running[sc.Server.Name]; ok {
-			return StartMonitor(srv.PID(), s.cfg.MonitorEvery), sc.Server.Name
-		}
-	case sc.Monitor != nil:
-		if pid, ok := s.pids[""]; ok {
-			return StartMonitor(pid, s.cfg.MonitorEvery), "monitored process"
-		}
+		return StartMonitor(pid, s.cfg.MonitorEvery), name
 	}
 	return nil, ""
 }
@@ -206,7 +293,7 @@ func FindProcess(procRoot string, re *regexp.Regexp) (int, error) {
 			continue
 		}
 		st, err := parseProcStat(b)
-		if err != nil {
+		if err != nil || st.gone() {
 			continue
 		}
 		if bestStart < 0 || st.startTicks < bestStart {

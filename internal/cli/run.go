@@ -19,6 +19,7 @@ import (
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/sut"
 )
 
 func runCommand(ctx context.Context, args []string, env Env) error {
@@ -160,6 +161,9 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	if err := opts.checkOutputs(gh); err != nil {
 		return withCode(ExitRun, fmt.Errorf("%w (nothing was sent)", err))
 	}
+	if err := checkMonitors(plans, empty); err != nil {
+		return withCode(ExitRun, fmt.Errorf("%w (nothing was sent)", err))
+	}
 	baselineInfo := results.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv)
 	console.BaselineNote(baselineInfo)
 	var skew time.Duration
@@ -226,6 +230,21 @@ func finish(run *results.Run, opts runOptions, stdout, human io.Writer, gh githu
 		return nil
 	}
 	return judged(run)
+}
+
+// checkMonitors refuses a run whose monitored processes are gone, before
+// the first scenario sends any load: its server.* figures would be no
+// measurements, and a later scenario's must not cost the earlier ones.
+func checkMonitors(plans []plan, empty []bool) error {
+	for i, p := range plans {
+		if empty[i] {
+			continue
+		}
+		if err := sut.CheckMonitors(p.scenario); err != nil {
+			return fmt.Errorf("%s: %w", p.scenario.Name, err)
+		}
+	}
+	return nil
 }
 
 // planRunner runs one scenario of a run and shows its summary.
