@@ -94,6 +94,7 @@ func TestNginxAsSystemUnderTest(t *testing.T) {
 
 var (
 	buildOnce sync.Once
+	binDir    string // removed by TestMain once every test is done
 	binary    string
 	buildErr  error
 )
@@ -106,7 +107,7 @@ func loadgateBinary(t *testing.T) string {
 			buildErr = err
 			return
 		}
-		binary = filepath.Join(dir, "loadgate")
+		binDir, binary = dir, filepath.Join(dir, "loadgate")
 		if out, err := exec.Command("go", "build", "-o", binary, "../cmd/loadgate").CombinedOutput(); err != nil {
 			buildErr = err
 			t.Logf("%s", out)

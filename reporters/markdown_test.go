@@ -3,6 +3,8 @@ package reporters
 import (
 	"bytes"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,19 +44,63 @@ func TestWriteMarkdownGolden(t *testing.T) {
 	}
 }
 
+// TestMarkdownChartIsSmall checks that every chart, however long its case
+// ran, has at most maxChartPoints points, one x label per value, and that
+// long cases are charted at all and not squeezed to a handful of points.
 func TestMarkdownChartIsSmall(t *testing.T) {
-	var b bytes.Buffer
-	if err := WriteMarkdown(&b, fixtureRun()); err != nil {
-		t.Fatal(err)
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	longRun := func(phases ...int) *results.Run {
+		var ps []*runner.PhaseResult
+		start := t0
+		for _, secs := range phases {
+			var series []runner.Second
+			for s := range secs {
+				series = append(series, sec(s, int64(100+s%7), 0, 1+s%5))
+			}
+			elapsed := time.Duration(secs) * time.Second
+			ps = append(ps, &runner.PhaseResult{Start: start, Elapsed: elapsed, Series: series})
+			start = start.Add(elapsed)
+		}
+		return results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &runner.ScenarioResult{Start: t0,
+			Cases: []*runner.CaseResult{{ID: "long", Target: "long", Phases: ps}}}}})
 	}
-	for _, line := range strings.Split(b.String(), "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "line [") {
-			continue
-		}
-		if n := strings.Count(line, ",") + 1; n > maxChartPoints {
-			t.Errorf("chart has %d points, want at most %d", n, maxChartPoints)
-		}
+	tests := []struct {
+		name      string
+		run       *results.Run
+		charts    int // requests/s and p99 per charted case
+		minPoints int // of the longest chart: downsampling keeps detail
+	}{
+		{"the fixture: short cases, charted whole", fixtureRun(), 24, 30},
+		{"one phase of 20 minutes", longRun(1200), 2, maxChartPoints / 2},
+		{"three phases, 61 s in all", longRun(20, 20, 21), 2, maxChartPoints / 2},
+		{"more phases than points", longRun(slices.Repeat([]int{2}, maxChartPoints+5)...), 2, maxChartPoints / 2},
+	}
+	chartRe := regexp.MustCompile("(?s)```mermaid\n.*?x-axis \"[^\"]*\" \\[([^\\]]*)\\].*?\n    line \\[([^\\]]*)\\]\n```")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteMarkdown(&b, tc.run); err != nil {
+				t.Fatal(err)
+			}
+			charts := chartRe.FindAllStringSubmatch(b.String(), -1)
+			if len(charts) != tc.charts {
+				t.Fatalf("%d charts, want %d", len(charts), tc.charts)
+			}
+			longest := 0
+			for _, c := range charts {
+				labels, values := len(strings.Split(c[1], ", ")), len(strings.Split(c[2], ", "))
+				if labels != values {
+					t.Errorf("chart has %d x labels for %d values", labels, values)
+				}
+				if values > maxChartPoints {
+					t.Errorf("chart has %d points, want at most %d", values, maxChartPoints)
+				}
+				longest = max(longest, values)
+			}
+			if longest < tc.minPoints {
+				t.Errorf("longest chart has %d points, want at least %d", longest, tc.minPoints)
+			}
+		})
 	}
 }
 

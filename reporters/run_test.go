@@ -77,12 +77,20 @@ func TestNewRun(t *testing.T) {
 	}
 }
 
+// TestWriteJSONGolden compares results.json with its golden file. An
+// -update would bless any change to the on-disk format, so the document
+// is also validated against the published results schema and read back by
+// its documented field names and units, against the run it was written
+// from (see checkResultsMeaning).
 func TestWriteJSONGolden(t *testing.T) {
+	run := fixtureRun()
 	var b bytes.Buffer
-	if err := results.WriteJSON(&b, fixtureRun()); err != nil {
+	if err := results.WriteJSON(&b, run); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "results.golden.json", b.Bytes())
+	validatePublishedResultsSchema(t, b.Bytes())
+	checkResultsMeaning(t, run, b.Bytes())
 }
 
 func TestJSONHasNoWarmup(t *testing.T) {

@@ -39,7 +39,10 @@ func (h *Histogram) Record(d time.Duration) {
 	_ = h.h.RecordValue(us) // cannot fail: the value is in range
 }
 
-// Merge adds every sample of o.
+// Merge adds every sample of o. It cannot lose one: every Histogram has
+// the range and precision of NewHistogram, including those read from files
+// (see UnmarshalJSON), and hdrhistogram drops only what lies beyond the
+// destination's range.
 func (h *Histogram) Merge(o *Histogram) {
 	if o != nil {
 		h.h.Merge(o.h)
@@ -103,7 +106,13 @@ func (h *Histogram) MarshalJSON() ([]byte, error) {
 	return json.Marshal(string(enc))
 }
 
-// UnmarshalJSON reads what MarshalJSON wrote.
+// UnmarshalJSON reads what MarshalJSON wrote. A histogram of another range
+// or finer precision (from another tool, or edited by hand) is re-bucketed
+// into NewHistogram's range and precision, so that merging it with
+// loadgate's own can never drop a sample. One that cannot be re-bucketed
+// as loadgate would have recorded it is refused with a *GeometryError:
+// samples beyond 1 h would be lost, and coarser buckets would move their
+// samples to the low end of each bucket.
 func (h *Histogram) UnmarshalJSON(data []byte) error {
 	var s string
 	if err := json.Unmarshal(data, &s); err != nil {
@@ -113,6 +122,39 @@ func (h *Histogram) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("decode histogram: %w", err)
 	}
-	h.h = d
+	g := &GeometryError{Lowest: d.LowestTrackableValue(), Highest: d.HighestTrackableValue(), Digits: d.SignificantFigures(), Count: d.TotalCount()}
+	switch {
+	case g.Lowest == histMinMicros && g.Highest == histMaxMicros && g.Digits == histDigits:
+		h.h = d
+		return nil
+	case g.Lowest > histMinMicros || g.Digits < histDigits:
+		return g
+	}
+	ours := NewHistogram()
+	if g.Beyond = ours.h.Merge(d); g.Beyond != 0 {
+		return g
+	}
+	h.h = ours.h
 	return nil
+}
+
+// GeometryError refuses a histogram read from a file that cannot join
+// loadgate's own (1 µs to 1 h at 3 significant digits) without changing
+// what it says: it holds samples beyond that range, which a merge would
+// drop without a word, or its buckets are coarser.
+type GeometryError struct {
+	Lowest, Highest int64 // the histogram's trackable range, in µs
+	Digits          int64 // its significant digits
+	Count           int64 // its samples
+	Beyond          int64 // those beyond the range of loadgate's histograms; 0 when the buckets are coarser
+}
+
+func (e *GeometryError) Error() string {
+	what := fmt.Sprintf("histogram of %d µs to %d µs at %d significant digits", e.Lowest, e.Highest, e.Digits)
+	if e.Beyond > 0 {
+		return fmt.Sprintf("%s has %d of its %d samples beyond %d µs (1 h), the most loadgate's histograms hold: merging it would lose them",
+			what, e.Beyond, e.Count, histMaxMicros)
+	}
+	return fmt.Sprintf("%s is coarser than loadgate's (%d µs at %d significant digits): merging it would move its %d samples to the low end of its buckets",
+		what, histMinMicros, histDigits, e.Count)
 }

@@ -260,9 +260,24 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("merged target (-want +got):\n%s", diff)
 		}
-		p := s.Cases[0].Phases
-		if len(p) != 2 || p[1].Name != "again" || p[1].Concurrency != 6 || p[1].Duration != 20*time.Second {
-			t.Errorf("merged phase: %+v", p)
+		type merged struct {
+			Name        string
+			Duration    time.Duration
+			Concurrency int
+			ThinkTime   time.Duration
+		}
+		var gotPhases []merged
+		for _, p := range s.Cases[0].Phases {
+			gotPhases = append(gotPhases, merged{p.Name, p.Duration, p.Concurrency, p.ThinkTime})
+		}
+		wantPhases := []merged{
+			{"measured", 20 * time.Second, 5, 0},
+			{"again", 20 * time.Second, 6, 10 * time.Millisecond},
+			{"listed", 20 * time.Second, 6, 10 * time.Millisecond}, // *again wins over *phase
+			{"before", 20 * time.Second, 7, 0},                     // the written key wins, wherever it stands
+		}
+		if diff := cmp.Diff(wantPhases, gotPhases); diff != "" {
+			t.Errorf("merged phases (-want +got):\n%s", diff)
 		}
 	},
 	"open-rate": func(t *testing.T, s *Scenario) {

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -70,20 +71,77 @@ func TestServerReadyByLogThenStopped(t *testing.T) {
 	}
 }
 
+// TestServerReadyByHTTPAndTCP checks that StartServer returns only once
+// the readiness probe succeeded: over HTTP after the health URL stopped
+// answering 5xx (not at its first answer), over TCP after a connection was
+// accepted; and that the server it returns is running until Stop.
 func TestServerReadyByHTTPAndTCP(t *testing.T) {
-	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	const unready = 2 // the health URL answers 503 this many times first
+	var hits atomic.Int64
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/health" {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		if hits.Add(1) <= unready {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
 	defer web.Close()
-	for _, ready := range []Readiness{
-		{HTTP: web.URL + "/health", Timeout: 5 * time.Second},
-		{TCP: web.Listener.Addr().String(), Timeout: 5 * time.Second},
-	} {
-		s, err := StartServer(context.Background(), ServerSpec{Name: "r", Command: sh("sleep 60"), Ready: ready})
-		if err != nil {
-			t.Fatalf("%+v: %v", ready, err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	accepted := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+			accepted <- struct{}{}
 		}
-		if err := s.Stop(); err != nil {
-			t.Error(err)
-		}
+	}()
+	tests := []struct {
+		name  string
+		ready Readiness
+		check func(t *testing.T)
+	}{
+		{"http waits for a status below 500", Readiness{HTTP: web.URL + "/health", Timeout: 10 * time.Second}, func(t *testing.T) {
+			if n := hits.Load(); n != unready+1 {
+				t.Errorf("health URL asked %d times before ready, want %d (%d answers of 503, then 204)", n, unready+1, unready)
+			}
+		}},
+		{"tcp waits for a connection", Readiness{TCP: l.Addr().String(), Timeout: 10 * time.Second}, func(t *testing.T) {
+			select {
+			case <-accepted:
+			case <-time.After(10 * time.Second): // bounds a failure, never a pass
+				t.Error("ready without connecting to the address")
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := StartServer(context.Background(), ServerSpec{Name: "r", Command: sh("sleep 60"), Ready: tc.ready})
+			if err != nil {
+				t.Fatalf("%+v: %v", tc.ready, err)
+			}
+			pid := s.PID()
+			tc.check(t)
+			if !groupRunning(pid) {
+				t.Error("the server is not running once ready")
+			}
+			if err := s.Stop(); err != nil {
+				t.Error(err)
+			}
+			if alive(pid) {
+				t.Error("process group still alive after Stop")
+			}
+		})
 	}
 }
 

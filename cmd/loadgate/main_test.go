@@ -92,9 +92,23 @@ thresholds:
 
 var (
 	buildOnce sync.Once
+	binDir    string // removed by TestMain once every test is done
 	binPath   string
 	buildErr  error
 )
+
+// TestMain removes the binary that build compiled for the package's tests,
+// which a t.TempDir would remove after the first test that asked for it.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		if err := os.RemoveAll(binDir); err != nil {
+			fmt.Fprintln(os.Stderr, "remove the test binary:", err)
+			code = max(code, 1)
+		}
+	}
+	os.Exit(code)
+}
 
 // build compiles loadgate once for all tests of the package.
 func build(t *testing.T) string {
@@ -105,7 +119,7 @@ func build(t *testing.T) string {
 			buildErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "loadgate")
+		binDir, binPath = dir, filepath.Join(dir, "loadgate")
 		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("build: %v\n%s", err, out)
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -357,6 +358,19 @@ func TestBaselineAndCompareBadInput(t *testing.T) {
 	}
 	_, dir := runGate(t, path, srv)
 	good := filepath.Join(dir, "results.json")
+	// The good run with its first histogram replaced by one of 1 µs to 10 h
+	// holding a sample of 2 h, which loadgate's histograms cannot keep.
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wideHist := regexp.MustCompile(`"latency": "HIST[^"]*"`)
+	if !wideHist.Match(data) {
+		t.Fatal("no latency histogram in results.json")
+	}
+	wide := write("wide.json", wideHist.ReplaceAllLiteralString(string(data),
+		`"latency": "HISTFAAAAC142pJpmSzMwMDAxgABzFCakYGBgSPxSAaD/QeIACfT7V9MTIAAAAD//2ttBfk="`))
+	const wideErr = "wide.json: decode results: histogram of 1 µs to 36000000000 µs at 3 significant digits has 1 of its 2 samples beyond"
 
 	for _, tc := range []struct {
 		name string
@@ -371,6 +385,10 @@ func TestBaselineAndCompareBadInput(t *testing.T) {
 		{"compare unknown schema", []string{"compare", future, good}, "results schema 99 is not supported"},
 		{"compare not JSON", []string{"compare", good, notJSON}, "not valid JSON"},
 		{"compare bare tolerance", []string{"compare", "--tolerance", "5", good, good}, "write 5% for 5 percent"},
+		{"baseline losing samples", []string{"run", "--baseline", wide, path}, wideErr},
+		{"compare losing samples", []string{"compare", good, wide}, wideErr},
+		{"merge losing samples", []string{"merge", "-o", t.TempDir(), wide, good}, wideErr},
+		{"report losing samples", []string{"report", wide}, wideErr},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := tc.args
