@@ -114,7 +114,6 @@ var validateOnly = map[string]string{
 	"http-url-host-port":            "URLs are parsed (a host, a port from 1 to 65535)",
 	"matrix-value-type":             "a matrix value is typed where its variable is used",
 	"multi-doc":                     "editors validate each YAML document alone; loadgate wants one",
-	"server-matrix-var":             "a server may not use a matrix variable (a reference across the file)",
 	"tcp-vars":                      "values given through variables, and payload placeholders, are checked once expanded",
 	"tls-ca-not-pem":                "the CA file is read",
 	"undefined-var":                 "${…} must name a variable defined in vars:, by --var or in the environment",
