@@ -19,17 +19,18 @@ type JUnitOptions struct {
 	SourceAttrs bool
 }
 
-// junitClassname names the class of a testcase after its scenario and,
-// when it has one, its target: "scenario › target". JUnit readers take a
-// classname for a dotted Java class and guess a source file from its last
-// segment (mikepenz/action-junit-report globs **/<segment>.* in the
-// workspace, and annotated cmd/loadgate/main.go for a target named main),
-// so the name has no dot: a dot in a scenario or target name is written as
-// U+2024 ONE DOT LEADER, which reads the same and matches no file.
+// junitClassname names the class of a testcase after its scenario and
+// target: "scenario › target", and "loadgate › scenario" for a testcase
+// about the whole scenario. JUnit readers take a classname for a dotted
+// Java class and guess a source file from its last segment
+// (mikepenz/action-junit-report globs **/<segment>.* in the workspace, and
+// annotated cmd/loadgate/main.go for a target named main), so the name has
+// a separator no file name has and no dot: a dot in a scenario or target
+// name is written as U+2024 ONE DOT LEADER, which reads the same.
 func junitClassname(scenario, target string) string {
-	name := oneLine(scenario)
-	if t := oneLine(target); t != "" {
-		name += " › " + t
+	name := oneLine(scenario) + " › " + oneLine(target)
+	if oneLine(target) == "" {
+		name = "loadgate › " + oneLine(scenario)
 	}
 	return strings.ReplaceAll(name, ".", "\u2024")
 }

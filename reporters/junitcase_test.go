@@ -175,7 +175,8 @@ func TestJUnitClassnameIsNoFile(t *testing.T) {
 		for _, s := range doc.Suites {
 			for _, c := range s.Cases {
 				guess := c.Classname[strings.LastIndex(c.Classname, ".")+1:]
-				if guess != c.Classname || !strings.HasPrefix(c.Classname, strings.ReplaceAll(s.Name, ".", "\u2024")) {
+				if guess != c.Classname || !strings.Contains(c.Classname, " › ") ||
+					!strings.Contains(c.Classname, strings.ReplaceAll(s.Name, ".", "\u2024")) {
 					t.Errorf("%s: classname %q (a reader would look for a file %q.*)", name, c.Classname, guess)
 				}
 			}
