@@ -176,30 +176,9 @@ func (o JUnitOptions) suite(id int, run *results.Run, sr *results.ScenarioRun) j
 		return tc
 	}
 
-	var out []string
-	if sr.Interrupted || run.Interrupted {
-		out = append(out, "INTERRUPTED: the run was stopped early; figures are partial.")
-		add("", scenarioCase(junitInterrupted()))
-	}
-	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
-		note := "BASELINE FROM A DIFFERENT ENVIRONMENT (" + oneLine(bi.File) + "): " + oneLine(envSummary(bi.Differences))
-		out = append(out, note)
-		if bi.StrictEnv {
-			add("", scenarioCase(junitCase{
-				Name: "baseline environment",
-				Failure: &junitProblem{
-					Message: "--strict-env: the baseline was measured in a different environment: " + oneLine(envSummary(bi.Differences)),
-					Type:    "environment",
-					Body:    xmlSafe(strings.Join(bi.Differences, "\n") + "\n"),
-				},
-			}))
-		}
-	}
-	if sr.Error != "" {
-		add("", scenarioCase(junitCase{
-			Name:  "run",
-			Error: &junitProblem{Message: oneLine(sr.Error), Type: "scenario", Body: xmlSafe(sr.Error)},
-		}))
+	own, out := junitScenarioCases(run, sr)
+	for _, tc := range own {
+		add("", scenarioCase(tc))
 	}
 	measured := make(map[string]time.Duration)
 	for _, c := range sr.Cases {
@@ -238,6 +217,15 @@ func (o JUnitOptions) suite(id int, run *results.Run, sr *results.ScenarioRun) j
 		}
 	}
 	junitSetTimes(&s, sr.End.Sub(sr.Start), caseOf, measured)
+	s.count()
+	if len(out) > 0 {
+		s.SystemOut.Text = xmlSafe(strings.Join(out, "\n") + "\n")
+	}
+	return s
+}
+
+// count sets the suite's totals from its testcases.
+func (s *junitSuite) count() {
 	for _, tc := range s.Cases {
 		switch {
 		case tc.Failure != nil:
@@ -249,10 +237,39 @@ func (o JUnitOptions) suite(id int, run *results.Run, sr *results.ScenarioRun) j
 		}
 	}
 	s.Tests = len(s.Cases)
-	if len(out) > 0 {
-		s.SystemOut.Text = xmlSafe(strings.Join(out, "\n") + "\n")
+}
+
+// junitScenarioCases are the testcases about the whole scenario (stopped
+// early, measured against a baseline from elsewhere under --strict-env, or
+// not run at all), with the lines they add to the suite's system-out.
+func junitScenarioCases(run *results.Run, sr *results.ScenarioRun) ([]junitCase, []string) {
+	var cases []junitCase
+	var out []string
+	if sr.Interrupted || run.Interrupted {
+		out = append(out, "INTERRUPTED: the run was stopped early; figures are partial.")
+		cases = append(cases, junitInterrupted())
 	}
-	return s
+	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
+		note := "BASELINE FROM A DIFFERENT ENVIRONMENT (" + oneLine(bi.File) + "): " + oneLine(envSummary(bi.Differences))
+		out = append(out, note)
+		if bi.StrictEnv {
+			cases = append(cases, junitCase{
+				Name: "baseline environment",
+				Failure: &junitProblem{
+					Message: "--strict-env: the baseline was measured in a different environment: " + oneLine(envSummary(bi.Differences)),
+					Type:    "environment",
+					Body:    xmlSafe(strings.Join(bi.Differences, "\n") + "\n"),
+				},
+			})
+		}
+	}
+	if sr.Error != "" {
+		cases = append(cases, junitCase{
+			Name:  "run",
+			Error: &junitProblem{Message: oneLine(sr.Error), Type: "scenario", Body: xmlSafe(sr.Error)},
+		})
+	}
+	return cases, out
 }
 
 // junitVerdict maps one verdict onto a testcase. The note is a line for the
