@@ -8,6 +8,11 @@
 #   bench/junitconsumers/run.sh                 build loadgate, run the scenario, check
 #   bench/junitconsumers/run.sh --junit FILE    only show what the consumers make of FILE
 #
+# The actions run with the settings docs/github-actions.md recommends
+# (dorny's max-annotations 0; DORNY_MAX_ANNOTATIONS=10 shows its default,
+# annotations on junit.xml line 0), and mikepenz with annotate_only too, which
+# prints every annotation it would make.
+#
 # Nothing leaves 127.0.0.1: the GitHub API is a stand-in (fakeapi.mjs) that
 # logs the check runs and annotations posted to it, and a dead proxy catches
 # anything else. The actions run in a copy of the repository's files (their
@@ -186,7 +191,8 @@ scenario=bench/junitconsumers/scenario.yaml
 cd "$ws"
 "$lg" run "$scenario" --var host="$host" -o plain --quiet --no-progress >/dev/null 2>&1 || true
 "$lg" run "$scenario" --var host="$host" -o source --junit-source-attrs --quiet --no-progress >/dev/null 2>&1 || true
-"$lg" run "$scenario" --var host="$host" --var requests=1000000000 -o interrupted --quiet --no-progress >/dev/null 2>&1 &
+# timeout bounds the run should the interrupt be lost; it passes SIGINT on.
+timeout -k 5 120 "$lg" run "$scenario" --var host="$host" --var requests=1000000000 -o interrupted --quiet --no-progress >/dev/null 2>&1 &
 lgpid=$!
 for _ in $(seq 100); do [ -n "$(ls interrupted 2>/dev/null)" ] && break; sleep 0.1; done
 sleep 1
