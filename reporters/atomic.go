@@ -35,6 +35,9 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 // leaves every destination as it was, so a directory never holds one run's
 // results.json next to another run's junit.xml. The zero value is ready.
 type FileSet struct {
+	// JUnit are the options of the junit.xml that AddAll writes.
+	JUnit JUnitOptions
+
 	staged []stagedFile
 	errs   []error
 }
@@ -138,7 +141,7 @@ func (s *FileSet) AddAll(dir string, run *results.Run) {
 		write func(io.Writer, *results.Run) error
 	}{
 		{ResultsFile, results.WriteJSON},
-		{JUnitFile, WriteJUnit},
+		{JUnitFile, s.JUnit.Write},
 		{MarkdownFile, WriteMarkdown},
 		{HTMLFile, WriteHTML},
 	} {

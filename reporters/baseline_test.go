@@ -170,7 +170,7 @@ func TestReportsInconclusiveAndStrictEnv(t *testing.T) {
 		NewConsole(&console, ConsoleOptions{}).BaselineNote(run.Baseline)
 		checks := map[string][]string{
 			md.String(): {"| ❔ | `hello` | `!regressed(\"rps\", 5%)` |", "2 inconclusive", "> ❌ **Baseline from a different environment** (`base.json`), which `--strict-env` makes a failure"},
-			junit.String(): {`<testcase name="baseline environment" classname="gate" time="0.000">`,
+			junit.String(): {`<testcase name="baseline environment" classname="loadgate › gate" time="0.000">`,
 				`<failure message="--strict-env: the baseline was measured in a different environment: cpu_model:`},
 			console.String(): {"ERROR: the baseline was measured in a different environment, which --strict-env makes a failure: cpu_model:"},
 		}

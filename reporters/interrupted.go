@@ -19,11 +19,9 @@ const (
 )
 
 // junitInterrupted is the testcase that marks an interrupted suite.
-func junitInterrupted(classname string) junitCase {
+func junitInterrupted() junitCase {
 	return junitCase{
-		Name:      junitInterruptedCase,
-		Classname: classname,
-		Time:      fmtSeconds(0),
+		Name: junitInterruptedCase,
 		Error: &junitProblem{
 			Message: junitInterruptedMessage,
 			Type:    junitInterruptedType,

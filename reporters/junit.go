@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
+	"github.com/loadgate/loadgate/scenarios"
 )
 
 // The document follows the Apache Ant JUnit schema, which is what Jenkins
@@ -56,12 +57,16 @@ type junitProperty struct {
 }
 
 type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	Classname string        `xml:"classname,attr"`
-	Time      string        `xml:"time,attr"`
-	Skipped   *junitSkipped `xml:"skipped"`
-	Error     *junitProblem `xml:"error"`
-	Failure   *junitProblem `xml:"failure"`
+	Name      string `xml:"name,attr"`
+	Classname string `xml:"classname,attr"`
+	Time      string `xml:"time,attr"`
+	// File and Line are written only with JUnitOptions.SourceAttrs: the
+	// Ant schema has no such attributes.
+	File    string        `xml:"file,attr,omitempty"`
+	Line    int           `xml:"line,attr,omitempty"`
+	Skipped *junitSkipped `xml:"skipped"`
+	Error   *junitProblem `xml:"error"`
+	Failure *junitProblem `xml:"failure"`
 }
 
 type junitSkipped struct {
@@ -80,14 +85,18 @@ const junitTime = "2006-01-02T15:04:05"
 
 // WriteJUnit writes run as JUnit XML: one <testsuite> per scenario and one
 // <testcase> per threshold × case, named "[case id] threshold" with
-// classname "scenario.target". A failing fail-level threshold is a
+// classname "scenario › target" (see junitClassname: no dot, so that no
+// reader takes it for a source file). A failing fail-level threshold is a
 // <failure> showing expected (the rule) against actual, and for a
 // regression the judgement; a rule that could not be evaluated is an
 // <error>; a skipped rule is <skipped>, and so is an inconclusive one
 // (message "inconclusive: …") unless --fail-on-inconclusive made it a
-// failure. A warn-level failure passes, because it must not fail a build,
-// and is listed in the suite's <system-out>. A scenario or case that could
-// not run is an <error>. Each suite's <properties> carry rps, p50, p99 and
+// failure. A warn-level failure must not fail a build and must not read as
+// a pass either: it is <skipped message="warn: rule: actual">, and listed
+// in the suite's <system-out>. A scenario or case that could not run is an
+// <error>. The testcases' times add up to their suite's, the scenario's
+// wall time: each case's share is on its first testcase only
+// (junitSetTimes). Each suite's <properties> carry rps, p50, p99 and
 // error rate per case, plus dropped arrivals for open-model cases, the rps
 // coefficient of variation for cases run with trials, the server's mean CPU
 // (server_cpu_mean, percent of one core) and highest memory (server_rss_max,
@@ -103,14 +112,19 @@ const junitTime = "2006-01-02T15:04:05"
 // properties capacity (requests/s; when the generator limited the search,
 // capacity_at_least instead), capacity_limited_by_generator and probes.
 func WriteJUnit(w io.Writer, run *results.Run) error {
+	return JUnitOptions{}.Write(w, run)
+}
+
+// Write writes run as JUnit XML the way WriteJUnit does, with o's choices.
+func (o JUnitOptions) Write(w io.Writer, run *results.Run) error {
 	doc := junitSuites{Suites: []junitSuite{}}
 	for i, sr := range run.Scenarios {
-		doc.Suites = append(doc.Suites, junitSuiteOf(i, run, sr))
+		doc.Suites = append(doc.Suites, o.suite(i, run, sr))
 	}
 	if len(doc.Suites) == 0 && run.Interrupted {
 		// Stopped before the first scenario began: an empty document
 		// would read as green.
-		doc.Suites = append(doc.Suites, junitSuiteOf(0, run, &results.ScenarioRun{Name: "loadgate", Interrupted: true}))
+		doc.Suites = append(doc.Suites, o.suite(0, run, &results.ScenarioRun{Name: "loadgate", Interrupted: true}))
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return fmt.Errorf("write JUnit XML: %w", err)
@@ -129,7 +143,7 @@ func WriteJUnit(w io.Writer, run *results.Run) error {
 	return nil
 }
 
-func junitSuiteOf(id int, run *results.Run, sr *results.ScenarioRun) junitSuite {
+func (o JUnitOptions) suite(id int, run *results.Run, sr *results.ScenarioRun) junitSuite {
 	start := sr.Start
 	if start.IsZero() {
 		start = run.Start
@@ -148,62 +162,47 @@ func junitSuiteOf(id int, run *results.Run, sr *results.ScenarioRun) junitSuite 
 		ID:        id,
 		Timestamp: start.UTC().Format(junitTime),
 		Hostname:  host,
-		Time:      fmtSeconds(sr.End.Sub(sr.Start)),
 		Cases:     []junitCase{},
 	}
 	s.Properties.Property = junitSuiteProperties(run, sr)
+	file, _ := o.junitSource(scenarios.Pos{}, sr.File)
+	var caseOf []string // the case ID of each testcase, "" for the scenario's own
+	add := func(caseID string, tc junitCase) {
+		s.Cases = append(s.Cases, tc)
+		caseOf = append(caseOf, caseID)
+	}
+	scenarioCase := func(tc junitCase) junitCase {
+		tc.Classname, tc.File = junitClassname(name, ""), file
+		return tc
+	}
 
-	var out []string
-	if sr.Interrupted || run.Interrupted {
-		out = append(out, "INTERRUPTED: the run was stopped early; figures are partial.")
-		s.Cases = append(s.Cases, junitInterrupted(name))
+	own, out := junitScenarioCases(run, sr)
+	for _, tc := range own {
+		add("", scenarioCase(tc))
 	}
-	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
-		note := "BASELINE FROM A DIFFERENT ENVIRONMENT (" + oneLine(bi.File) + "): " + oneLine(envSummary(bi.Differences))
-		out = append(out, note)
-		if bi.StrictEnv {
-			s.Cases = append(s.Cases, junitCase{
-				Name:      "baseline environment",
-				Classname: name,
-				Time:      fmtSeconds(0),
-				Failure: &junitProblem{
-					Message: "--strict-env: the baseline was measured in a different environment: " + oneLine(envSummary(bi.Differences)),
-					Type:    "environment",
-					Body:    xmlSafe(strings.Join(bi.Differences, "\n") + "\n"),
-				},
-			})
-		}
-	}
-	if sr.Error != "" {
-		s.Cases = append(s.Cases, junitCase{
-			Name:      "run",
-			Classname: name,
-			Time:      fmtSeconds(0),
-			Error:     &junitProblem{Message: oneLine(sr.Error), Type: "scenario", Body: xmlSafe(sr.Error)},
-		})
-	}
-	elapsed := make(map[string]time.Duration)
+	measured := make(map[string]time.Duration)
 	for _, c := range sr.Cases {
-		elapsed[c.ID] = c.Stats.Elapsed
+		measured[c.ID] = c.Stats.Elapsed
 		if c.Error != "" {
-			s.Cases = append(s.Cases, junitCase{
+			add(c.ID, junitCase{
 				Name:      "[" + oneLine(c.ID) + "] run",
-				Classname: name + "." + oneLine(c.Target),
-				Time:      fmtSeconds(c.Stats.Elapsed),
+				Classname: junitClassname(name, c.Target),
+				File:      file,
 				Error:     &junitProblem{Message: oneLine(c.Error), Type: "case", Body: xmlSafe(c.Error)},
 			})
 		}
 	}
 	abortShown := false
 	for _, v := range sr.AllVerdicts() {
-		tc, note := junitVerdict(name, v, elapsed[v.Case])
+		tc, note := junitVerdict(name, v)
+		tc.File, tc.Line = o.junitSource(v.Pos, sr.File)
 		if a := sr.Aborted; !abortShown && abortVerdict(a, v) {
 			// The rule stopped the load: whatever the verdict over what
 			// was measured says, the testcase fails with why and when.
 			tc.Skipped, tc.Error, tc.Failure, note = nil, nil, junitAbortFailure(a, &v), ""
 			abortShown = true
 		}
-		s.Cases = append(s.Cases, tc)
+		add(v.Case, tc)
 		if note != "" {
 			out = append(out, note)
 		}
@@ -211,14 +210,22 @@ func junitSuiteOf(id int, run *results.Run, sr *results.ScenarioRun) junitSuite 
 	if a := sr.Aborted; a != nil {
 		out = append(out, "ABORTED "+abortedText(a))
 		if !abortShown {
-			s.Cases = append(s.Cases, junitCase{
-				Name:      "[" + oneLine(a.Case) + "] " + oneLine(abortedRule(a)),
-				Classname: name,
-				Time:      fmtSeconds(elapsed[a.Case]),
-				Failure:   junitAbortFailure(a, nil),
-			})
+			add(a.Case, scenarioCase(junitCase{
+				Name:    "[" + oneLine(a.Case) + "] " + oneLine(abortedRule(a)),
+				Failure: junitAbortFailure(a, nil),
+			}))
 		}
 	}
+	junitSetTimes(&s, sr.End.Sub(sr.Start), caseOf, measured)
+	s.count()
+	if len(out) > 0 {
+		s.SystemOut.Text = xmlSafe(strings.Join(out, "\n") + "\n")
+	}
+	return s
+}
+
+// count sets the suite's totals from its testcases.
+func (s *junitSuite) count() {
 	for _, tc := range s.Cases {
 		switch {
 		case tc.Failure != nil:
@@ -230,20 +237,49 @@ func junitSuiteOf(id int, run *results.Run, sr *results.ScenarioRun) junitSuite 
 		}
 	}
 	s.Tests = len(s.Cases)
-	if len(out) > 0 {
-		s.SystemOut.Text = xmlSafe(strings.Join(out, "\n") + "\n")
+}
+
+// junitScenarioCases are the testcases about the whole scenario (stopped
+// early, measured against a baseline from elsewhere under --strict-env, or
+// not run at all), with the lines they add to the suite's system-out.
+func junitScenarioCases(run *results.Run, sr *results.ScenarioRun) ([]junitCase, []string) {
+	var cases []junitCase
+	var out []string
+	if sr.Interrupted || run.Interrupted {
+		out = append(out, "INTERRUPTED: the run was stopped early; figures are partial.")
+		cases = append(cases, junitInterrupted())
 	}
-	return s
+	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
+		note := "BASELINE FROM A DIFFERENT ENVIRONMENT (" + oneLine(bi.File) + "): " + oneLine(envSummary(bi.Differences))
+		out = append(out, note)
+		if bi.StrictEnv {
+			cases = append(cases, junitCase{
+				Name: "baseline environment",
+				Failure: &junitProblem{
+					Message: "--strict-env: the baseline was measured in a different environment: " + oneLine(envSummary(bi.Differences)),
+					Type:    "environment",
+					Body:    xmlSafe(strings.Join(bi.Differences, "\n") + "\n"),
+				},
+			})
+		}
+	}
+	if sr.Error != "" {
+		cases = append(cases, junitCase{
+			Name:  "run",
+			Error: &junitProblem{Message: oneLine(sr.Error), Type: "scenario", Body: xmlSafe(sr.Error)},
+		})
+	}
+	return cases, out
 }
 
 // junitVerdict maps one verdict onto a testcase. The note is a line for the
-// suite's system-out, used for warn-level failures, which the schema gives
-// no other place to show on a passing testcase.
-func junitVerdict(scenario string, v assertions.Verdict, elapsed time.Duration) (junitCase, string) {
+// suite's system-out, used for warn-level failures, which are also
+// <skipped message="warn: …">: not failed, as the build is not, and not
+// passed either.
+func junitVerdict(scenario string, v assertions.Verdict) (junitCase, string) {
 	tc := junitCase{
 		Name:      "[" + oneLine(v.Case) + "] " + oneLine(v.Name),
-		Classname: scenario + "." + oneLine(v.Target),
-		Time:      fmtSeconds(elapsed),
+		Classname: junitClassname(scenario, v.Target),
 	}
 	actual := verdictActual(v)
 	body := junitDetail(v, actual)
@@ -268,10 +304,13 @@ func junitVerdict(scenario string, v assertions.Verdict, elapsed time.Duration) 
 			tc.Failure = &junitProblem{Message: msg, Type: "threshold", Body: body}
 		}
 	case classWarn:
+		msg := "warn: " + oneLine(v.Rule) + ": " + oneLine(actual)
 		note := fmt.Sprintf("WARN %s: %s (actual %s)", tc.Name, oneLine(v.Rule), oneLine(actual))
 		if at := where(v.Pos); at != "" {
+			msg += " (" + at + ")"
 			note += " at " + at
 		}
+		tc.Skipped = &junitSkipped{Message: msg}
 		return tc, note
 	}
 	return tc, ""

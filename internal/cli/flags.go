@@ -27,6 +27,8 @@ type runOptions struct {
 	failOnInconclusive bool
 
 	segment segmentOptions // run only: distributed runs
+
+	junitSourceAttrs bool // file/line attributes on JUnit testcases
 }
 
 // varFlag collects repeated --var K=V.
@@ -80,6 +82,8 @@ func (o *runOptions) registerOutputs(fs *flag.FlagSet, env Env) {
 	fs.StringVar(&o.out, "out", out, "write results.json, junit.xml, summary.md and report.html into `DIR` (\"\" = none)")
 	fs.StringVar(&o.out, "o", out, "shorthand for --out")
 	fs.StringVar(&o.junit, "junit", envDefault(env, "junit", ""), "also write JUnit XML to `FILE` (- = stdout)")
+	fs.BoolVar(&o.junitSourceAttrs, "junit-source-attrs", envBool(env, "junit-source-attrs"),
+		"add file and line attributes (the scenario file, the threshold's line) to JUnit testcases, for reporters that read them; the strict Ant schema forbids them")
 	fs.StringVar(&o.markdown, "markdown", envDefault(env, "markdown", ""), "also write Markdown to `FILE` (- = stdout)")
 	fs.StringVar(&o.html, "html", envDefault(env, "html", ""), "also write the HTML report to `FILE` (- = stdout)")
 	fs.StringVar(&o.json, "json", envDefault(env, "json", ""), "also write results JSON to `FILE` (- = stdout)")

@@ -20,7 +20,7 @@ type fileOutput struct {
 
 func (o runOptions) fileOutputs() []fileOutput {
 	return []fileOutput{
-		{"--junit", o.junit, reporters.WriteJUnit},
+		{"--junit", o.junit, reporters.JUnitOptions{SourceAttrs: o.junitSourceAttrs}.Write},
 		{"--markdown", o.markdown, reporters.WriteMarkdown},
 		{"--html", o.html, reporters.WriteHTML},
 		{"--json", o.json, results.WriteJSON},
@@ -122,7 +122,7 @@ func unwrapPath(err error) error {
 // one cannot be written, none is, so no directory mixes two runs. A report
 // bound for stdout is written last, once the files are safe.
 func writeOutputs(run *results.Run, opts runOptions, stdout io.Writer) error {
-	var set reporters.FileSet
+	set := reporters.FileSet{JUnit: reporters.JUnitOptions{SourceAttrs: opts.junitSourceAttrs}}
 	if opts.out != "" {
 		set.AddAll(opts.out, run)
 	}
