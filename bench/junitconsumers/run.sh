@@ -59,7 +59,7 @@ bundle() {
   esac
   if [ -z "$git_dir" ] && [ "${JUNIT_CONSUMERS_FETCH:-}" = 1 ]; then
     git_dir="$cache/$name.git"
-    [ -d "$git_dir" ] || git clone -q --bare "https://github.com/$repo_name" "$git_dir" >&2 || return 0
+    [ -d "$git_dir" ] || GIT_TERMINAL_PROMPT=0 timeout 300 git clone -q --bare --filter=blob:none "https://github.com/$repo_name" "$git_dir" >&2 || { rm -rf "$git_dir"; return 0; }
   fi
   [ -n "$git_dir" ] || return 0
   mkdir -p "$dir.tmp"
@@ -82,12 +82,12 @@ cleanup() {
 }
 trap cleanup EXIT
 
-declare -A dirs
+declare -A dirs=()
 for c in "${consumers[@]}"; do
   read -r name repo_name commit tag <<<"$c"
   d=$(bundle "$name" "$repo_name" "$commit")
   if [ -z "$d" ]; then
-    echo "junitconsumers: $name ($repo_name $tag) not in $cache; set ${name%%-*}_GIT (upper case) to a git directory of $repo_name, or JUNIT_CONSUMERS_FETCH=1"
+    echo "junitconsumers: $name ($repo_name $tag) not in $cache; set ${name%%-*}_GIT (in upper case, e.g. MIKEPENZ_GIT) to a git directory of $repo_name, or JUNIT_CONSUMERS_FETCH=1"
     continue
   fi
   dirs[$name]=$d
