@@ -42,19 +42,20 @@ func TestLongVsShortTCP(t *testing.T) {
 	}
 
 	// A persistent worker opens one connection for all its iterations, in
-	// each of the two phases; per_iteration opens one for every iteration.
+	// each of the two phases, when it gets an iteration at all: on a busy
+	// machine the first workers can use up a phase's request budget before
+	// the last one starts. per_iteration opens one for every iteration.
 	levels := 1 + 10 + 50
 	iterations := 3 * (warmup + measured) // per target: three levels, two phases
-	persistent := 2 * levels
 	perIteration := iterations
 	st := srv.Stats()
-	if st.TCPAccepted != int64(persistent+perIteration) {
-		t.Errorf("server accepted %d connections, want %d (persistent: %d, one per worker and phase; per_iteration: %d, one per iteration)",
-			st.TCPAccepted, persistent+perIteration, persistent, perIteration)
+	if persistent := st.TCPAccepted - int64(perIteration); persistent < 2*3 || persistent > int64(2*levels) {
+		t.Errorf("server accepted %d connections, want %d for per_iteration (one per iteration) and from %d to %d for persistent (at most one per worker and phase)",
+			st.TCPAccepted, perIteration, 2*3, 2*levels)
 	}
 	// Every connection starts with its Connect handshake; every iteration
 	// sends four monitor messages.
-	if wantFrames := int64(2*4*iterations + persistent + perIteration); st.Frames != wantFrames {
+	if wantFrames := int64(2*4*iterations) + st.TCPAccepted; st.Frames != wantFrames {
 		t.Errorf("server received %d frames, want %d", st.Frames, wantFrames)
 	}
 
