@@ -138,7 +138,8 @@ func report(err error, stderr io.Writer) int {
 func silent(code int) error { return &exitError{code: code, err: errors.New("")} }
 
 // newLogger builds the stderr logger from --log-level and --log-format.
-func newLogger(w io.Writer, level, format string) (zerolog.Logger, error) {
+// The console format is coloured only when color is set (see logColor).
+func newLogger(w io.Writer, level, format string, color bool) (zerolog.Logger, error) {
 	lvl, err := zerolog.ParseLevel(level)
 	if err != nil || level == "" {
 		return zerolog.Nop(), fmt.Errorf("--log-level %q: want trace, debug, info, warn or error", level)
@@ -147,8 +148,16 @@ func newLogger(w io.Writer, level, format string) (zerolog.Logger, error) {
 	case "json":
 		return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
 	case "console":
-		return zerolog.New(zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05"}).Level(lvl).With().Timestamp().Logger(), nil
+		cw := zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05", NoColor: !color}
+		return zerolog.New(cw).Level(lvl).With().Timestamp().Logger(), nil
 	default:
 		return zerolog.Nop(), fmt.Errorf("--log-format %q: want console or json", format)
 	}
+}
+
+// logColor says whether console logs may carry ANSI colours: only on a
+// terminal, where they are drawn rather than stored as "\x1b[90m" in a CI
+// log, and never when NO_COLOR is set to anything (https://no-color.org).
+func logColor(terminal bool, noColor string) bool {
+	return terminal && noColor == ""
 }

@@ -121,7 +121,7 @@ func compilePlan(sc *scenarios.Scenario) (plan, error) {
 // part-way, so nothing measured is lost.
 func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error {
 	env = redactEnv(env, plans)
-	log, err := newLogger(env.Stderr, opts.logLevel, opts.logFormat)
+	log, err := newLogger(env.Stderr, opts.logLevel, opts.logFormat, logColor(isTTY(env.Stderr), env.Getenv("NO_COLOR")))
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
