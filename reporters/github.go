@@ -74,6 +74,24 @@ func WriteAnnotations(w io.Writer, run *results.Run) {
 	}
 }
 
+// WriteErrorAnnotation prints one error workflow command for a problem in
+// file at line and col (1-based), each left out when unknown ("" or 0),
+// titled title.
+func WriteErrorAnnotation(w io.Writer, file string, line, col int, title, msg string) {
+	var props []string
+	if file != "" {
+		props = append(props, "file="+escapeProperty(file))
+		if line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", line))
+			if col > 0 {
+				props = append(props, fmt.Sprintf("col=%d", col))
+			}
+		}
+	}
+	props = append(props, "title="+escapeProperty(title))
+	fmt.Fprintf(w, "::error %s::%s\n", strings.Join(props, ","), escapeData(msg))
+}
+
 // annotateAborted points at the rule that stopped the scenario's load, so
 // the pull request shows where and why the run stopped even when the
 // verdicts over what was measured pass.

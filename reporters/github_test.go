@@ -81,3 +81,30 @@ func TestWorkflowCommandEscaping(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteErrorAnnotation(t *testing.T) {
+	tests := []struct {
+		name, file string
+		line, col  int
+		msg, want  string
+	}{
+		{"a position", "perf/s.yaml", 7, 16, "timeout: must be greater than 0",
+			"::error file=perf/s.yaml,line=7,col=16,title=T%3A x::timeout: must be greater than 0\n"},
+		{"no column", "s.yaml", 3, 0, "m", "::error file=s.yaml,line=3,title=T%3A x::m\n"},
+		{"a file only", "s.yaml", 0, 0, "m", "::error file=s.yaml,title=T%3A x::m\n"},
+		// GitHub ignores a line without a file; none is written.
+		{"no file", "", 3, 4, "m", "::error title=T%3A x::m\n"},
+		// Properties escape , and : besides %, CR and LF; the message
+		// keeps , and :, which cannot end it.
+		{"properties escaped", "a,b:c%d.yaml", 1, 1, "50% of\r\nit: a, b",
+			"::error file=a%2Cb%3Ac%25d.yaml,line=1,col=1,title=T%3A x::50%25 of%0D%0Ait: a, b\n"},
+		{"no terminal escapes", "s.yaml", 1, 1, "bad \x1b[31mred", "::error file=s.yaml,line=1,col=1,title=T%3A x::bad \\x1b[31mred\n"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		WriteErrorAnnotation(&b, tt.file, tt.line, tt.col, "T: x", tt.msg)
+		if b.String() != tt.want {
+			t.Errorf("%s:\ngot  %q\nwant %q", tt.name, b.String(), tt.want)
+		}
+	}
+}

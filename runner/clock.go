@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"syscall"
 	"time"
 )
 
@@ -47,7 +46,7 @@ func (WallClock) WithTimeout(ctx context.Context, d time.Duration) (context.Cont
 	return context.WithTimeout(ctx, d)
 }
 
-// CPU reads getrusage(RUSAGE_SELF).
+// CPU reads getrusage(RUSAGE_SELF) (GetProcessTimes on Windows).
 func (WallClock) CPU() time.Duration { return cpuTime() }
 
 type wallTimer struct{ t *time.Timer }
@@ -55,12 +54,3 @@ type wallTimer struct{ t *time.Timer }
 func (w wallTimer) C() <-chan time.Time        { return w.t.C }
 func (w wallTimer) Reset(d time.Duration) bool { return w.t.Reset(d) }
 func (w wallTimer) Stop() bool                 { return w.t.Stop() }
-
-// cpuTime is the process's user + system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}

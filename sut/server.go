@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -100,8 +99,7 @@ func StartServer(ctx context.Context, spec ServerSpec) (*Server, error) {
 	cmd.Env = append(os.Environ(), spec.Env...)
 	cmd.Stdout, cmd.Stderr = w, w
 	// Its own process group, so stopping it reaches every child it forks.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setDeathSignal(cmd.SysProcAttr)
+	setProcessGroup(cmd)
 	started := make(chan error, 1)
 	go s.run(cmd, started)
 	if err := <-started; err != nil {
@@ -109,8 +107,7 @@ func StartServer(ctx context.Context, spec ServerSpec) (*Server, error) {
 		return nil, fmt.Errorf("server %q: %w", spec.Name, err)
 	}
 	s.cmd = cmd
-	pgid := cmd.Process.Pid
-	g, err := startGuard(pgid)
+	g, err := startGuard(cmd.Process)
 	if err != nil {
 		// Without a guard the server still dies with loadgate (the death
 		// signal), only its own children might not: worth a note, not a
@@ -122,7 +119,7 @@ func StartServer(ctx context.Context, spec ServerSpec) (*Server, error) {
 		go func() {
 			select {
 			case <-spec.Kill:
-				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				killGroup(cmd.Process, syscall.SIGKILL)
 			case <-s.exited:
 			}
 		}()
@@ -226,72 +223,28 @@ func (s *Server) Stop() error {
 	var err error
 	s.stopped.Do(func() {
 		defer s.closeLog()
-		pgid := s.cmd.Process.Pid
+		p := s.cmd.Process
 		select {
 		case <-s.exited:
-			_ = syscall.Kill(-pgid, syscall.SIGKILL) // children it left behind
+			killGroup(p, syscall.SIGKILL) // children it left behind
 			if s.waitErr != nil {
 				err = fmt.Errorf("%w: %v", ErrServerExited, s.waitErr)
 			}
 			return
 		default:
 		}
-		_ = syscall.Kill(-pgid, s.spec.StopSignal)
+		killGroup(p, s.spec.StopSignal)
 		select {
 		case <-s.exited:
 		case <-time.After(s.spec.StopTimeout):
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			killGroup(p, syscall.SIGKILL)
 			<-s.exited
 		}
 		// Whatever else is still in the group goes too.
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		killGroup(p, syscall.SIGKILL)
 	})
 	s.guard.release()
 	return err
-}
-
-// guard ends a server's process group if loadgate dies without stopping it
-// (kill -9, a crash). The death signal reaches the direct child only, and
-// the real server of a shell command line is often a grandchild in the
-// same group. The guard is a shell reading a pipe whose only writer is
-// loadgate: when loadgate ends for any reason the kernel closes the pipe,
-// the read fails and the shell kills the group. A normal stop writes a
-// line first, so the read succeeds and the shell just exits.
-type guard struct {
-	cmd  *exec.Cmd
-	w    *os.File
-	once sync.Once
-}
-
-func startGuard(pgid int) (*guard, error) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("process group guard: %w", err)
-	}
-	defer r.Close()
-	cmd := exec.Command("/bin/sh", "-c", `read -r line || kill -s KILL -- "-$1"`, "loadgate-guard", strconv.Itoa(pgid))
-	cmd.Stdin = r
-	// A group of its own: neither a terminal's Ctrl-C nor the server's
-	// stop signal must end it before its work is done.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("process group guard: %w", err)
-	}
-	return &guard{cmd: cmd, w: w}, nil
-}
-
-// release lets the guard exit without killing anything; the server has
-// been stopped by then.
-func (g *guard) release() {
-	if g == nil {
-		return
-	}
-	g.once.Do(func() {
-		_, _ = g.w.Write([]byte("\n"))
-		_ = g.w.Close()
-		_ = g.cmd.Wait()
-	})
 }
 
 func (s *Server) closeLog() {

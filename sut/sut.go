@@ -318,10 +318,9 @@ func signalByName(name string) (syscall.Signal, error) {
 		return syscall.SIGHUP, nil
 	case "KILL":
 		return syscall.SIGKILL, nil
-	case "USR1":
-		return syscall.SIGUSR1, nil
-	case "USR2":
-		return syscall.SIGUSR2, nil
+	}
+	if sig, ok := userSignals[strings.TrimPrefix(strings.ToUpper(name), "SIG")]; ok {
+		return sig, nil
 	}
 	return 0, fmt.Errorf("unknown stop signal %q", name)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -76,7 +77,9 @@ Usage:
   loadgate schema --results            print the JSON Schema of results.json
   loadgate version                     print the version
 
-Run 'loadgate COMMAND -h' for a command's flags.
+Run 'loadgate help COMMAND' or 'loadgate COMMAND --help' for a command's flags.
+The flags of run, demo, merge and compare can also be set as LOADGATE_<NAME>
+(--no-progress: LOADGATE_NO_PROGRESS=true); the command line wins.
 Exit codes: 0 passed, 1 a threshold failed or a regression was found,
 2 usage or scenario error, 3 the run could not be carried out, 130 interrupted.
 `
@@ -89,6 +92,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd == "version" && len(rest) > 0 {
+		return report(versionArgs(rest, env), env)
+	}
 	var err error
 	switch cmd {
 	case "run":
@@ -110,16 +116,44 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case "version", "--version", "-version":
 		fmt.Fprintf(env.Stdout, "loadgate %s\n", Version)
 	case "help", "-h", "--help":
-		fmt.Fprint(env.Stdout, usage)
+		return helpCommand(ctx, rest, env)
 	default:
 		fmt.Fprintf(env.Stderr, "loadgate: unknown command %q\n\n%s", cmd, usage)
 		return ExitUsage
 	}
-	return report(err, env.Stderr)
+	return report(err, env)
 }
 
-// report prints err (if any) and picks the exit code.
-func report(err error, stderr io.Writer) int {
+// commands are the names Main knows, for help COMMAND.
+var commands = []string{"run", "validate", "serve", "demo", "compare", "merge", "report", "schema", "version"}
+
+// helpCommand prints the top-level help, or with a command name that
+// command's help (as COMMAND --help does), on stdout.
+func helpCommand(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 || args[0] == "help" {
+		fmt.Fprint(env.Stdout, usage)
+		return ExitOK
+	}
+	if len(args) > 1 || !slices.Contains(commands, args[0]) {
+		fmt.Fprintf(env.Stderr, "loadgate help: unknown command %q\n\n%s", strings.Join(args, " "), usage)
+		return ExitUsage
+	}
+	return Main(ctx, []string{args[0], "--help"}, env)
+}
+
+// versionArgs handles the arguments of version, which takes only --help.
+func versionArgs(args []string, env Env) error {
+	fs := newFlagSet("version", env, "version\n\nPrints loadgate's version.")
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return silentUsage(err)
+	}
+	return withCode(ExitUsage, fmt.Errorf("version takes no arguments, got %q", rest))
+}
+
+// report prints err (if any) and picks the exit code. Under GitHub
+// Actions, every scenario diagnostic in err is also an error annotation.
+func report(err error, env Env) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -129,8 +163,9 @@ func report(err error, stderr io.Writer) int {
 		code = ee.code
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "loadgate: %s\n", reporters.ConsoleText(strings.TrimSuffix(msg, "\n")))
+		fmt.Fprintf(env.Stderr, "loadgate: %s\n", reporters.ConsoleText(strings.TrimSuffix(msg, "\n")))
 	}
+	githubFrom(env).annotateDiagnostics(env.Stderr, err)
 	return code
 }
 
@@ -138,7 +173,8 @@ func report(err error, stderr io.Writer) int {
 func silent(code int) error { return &exitError{code: code, err: errors.New("")} }
 
 // newLogger builds the stderr logger from --log-level and --log-format.
-func newLogger(w io.Writer, level, format string) (zerolog.Logger, error) {
+// The console format is coloured only when color is set (see logColor).
+func newLogger(w io.Writer, level, format string, color bool) (zerolog.Logger, error) {
 	lvl, err := zerolog.ParseLevel(level)
 	if err != nil || level == "" {
 		return zerolog.Nop(), fmt.Errorf("--log-level %q: want trace, debug, info, warn or error", level)
@@ -147,8 +183,16 @@ func newLogger(w io.Writer, level, format string) (zerolog.Logger, error) {
 	case "json":
 		return zerolog.New(w).Level(lvl).With().Timestamp().Logger(), nil
 	case "console":
-		return zerolog.New(zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05"}).Level(lvl).With().Timestamp().Logger(), nil
+		cw := zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05", NoColor: !color}
+		return zerolog.New(cw).Level(lvl).With().Timestamp().Logger(), nil
 	default:
 		return zerolog.Nop(), fmt.Errorf("--log-format %q: want console or json", format)
 	}
+}
+
+// logColor says whether console logs may carry ANSI colours: only on a
+// terminal, where they are drawn rather than stored as "\x1b[90m" in a CI
+// log, and never when NO_COLOR is set to anything (https://no-color.org).
+func logColor(terminal bool, noColor string) bool {
+	return terminal && noColor == ""
 }

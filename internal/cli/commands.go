@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 
@@ -15,7 +14,7 @@ import (
 
 func validateCommand(args []string, env Env) error {
 	vars, secretVars := varFlag{}, varFlag{}
-	fs := newFlagSet("validate", env.Stderr, "validate [--var K=V] [--secret-var K=V] SCENARIO...")
+	fs := newFlagSet("validate", env, "validate [--var K=V] [--secret-var K=V] SCENARIO...")
 	registerVars(fs, vars, secretVars)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -37,28 +36,35 @@ func validateCommand(args []string, env Env) error {
 }
 
 func schemaCommand(args []string, env Env) error {
-	fs := newFlagSet("schema", env.Stderr, "schema [--results]")
+	fs := newFlagSet("schema", env, "schema [--results]")
 	ofResults := fs.Bool("results", false, "print the JSON Schema of results.json instead of the scenario's")
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
 		return silentUsage(err)
 	}
-	if fs.NArg() > 0 {
-		return withCode(ExitUsage, fmt.Errorf("schema takes no arguments, got %q", fs.Args()))
+	if len(rest) > 0 {
+		return withCode(ExitUsage, fmt.Errorf("schema takes no arguments, got %q", rest))
 	}
 	schema := scenarios.Schema()
 	if *ofResults {
 		schema = results.ResultsSchema()
 	}
-	_, err := env.Stdout.Write(schema)
+	_, err = env.Stdout.Write(schema)
 	return err
 }
 
 func serveCommand(ctx context.Context, args []string, env Env) error {
-	cfg, err := demoserver.ParseFlags(args, env.Stderr)
+	var cfg demoserver.Config
+	fs := newFlagSet("serve", env, "serve [flags]\n\nRuns the built-in target server on loopback until interrupted.")
+	demoserver.RegisterFlags(fs, &cfg)
+	rest, err := parseInterleaved(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+		return silentUsage(err)
+	}
+	if len(rest) > 0 {
+		return withCode(ExitUsage, fmt.Errorf("serve: unexpected argument %q", rest[0]))
+	}
+	if cfg, err = demoserver.CheckFlags(cfg); err != nil {
 		return withCode(ExitUsage, err)
 	}
 	srv, err := demoserver.Start(ctx, cfg)
@@ -87,7 +93,7 @@ var demoScenario []byte
 
 func demoCommand(ctx context.Context, args []string, env Env) error {
 	var opts runOptions
-	fs := newFlagSet("demo", env.Stderr, "demo [flags]")
+	fs := newFlagSet("demo", env, "demo [flags]")
 	opts.register(fs, env)
 	if rest, err := parseInterleaved(fs, args); err != nil {
 		return silentUsage(err)

@@ -41,7 +41,7 @@ func (t *toleranceFlag) Set(s string) error {
 
 func compareCommand(args []string, env Env) error {
 	tol := toleranceFlag(0.05)
-	fs := newFlagSet("compare", env.Stderr, "compare [flags] BASE.json NEW.json")
+	fs := newFlagSet("compare", env, "compare [flags] BASE.json NEW.json")
 	out := fs.String("out", "", "write the Markdown to `FILE` instead of stdout (- = stdout)")
 	fs.Var(&tol, "tolerance", "how much worse a metric may get before it counts as a regression, e.g. `5%`")
 	strictEnv := fs.Bool("strict-env", envBool(env, "strict-env"), "exit 1 when the two were measured in different environments")

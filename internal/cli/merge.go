@@ -19,7 +19,7 @@ import (
 // outputs, the same exit codes, 2 for parts that do not belong together.
 func mergeCommand(ctx context.Context, args []string, env Env) error {
 	var opts runOptions
-	fs := newFlagSet("merge", env.Stderr, "merge [flags] PART.json...")
+	fs := newFlagSet("merge", env, "merge [flags] PART.json...")
 	opts.registerOutputs(fs, env)
 	opts.registerJudging(fs, env)
 	files, err := parseInterleaved(fs, args)

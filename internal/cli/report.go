@@ -34,10 +34,10 @@ func formatFromName(name string) string {
 // verdicts are those stored in the files, and the exit code is the one
 // their run ended with (130 interrupted, 3 not carried out, 1 failed).
 func reportCommand(args []string, env Env) error {
-	fs := newFlagSet("report", env.Stderr, "report [-o FILE] [--format html|markdown|junit] RESULTS.json...")
-	out := fs.String("o", "", "write the report to `FILE` instead of stdout (- = stdout)")
-	fs.StringVar(out, "out", "", "same as -o")
-	format := fs.String("format", "", "report `format`: html, markdown or junit (default: from -o's extension, else html)")
+	fs := newFlagSet("report", env, "report [-o FILE] [--format html|markdown|junit] RESULTS.json...")
+	out := fs.String("out", "", "write the report to `FILE` instead of stdout (- = stdout)")
+	fs.StringVar(out, "o", "", "shorthand for --out")
+	format := fs.String("format", "", "report `format`: html, markdown or junit (default: from --out's extension, else html)")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return silentUsage(err)

@@ -24,7 +24,7 @@ import (
 
 func runCommand(ctx context.Context, args []string, env Env) error {
 	var opts runOptions
-	fs := newFlagSet("run", env.Stderr, "run [flags] SCENARIO...")
+	fs := newFlagSet("run", env, "run [flags] SCENARIO...")
 	opts.register(fs, env)
 	opts.segment.register(fs, env)
 	files, err := parseInterleaved(fs, args)
@@ -68,37 +68,66 @@ func loadPlans(args []string, vars, secretVars map[string]string, env Env) ([]pl
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	var problems []string
+	var problems loadProblems
 	var plans []plan
 	names := map[string]string{}
 	for _, f := range files {
 		src, err := readScenario(f)
 		if err != nil {
-			problems = append(problems, err.Error())
+			problems = append(problems, err)
 			continue
 		}
 		sc, err := scenarios.Parse(f, src, scenarios.LoadOptions{Vars: vars, SecretVars: secretVars, LookupEnv: env.LookupEnv})
 		if err != nil {
-			problems = append(problems, err.Error())
+			problems = append(problems, err)
 			continue
 		}
 		p, err := compilePlan(sc)
 		if err != nil {
-			problems = append(problems, sc.Redact(err.Error()))
+			problems = append(problems, redactDiagnostics(sc, err))
 			continue
 		}
 		p.source = src
 		if prev, dup := names[sc.Name]; dup {
-			problems = append(problems, fmt.Sprintf("%s: scenario name %q is already used by %s", sc.Pos, sc.Name, prev))
+			problems = append(problems, scenarios.Errorf(sc.Pos, "scenario name %q is already used by %s", sc.Name, prev))
 			continue
 		}
 		names[sc.Name] = f
 		plans = append(plans, p)
 	}
 	if len(problems) > 0 {
-		return nil, withCode(ExitUsage, errors.New(strings.Join(problems, "\n")))
+		return nil, withCode(ExitUsage, problems)
 	}
 	return plans, nil
+}
+
+// loadProblems are the problems found loading scenario files, one per
+// file: its diagnostics (a scenarios.ErrorList) or why it could not be
+// read. Every one is printed, and annotated under GitHub Actions.
+type loadProblems []error
+
+func (l loadProblems) Error() string {
+	lines := make([]string, len(l))
+	for i, e := range l {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (l loadProblems) Unwrap() []error { return l }
+
+// redactDiagnostics hides the scenario's secrets in the messages of err,
+// keeping each diagnostic's position.
+func redactDiagnostics(sc *scenarios.Scenario, err error) error {
+	var list scenarios.ErrorList
+	if !errors.As(err, &list) {
+		return errors.New(sc.Redact(err.Error()))
+	}
+	out := make(scenarios.ErrorList, len(list))
+	for i, e := range list {
+		out[i] = &scenarios.Error{Pos: e.Pos, Msg: sc.Redact(e.Msg)}
+	}
+	return out
 }
 
 // readScenario reads a scenario file as scenarios.Load does, keeping the
@@ -122,7 +151,7 @@ func compilePlan(sc *scenarios.Scenario) (plan, error) {
 // part-way, so nothing measured is lost.
 func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error {
 	env = redactEnv(env, plans)
-	log, err := newLogger(env.Stderr, opts.logLevel, opts.logFormat)
+	log, err := newLogger(env.Stderr, opts.logLevel, opts.logFormat, logColor(isTTY(env.Stderr), env.Getenv("NO_COLOR")))
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}

@@ -316,22 +316,35 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 			"Runs the built-in target server on loopback until interrupted.\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-
 	var cfg Config
+	RegisterFlags(fs, &cfg)
+	if err := fs.Parse(args); err != nil {
+		// The flag package has already printed the problem and the usage.
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	return CheckFlags(cfg)
+}
+
+// RegisterFlags adds the flags of loadgate serve (see [ParseFlags]) to fs,
+// each setting its field of cfg.
+func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.StringVar(&cfg.HTTPAddr, "http", DefaultHTTPAddr, "HTTP listen `address` (loopback only; :PORT binds 127.0.0.1)")
 	fs.StringVar(&cfg.TCPAddr, "tcp", "", "also listen for framed TCP (u16 type + u32 big-endian length + body) on `address`,\n"+
 		"e.g. "+ExampleTCPAddr+" (loopback only; off when not given)")
 	fs.BoolVar(&cfg.HTTP2, "http2", false, "also speak cleartext HTTP/2 with prior knowledge (h2c) on the HTTP listener")
 	fs.StringVar(&cfg.HTTPSAddr, "https", "", "also serve the routes over TLS on `address` with a self-signed certificate\n"+
 		"made at start for 127.0.0.1, ::1 and localhost; ALPN offers h2 and http/1.1")
-	fs.BoolVar(&cfg.HTTPSNoHTTP2, "https-http1-only", false, "offer only http/1.1 by ALPN on -https (a server that refuses h2)")
+	fs.BoolVar(&cfg.HTTPSNoHTTP2, "https-http1-only", false, "offer only http/1.1 by ALPN on --https (a server that refuses h2)")
 	fs.StringVar(&cfg.CertFile, "cert-out", "", "write the certificate's PEM to `file`, for a scenario's tls.ca_file")
 	fs.StringVar(&cfg.GRPCAddr, "grpc", "", "also serve gRPC on `address`: "+EchoService+" (Say, Stream),\n"+
 		"grpc.health.v1.Health and server reflection (loopback only; off when not given)")
 	fs.BoolVar(&cfg.GRPCTLS, "grpc-tls", false, "serve gRPC over TLS with the same self-signed certificate")
 	fs.DurationVar(&cfg.Delay, "delay", 0, "`duration` added before every response (not /health, /stats);\n"+
-		"the mean with -delay-dist normal")
-	fs.DurationVar(&cfg.Jitter, "jitter", 0, "random spread of the delay (a `duration`), see -delay-dist")
+		"the mean with --delay-dist normal")
+	fs.DurationVar(&cfg.Jitter, "jitter", 0, "random spread of the delay (a `duration`), see --delay-dist")
 	fs.TextVar(&cfg.DelayDist, "delay-dist", DelayConstant, "`distribution` of the delay:\n"+
 		"  constant, uniform  delay + uniform [0, jitter)\n"+
 		"  exponential        delay + exponential with mean jitter\n"+
@@ -346,8 +359,8 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.IntVar(&cfg.CloseAfter, "close-after", 0, "close each connection after serving `N` requests (TCP: frames) on it (0 = never)")
 	fs.Float64Var(&cfg.Capacity, "capacity", 0, "serve HTTP routes (not /health, /stats, /ws) at most `N` requests/s:\n"+
 		"a pool of workers each holding a request for workers/N seconds, so queueing starts at N (0 = off)")
-	fs.IntVar(&cfg.CapacityWorkers, "capacity-workers", 0, "`W` workers of -capacity (0 = max(8, ⌈N/1000⌉))")
-	fs.IntVar(&cfg.CapacityQueue, "capacity-queue", 0, "at most `Q` requests wait for a worker of -capacity; more are answered 503\n"+
+	fs.IntVar(&cfg.CapacityWorkers, "capacity-workers", 0, "`W` workers of --capacity (0 = max(8, ⌈N/1000⌉))")
+	fs.IntVar(&cfg.CapacityQueue, "capacity-queue", 0, "at most `Q` requests wait for a worker of --capacity; more are answered 503\n"+
 		"(0 = ⌈N⌉, one second of work)")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "`seed` for delays and error injection (0 = random)")
 	fs.Func("users", "user table of POST /api/login: a CSV `file` with a header row naming\n"+
@@ -356,14 +369,11 @@ func ParseFlags(args []string, stderr io.Writer) (Config, error) {
 		cfg.Users = users
 		return err
 	})
+}
 
-	if err := fs.Parse(args); err != nil {
-		// The flag package has already printed the problem and the usage.
-		return Config{}, err
-	}
-	if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
-	}
+// CheckFlags validates a Config set from the command line by the flags of
+// [RegisterFlags]; its errors are usage errors.
+func CheckFlags(cfg Config) (Config, error) {
 	if cfg.HTTPAddr == "" {
 		return Config{}, errors.New("serve: --http must not be empty")
 	}

@@ -45,7 +45,7 @@ const rawIdleLimit = 100 * time.Millisecond
 func (x *rawExchange) attach(conn net.Conn, rd *respReader) bool {
 	x.conn = nil
 	sc, ok := conn.(syscall.Conn)
-	if !ok {
+	if !ok || !rawSupported {
 		return false
 	}
 	rc, err := sc.SyscallConn()
@@ -79,7 +79,7 @@ func (x *rawExchange) exchange(wire []byte) (int, error) {
 // reads once.
 func (x *rawExchange) rawStep(fd uintptr) bool {
 	if !x.reading {
-		n, err := ignoringEINTR(syscall.Write, int(fd), x.wire)
+		n, err := rawWrite(fd, x.wire)
 		switch {
 		case err == syscall.EAGAIN:
 			return true // a full send buffer: the caller's Write waits for room
@@ -95,7 +95,7 @@ func (x *rawExchange) rawStep(fd uintptr) bool {
 		return false
 	}
 	buf := x.rd.free()
-	n, err := ignoringEINTR(syscall.Read, int(fd), buf)
+	n, err := rawRead(fd, buf)
 	switch {
 	case err == syscall.EAGAIN:
 		return false // woken early: wait again
@@ -107,13 +107,4 @@ func (x *rawExchange) rawStep(fd uintptr) bool {
 		x.rd.filled(n)
 	}
 	return true
-}
-
-func ignoringEINTR(f func(int, []byte) (int, error), fd int, b []byte) (int, error) {
-	for {
-		n, err := f(fd, b)
-		if err != syscall.EINTR {
-			return max(n, 0), err
-		}
-	}
 }
