@@ -24,8 +24,13 @@ func GitHubGroup(w io.Writer, title string) (end func()) {
 
 // WriteAnnotations prints one workflow command per failing, warning or
 // inconclusive verdict of run, and one for a baseline from a different
-// environment, an interrupted run or an aborted scenario.
-func WriteAnnotations(w io.Writer, run *results.Run) {
+// environment, an interrupted run or an aborted scenario. path maps a
+// scenario file to the path GitHub resolves against the repository (nil:
+// as given).
+func WriteAnnotations(w io.Writer, run *results.Run, path func(string) string) {
+	if path == nil {
+		path = func(file string) string { return file }
+	}
 	if run.Interrupted {
 		// Verdicts of a partial run may all pass; the annotation must not
 		// let the run read as green.
@@ -41,7 +46,7 @@ func WriteAnnotations(w io.Writer, run *results.Run) {
 			escapeData(bi.File+": "+strings.Join(bi.Differences, "; ")))
 	}
 	for _, sr := range run.Scenarios {
-		annotateAborted(w, sr)
+		annotateAborted(w, sr, path)
 		for _, v := range sr.AllVerdicts() {
 			level := ""
 			switch {
@@ -64,11 +69,11 @@ func WriteAnnotations(w io.Writer, run *results.Run) {
 				msg += " (" + v.Reason + ")"
 			}
 			fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level,
-				escapeProperty(v.Pos.File), v.Pos.Line, v.Pos.Col,
+				escapeProperty(path(v.Pos.File)), v.Pos.Line, v.Pos.Col,
 				escapeProperty(sr.Name+": "+v.Name), escapeData(msg))
 		}
 		if sr.Error != "" {
-			fmt.Fprintf(w, "::error file=%s,title=%s::%s\n", escapeProperty(sr.File),
+			fmt.Fprintf(w, "::error file=%s,title=%s::%s\n", escapeProperty(path(sr.File)),
 				escapeProperty(sr.Name), escapeData(sr.Error))
 		}
 	}
@@ -95,15 +100,15 @@ func WriteErrorAnnotation(w io.Writer, file string, line, col int, title, msg st
 // annotateAborted points at the rule that stopped the scenario's load, so
 // the pull request shows where and why the run stopped even when the
 // verdicts over what was measured pass.
-func annotateAborted(w io.Writer, sr *results.ScenarioRun) {
+func annotateAborted(w io.Writer, sr *results.ScenarioRun, path func(string) string) {
 	a := sr.Aborted
 	if a == nil {
 		return
 	}
-	loc := "file=" + escapeProperty(sr.File)
+	loc := "file=" + escapeProperty(path(sr.File))
 	for _, v := range sr.AllVerdicts() {
 		if v.Case == a.Case && (v.Name == a.Name || a.Name == "" && v.Rule == a.Rule) && v.Pos.Line > 0 {
-			loc = fmt.Sprintf("file=%s,line=%d,col=%d", escapeProperty(v.Pos.File), v.Pos.Line, v.Pos.Col)
+			loc = fmt.Sprintf("file=%s,line=%d,col=%d", escapeProperty(path(v.Pos.File)), v.Pos.Line, v.Pos.Col)
 			break
 		}
 	}

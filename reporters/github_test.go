@@ -22,7 +22,7 @@ func TestInconclusiveVerdictsAnnotateAsWarnings(t *testing.T) {
 		}},
 	}}}}}
 	var b strings.Builder
-	WriteAnnotations(&b, run)
+	WriteAnnotations(&b, run, nil)
 	want := "::warning file=s.yaml,line=12,col=5,title=gate%3A rps holds::[hello] !regressed(\"rps\", 5%25) is inconclusive: rps = 900 (baseline 1000) (rps 10.0%25 lower"
 	if !strings.HasPrefix(b.String(), want) {
 		t.Errorf("got  %s\nwant %s…", b.String(), want)
@@ -30,7 +30,7 @@ func TestInconclusiveVerdictsAnnotateAsWarnings(t *testing.T) {
 	run.Scenarios[0].Cases[0].Verdicts[0].FailOnInconclusive = true
 	run.Baseline = &results.BaselineInfo{File: "base.json", Differences: []string{`cores: baseline 4, this run 8`}}
 	b.Reset()
-	WriteAnnotations(&b, run)
+	WriteAnnotations(&b, run, nil)
 	lines := strings.Split(b.String(), "\n")
 	if len(lines) < 2 || lines[0] != "::warning title=loadgate%3A baseline from a different environment::base.json: cores: baseline 4, this run 8" ||
 		!strings.HasPrefix(lines[1], "::error ") {
@@ -58,7 +58,7 @@ func TestAbortedRunAnnotatesTheRule(t *testing.T) {
 			}}}
 			run.Scenarios[0].Verdicts = tc.verdicts
 			var b strings.Builder
-			WriteAnnotations(&b, run)
+			WriteAnnotations(&b, run, nil)
 			if !strings.HasPrefix(b.String(), tc.want) {
 				t.Errorf("got  %q\nwant %q…", b.String(), tc.want)
 			}

@@ -424,4 +424,13 @@ func TestGitHubActionsSummaryAndAnnotations(t *testing.T) {
 	if !strings.Contains(r.stdout, "::group::loadgate: basic") || !strings.Contains(r.stdout, "::endgroup::") {
 		t.Error("console summary is not wrapped in a log group")
 	}
+
+	// Inside the checkout, the file is named as GitHub resolves it: relative
+	// to the workspace.
+	r = invoke(t, context.Background(), map[string]string{
+		"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": filepath.Dir(path),
+	}, "run", "--no-progress", "-o", "", "--var", "host="+srv.HTTPAddr(), path)
+	if want := "::error file=" + filepath.Base(path) + ",line=19,col=5,"; !strings.Contains(r.stdout, want) {
+		t.Errorf("no annotation %q in:\n%s", want, r.stdout)
+	}
 }

@@ -43,7 +43,7 @@ func (g github) group(w io.Writer, title string) func() {
 // annotate prints the run's annotations when running under Actions.
 func (g github) annotate(w io.Writer, run *results.Run) {
 	if g.enabled {
-		reporters.WriteAnnotations(w, run)
+		reporters.WriteAnnotations(w, run, g.path)
 	}
 }
 
