@@ -64,3 +64,12 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// preciseClock is a clock that can wake a goroutine with microsecond
+// precision, which Go's timers cannot. The open model's pacing uses it
+// for every wait; a clock without it (a test's) is waited on with its
+// timers alone.
+type preciseClock interface{ newAlarm() (*alarm, error) }
+
+// newAlarm makes a precise alarm on the wall clock.
+func (WallClock) newAlarm() (*alarm, error) { return newAlarm() }

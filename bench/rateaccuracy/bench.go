@@ -7,6 +7,8 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
 	"time"
 
 	"github.com/loadgate/loadgate/runner"
@@ -62,9 +64,29 @@ func (b *bench) run(ctx context.Context) (int, error) {
 		o.duration, o.warmup, o.maxInFlight, o.p50, o.p99, 100*o.rateError)
 	fmt.Fprintln(b.out, "| share of max | requested rps | achieved rps | rate error | dropped | send error p50 | p99 | max | latency p50 | p99 | generator CPU | µs/request | verdict |")
 	fmt.Fprintln(b.out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	if o.trace != "" {
+		stop, err := startTrace(o.trace)
+		if err != nil {
+			return exitError, err
+		}
+		defer stop()
+	}
+	if o.cpuProfile != "" {
+		stop, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			return exitError, err
+		}
+		defer stop()
+	}
 	failed, notJudged := 0, 0
-	for _, share := range o.shares {
-		rate := math.Round(share * maxRPS)
+	rates := o.rates
+	if rates == nil {
+		for _, share := range o.shares {
+			rates = append(rates, math.Round(share*maxRPS))
+		}
+	}
+	for _, rate := range rates {
+		share := rate / maxRPS
 		for attempt := 1; ; attempt++ {
 			if ctx.Err() != nil {
 				return exitError, ctx.Err()
@@ -248,4 +270,30 @@ func loadAvg() string {
 		return "?"
 	}
 	return a + " " + b5 + " " + c
+}
+
+// startTrace writes a runtime/trace to path until stop is called.
+func startTrace(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-trace: %w", err)
+	}
+	if err := trace.Start(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("-trace: %w", err)
+	}
+	return func() { trace.Stop(); _ = f.Close() }, nil
+}
+
+// startCPUProfile writes a CPU profile to path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }

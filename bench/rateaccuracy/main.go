@@ -59,11 +59,14 @@ type options struct {
 	duration    time.Duration
 	warmup      time.Duration
 	shares      []float64
+	rates       []float64 // absolute rates instead of shares
 	maxInFlight int
 	attempts    int
 	busy        float64
 	p50, p99    time.Duration
 	rateError   float64
+	trace       string
+	cpuProfile  string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -77,26 +80,44 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "length of each measured phase")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "warm-up before each measured phase")
 	sharesFlag := fs.String("shares", "0.1,0.25,0.5", "open-model rates, as shares of the closed-model maximum")
+	ratesFlag := fs.String("rates", "", "open-model rates in req/s instead of -shares (to compare builds at the same rates)")
 	fs.IntVar(&o.maxInFlight, "max-in-flight", 256, "open-model cap on outstanding requests")
 	fs.IntVar(&o.attempts, "attempts", 3, "measurements of a rate at most, when the machine is too busy to judge")
 	fs.Float64Var(&o.busy, "busy", 0.2, "share of the machine's CPU other processes may use during a quiet measurement")
 	fs.DurationVar(&o.p50, "p50", 50*time.Microsecond, "bound on the send-time error p50")
 	fs.DurationVar(&o.p99, "p99", time.Millisecond, "bound on the send-time error p99")
 	fs.Float64Var(&o.rateError, "rate-error", 0.01, "bound on |achieved − requested| / requested")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the open-model phases to this file (for go tool pprof)")
+	fs.StringVar(&o.trace, "trace", "", "write a runtime/trace of the open-model phases to this file (for go tool trace)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	for _, f := range strings.Split(*sharesFlag, ",") {
-		s, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil || s <= 0 {
-			return o, fmt.Errorf("-shares: bad share %q", f)
+	var err error
+	if o.shares, err = positives("-shares", *sharesFlag); err != nil {
+		return o, err
+	}
+	if *ratesFlag != "" {
+		if o.rates, err = positives("-rates", *ratesFlag); err != nil {
+			return o, err
 		}
-		o.shares = append(o.shares, s)
 	}
 	if o.attempts < 1 || o.busy <= 0 || o.busy > 1 || o.conns < 1 || o.duration <= 0 {
 		return o, fmt.Errorf("-attempts, -c and -duration must be positive and -busy in (0, 1]")
 	}
 	return o, nil
+}
+
+// positives parses a comma-separated list of positive numbers.
+func positives(name, list string) ([]float64, error) {
+	var xs []float64
+	for _, f := range strings.Split(list, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || x <= 0 {
+			return nil, fmt.Errorf("%s: bad value %q", name, f)
+		}
+		xs = append(xs, x)
+	}
+	return xs, nil
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
