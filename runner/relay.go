@@ -16,7 +16,9 @@ import (
 // worker and sends the arrival itself. The send thus happens on the
 // goroutine that waited, with no hand-off between the wake-up and the
 // write, and the next leader wakes while the previous arrival is on the
-// wire, not after it was due. When no worker is free, the schedule waits
+// wire, not after it was due. Arrivals already due when the schedule is
+// passed (it fell behind) are dealt to the free workers at once, so that
+// they leave together. When no worker is free, the schedule waits
 // for the first one to finish — the arrivals due meanwhile then leave in a
 // burst, each still timed from its schedule, which is what corrects
 // coordinated omission — and once the next arrival is overdue by
@@ -36,10 +38,10 @@ type relay struct {
 	leading bool // a worker holds the schedule
 	waiting int  // free workers parked for the baton
 	ended   bool
-	baton   chan struct{} // one token per parked worker called to lead
-	vacant  chan struct{} // wakes the spawner: the schedule has no holder
-	done    chan struct{} // closed when the schedule has no more arrivals
-	alarm   *alarm        // the holder's precise wait; nil: the clock's timers
+	baton   chan time.Duration // one per parked worker: an arrival, or leadToken
+	vacant  chan struct{}      // wakes the spawner: the schedule has no holder
+	done    chan struct{}      // closed when the schedule has no more arrivals
+	alarm   *alarm             // the holder's precise wait; nil: the clock's timers
 
 	// Owned by whoever holds the schedule.
 	backlog bool // working off arrivals that waited for a busy worker
@@ -47,7 +49,7 @@ type relay struct {
 
 func newRelay(pr *phaseRun, limit int, sent *atomic.Int64) *relay {
 	return &relay{pr: pr, pace: newPacer(pr.phase), limit: limit, sent: sent,
-		baton: make(chan struct{}, limit), vacant: make(chan struct{}, 1), done: make(chan struct{})}
+		baton: make(chan time.Duration, limit), vacant: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // end stops the schedule: every free worker returns, busy ones after
@@ -155,8 +157,9 @@ func (r *relay) superviseVacancy(ctx context.Context) {
 }
 
 // take gives a free worker its next arrival: it waits for the schedule
-// (unless it already holds it), waits until the arrival is due, and passes
-// the schedule on. ok is false when the worker is to return.
+// (unless it already holds it) or for an arrival dealt to it, waits until
+// the arrival is due, and passes the schedule on. ok is false when the
+// worker is to return.
 func (r *relay) take(ctx context.Context, lead bool, timer Timer) (due time.Duration, ok bool) {
 	pr := r.pr
 	if ctx.Err() != nil {
@@ -164,8 +167,10 @@ func (r *relay) take(ctx context.Context, lead bool, timer Timer) (due time.Dura
 		// is far behind) learns it here.
 		return 0, false
 	}
-	if !lead && !r.await(ctx) {
-		return 0, false
+	if !lead {
+		if due, lead, ok = r.await(ctx); !ok || !lead {
+			return due, ok
+		}
 	}
 	if pr.exhausted.Load() {
 		// A flow's data ran out: the phase has nothing more to send.
@@ -184,55 +189,82 @@ func (r *relay) take(ctx context.Context, lead bool, timer Timer) (due time.Dura
 		}
 		pr.schedLag.Record(pr.clock.Since(pr.start) - due)
 		r.backlog = false // caught up with the schedule
-	} else if !r.backlog {
-		// Not held back by busy workers, yet already late: the generator
-		// itself fell behind.
-		pr.schedLag.Record(-wait)
-	}
-	if pr.inFlight.Load() < r.workers.Load()-1 {
-		// Another connection was free as well: when arrivals are still
-		// dropped, the pacing, not the connections, is the limit.
-		pr.idleHandoffs++
+	} else {
+		r.late(-wait)
 	}
 	r.sent.Store(i + 1)
 	r.pass()
 	return due, true
 }
 
-// await parks a free worker until it is called to hold the schedule, or
-// makes it the holder at once when nobody holds it; false when the
-// schedule ended meanwhile.
-func (r *relay) await(ctx context.Context) bool {
+// late books an arrival taken late by lateness, and whether another
+// connection was free as well.
+func (r *relay) late(lateness time.Duration) {
+	pr := r.pr
+	if !r.backlog {
+		// Not held back by busy workers, yet late: the generator itself
+		// fell behind.
+		pr.schedLag.Record(lateness)
+	}
+	if pr.inFlight.Load() < r.workers.Load()-1 {
+		// Another connection was free as well: when arrivals are still
+		// dropped, the pacing, not the connections, is the limit.
+		pr.idleHandoffs++
+	}
+}
+
+// leadToken, on the baton, calls a parked worker to hold the schedule;
+// any other value is an arrival dealt to it, due at that offset.
+const leadToken = time.Duration(-1)
+
+// await parks a free worker until it is dealt an arrival or called to
+// hold the schedule, or makes it the holder at once when nobody holds it;
+// ok is false when the schedule ended meanwhile.
+func (r *relay) await(ctx context.Context) (due time.Duration, lead, ok bool) {
 	r.mu.Lock()
 	switch {
 	case r.ended:
 		r.mu.Unlock()
-		return false
+		return 0, false, false
 	case !r.leading:
 		r.leading = true
 		r.mu.Unlock()
-		return true
+		return 0, true, true
 	}
 	r.waiting++
 	r.mu.Unlock()
 	select {
-	case <-r.baton:
-		return true
+	case due := <-r.baton:
+		return due, due == leadToken, true
 	case <-r.done:
 	case <-ctx.Done():
 	case <-r.pr.dataEnd:
 	}
-	return false
+	return 0, false, false
 }
 
-// pass hands the schedule to a parked free worker, or leaves it vacant
-// for the first busy one to finish (or the spawner) to take.
+// pass deals the arrivals already due to parked free workers — a
+// schedule that fell behind catches up in parallel, not one hand-off at
+// a time — then hands the schedule to another parked worker, or leaves it
+// vacant for the first busy one to finish (or the spawner) to take.
 func (r *relay) pass() {
+	pr := r.pr
 	r.mu.Lock()
+	for r.waiting > 0 {
+		i := r.sent.Load()
+		due, wait, stop := r.pace.next(i, pr.clock.Since(pr.start))
+		if stop || wait > 0 || pr.exhausted.Load() {
+			break
+		}
+		r.late(-wait)
+		r.sent.Store(i + 1)
+		r.waiting--
+		r.baton <- due // never blocks: one slot per parked worker
+	}
 	if r.waiting > 0 {
 		r.waiting--
 		r.mu.Unlock()
-		r.baton <- struct{}{} // never blocks: one slot per parked worker
+		r.baton <- leadToken
 		return
 	}
 	r.leading = false
