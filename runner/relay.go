@@ -128,8 +128,15 @@ func (r *relay) superviseVacancy(ctx context.Context) {
 				r.mu.Unlock()
 				break
 			}
-			due := arrivalOffset(r.pace.rate, r.pace.duration, r.sent.Load())
-			spawn, wait := vacancy(pr.spawned, r.limit, pr.clock.Since(pr.start)-due)
+			elapsed := pr.clock.Since(pr.start)
+			due, _, stop := r.pace.next(r.sent.Load(), elapsed)
+			if stop {
+				// No arrival is left for a new connection; the next
+				// worker to take one ends the schedule.
+				r.mu.Unlock()
+				break
+			}
+			spawn, wait := vacancy(pr.spawned, r.limit, elapsed-due)
 			if spawn {
 				r.leading = true
 			}
