@@ -154,7 +154,7 @@ const (
 	waitDone  waitKind = iota // the arrival is due: send it
 	waitTimer                 // park on a timer of the engine's clock
 	waitAlarm                 // park on the precise alarm
-	waitSpin                  // spin on the clock
+	waitSpin                  // spin on the clock (after passing the schedule on)
 )
 
 // waitStep is the next stage of the wait for an arrival due in left, and

@@ -194,13 +194,18 @@ func (r *relay) take(ctx context.Context, lead bool, timer Timer) (due time.Dura
 		if !r.waitUntil(ctx, due, timer) {
 			return 0, false
 		}
-		pr.schedLag.Record(pr.clock.Since(pr.start) - due)
+		pr.schedLag.Record(max(0, pr.clock.Since(pr.start)-due))
 		r.backlog = false // caught up with the schedule
 	} else {
 		r.late(-wait)
 	}
 	r.sent.Store(i + 1)
+	// The schedule is passed on in the last microseconds before the
+	// arrival, not after it: waking the next holder is then not between
+	// the arrival's time and its send.
 	r.pass()
+	for pr.clock.Since(pr.start) < due {
+	}
 	return due, true
 }
 
@@ -283,14 +288,15 @@ func (r *relay) pass() {
 	}
 }
 
-// waitUntil waits until due (an offset from the phase's start) in the
-// stages waitStep decides; false when the phase ended first.
+// waitUntil waits until due (an offset from the phase's start), or until
+// the last microseconds before it that are left to a spin, in the stages
+// waitStep decides; false when the phase ended first.
 func (r *relay) waitUntil(ctx context.Context, due time.Duration, timer Timer) bool {
 	pr := r.pr
 	for {
 		kind, d := waitStep(due-pr.clock.Since(pr.start), r.alarm != nil)
 		switch kind {
-		case waitDone:
+		case waitDone, waitSpin:
 			return true
 		case waitTimer:
 			timer.Reset(d)
@@ -303,9 +309,6 @@ func (r *relay) waitUntil(ctx context.Context, due time.Duration, timer Timer) b
 		case waitAlarm:
 			if r.alarm.wait(d) != nil {
 				return false
-			}
-		case waitSpin:
-			for pr.clock.Since(pr.start) < due {
 			}
 		}
 	}
