@@ -101,7 +101,7 @@ func (b *bench) run(ctx context.Context) (int, error) {
 				busy = "the closed-model maximum was measured on a busy machine"
 			}
 			if busy != "" && attempt < o.attempts {
-				fmt.Fprintf(b.out, "| %.0f%% | %.0f | | | | | | | | | | | machine busy (%s): measured again (%d/%d) |\n", 100*share, rate, busy, attempt, o.attempts)
+				b.row(share, rate, m, fmt.Sprintf("machine busy (%s): measured again (%d/%d)", busy, attempt, o.attempts))
 				continue
 			}
 			verdict, ok := b.judge(m, rate, busy)
