@@ -54,3 +54,12 @@ type wallTimer struct{ t *time.Timer }
 func (w wallTimer) C() <-chan time.Time        { return w.t.C }
 func (w wallTimer) Reset(d time.Duration) bool { return w.t.Reset(d) }
 func (w wallTimer) Stop() bool                 { return w.t.Stop() }
+
+// preciseClock is a clock that can wake a goroutine with microsecond
+// precision, which Go's timers cannot. The open model's pacing uses it
+// for every wait; a clock without it (a test's) is waited on with its
+// timers alone.
+type preciseClock interface{ newAlarm() (*alarm, error) }
+
+// newAlarm makes a precise alarm on the wall clock.
+func (WallClock) newAlarm() (*alarm, error) { return newAlarm() }

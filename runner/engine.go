@@ -195,10 +195,10 @@ type phaseRun struct {
 	endOnce sync.Once
 	wg      sync.WaitGroup
 
-	schedLag *Histogram // owned by the open-model scheduler
-	// idleHandoffs counts arrivals the scheduler gave to a worker that was
-	// already waiting: when the schedule still fell behind, the scheduler,
-	// not the connections, was the limit. Owned by the scheduler.
+	schedLag *Histogram // owned by the open model's schedule holder (relay)
+	// idleHandoffs counts arrivals taken while another connection was
+	// free too: when the schedule still fell behind, the pacing, not the
+	// connections, was the limit. Owned by the schedule holder.
 	idleHandoffs int64
 
 	mu      sync.Mutex
@@ -355,13 +355,13 @@ func parallelism(ph *scenarios.Phase) int {
 
 // startWorkers starts the open model's scheduler, or one goroutine per
 // closed-model client; the channel closes when all of them have returned.
-// The scheduler stores in sent how many arrivals it handed out.
+// The open model counts in sent the arrivals taken for sending.
 func (pr *phaseRun) startWorkers(ctx context.Context, open bool, parallel int, sent *atomic.Int64) <-chan struct{} {
 	if open {
 		pr.wg.Add(1)
 		go func() {
 			defer pr.wg.Done()
-			sent.Store(pr.schedule(ctx, parallel))
+			pr.schedule(ctx, parallel, sent)
 		}()
 	} else {
 		for w := range pr.clients {

@@ -80,23 +80,29 @@ func (pr *phaseRun) closedFlowWorker(ctx context.Context, w int, it protocols.It
 	}
 }
 
-// openFlowWorker runs the iterations it is handed, first, then whatever
-// the scheduler passes on the work channel: one arrival is one iteration,
-// due at its scheduled time.
-func (pr *phaseRun) openFlowWorker(ctx context.Context, _ int, it protocols.Iterator, sh *shard, first time.Duration, work <-chan time.Duration) {
+// openFlowWorker runs the iterations it takes from the schedule until the
+// schedule ends: one arrival is one iteration, due at its scheduled time.
+func (pr *phaseRun) openFlowWorker(ctx context.Context, r *relay, it protocols.Iterator, sh *shard, lead bool) {
 	sink := &flowSink{pr: pr, sh: sh}
 	defer sink.stop()
-	due, ok := first, true
-	for ok {
-		pr.inFlight.Add(1)
-		lag := pr.clock.Since(pr.start) - due
-		r := it.Iterate(ctx, pr.start.Add(due), sink)
-		pr.inFlight.Add(-1)
-		if !pr.endIteration(sh, r, max(lag, 0)) {
-			// Leave the rest of the arrivals to the scheduler, which stops.
+	timer := pr.clock.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		due, ok := r.take(ctx, lead, timer)
+		if !ok {
 			return
 		}
-		due, ok = <-work
+		lead = false
+		pr.inFlight.Add(1)
+		lag := pr.clock.Since(pr.start) - due
+		res := it.Iterate(ctx, pr.start.Add(due), sink)
+		pr.inFlight.Add(-1)
+		if !pr.endIteration(sh, res, max(lag, 0)) {
+			// Leave the rest of the arrivals to the other workers; the
+			// schedule stops when the data ran out.
+			return
+		}
 	}
 }
 

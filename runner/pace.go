@@ -1,12 +1,9 @@
 package runner
 
 import (
-	"context"
 	"math"
-	"math/rand/v2"
 	"time"
 
-	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -115,145 +112,63 @@ func initialWorkers(r scenarios.Rate, limit int) int {
 	return min(limit, max(1, int(math.Ceil(max(r.From, r.To)/1000))))
 }
 
-// spawnPatience is how long an arrival waits for a busy worker to free up
-// before the scheduler opens another connection for it. Opening one per
-// momentary miss turns a rate step into a connection storm that costs the
-// generator more than the wait; the wait itself is measured (latency runs
-// from the schedule), so it is never hidden.
+// spawnPatience is how long the next arrival may be overdue, with no
+// worker free to send it, before another connection is opened for it.
+// Opening one per momentary miss turns a rate step into a connection storm
+// that costs the generator more than the wait; the wait itself is measured
+// (latency runs from the schedule), so it is never hidden.
 const spawnPatience = time.Millisecond
 
 // waitForever is the patience when no worker may be added.
 const waitForever = time.Duration(-1)
 
-// placement is where a due arrival goes, given how many workers exist, how
-// many the phase starts with and how many it may have (max_in_flight):
-// spawn says start a new worker for it at once; otherwise it goes to an idle
-// worker if there is one, and if not, waits up to patience for a busy one
-// before a new worker is started (waitForever: no new worker may start).
-func placement(spawned, initial, limit int) (spawn bool, patience time.Duration) {
+// vacancy is what to do while no worker holds the schedule and the next
+// arrival is late by late (negative: not due yet), given how many workers
+// exist and how many the phase may have (max_in_flight): spawn a worker for
+// it now, or look again after wait (waitForever: none may be added; a busy
+// worker takes the schedule back when it is done).
+func vacancy(spawned, limit int, late time.Duration) (spawn bool, wait time.Duration) {
 	switch {
-	case spawned < initial:
-		return true, 0
-	case spawned < limit:
-		return false, spawnPatience
-	default:
+	case spawned >= limit:
 		return false, waitForever
+	case late >= spawnPatience:
+		return true, 0
+	default:
+		return false, spawnPatience - late
 	}
 }
 
-// schedule is the open model's clock. It hands each arrival's scheduled
-// offset to an idle worker, starts a new worker when none frees up soon (up
-// to limit), and otherwise waits for one: the arrivals that pile up meanwhile
-// leave in a burst once a worker frees, each still timed from its schedule,
-// which is what corrects coordinated omission. It returns how many arrivals
-// it handed out. What to do is decided by pacer.next and placement; this
-// loop only carries it out.
-func (pr *phaseRun) schedule(ctx context.Context, limit int) int64 {
-	work := make(chan time.Duration)
-	defer close(work)
-	spawn := func(due time.Duration) bool {
-		cl, err := pr.addClient()
-		if err != nil {
-			return false
-		}
-		w := pr.spawned - 1
-		pr.wg.Add(1)
-		go func() {
-			defer pr.wg.Done()
-			if pr.flow {
-				pr.openFlowWorker(ctx, w, cl.(protocols.Iterator), pr.shards[w%len(pr.shards)], due, work)
-				return
-			}
-			pr.openWorker(ctx, w, cl, pr.shards[w%len(pr.shards)], due, work)
-		}()
-		return true
-	}
-	p := newPacer(pr.phase)
-	initial := initialWorkers(pr.phase.Rate, limit)
-	timer := pr.clock.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
-	var sent int64
-	// backlog is set while the scheduler works off arrivals that waited for a
-	// busy worker (max_in_flight back-pressure, the server's doing), so that
-	// their lateness is not blamed on the generator.
-	backlog := false
-	for {
-		due, wait, stop := p.next(sent, pr.clock.Since(pr.start))
-		if stop || pr.exhausted.Load() {
-			// A flow's data ran out: the phase has nothing more to send.
-			return sent
-		}
-		if wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
-				return sent
-			case <-timer.C():
-			}
-			pr.schedLag.Record(pr.clock.Since(pr.start) - due)
-			backlog = false // caught up with the schedule
-		} else if !backlog {
-			// Not held back by busy workers, yet already late: the
-			// generator itself fell behind.
-			pr.schedLag.Record(-wait)
-		}
-		spawnNow, patience := placement(pr.spawned, initial, limit)
-		if spawnNow {
-			if !spawn(due) {
-				return sent
-			}
-			sent++
-			continue
-		}
-		select {
-		case work <- due:
-			pr.idleHandoffs++
-		default:
-			backlog = true
-			var gaveUp <-chan time.Time // nil: wait for a worker however long
-			if patience != waitForever {
-				timer.Reset(patience)
-				gaveUp = timer.C()
-			}
-			select {
-			case work <- due:
-				timer.Stop()
-			case <-gaveUp:
-				if !spawn(due) {
-					return sent
-				}
-			case <-ctx.Done():
-				return sent
-			case <-pr.dataEnd:
-				return sent
-			}
-		}
-		sent++
-	}
-}
+// Waiting for an arrival. Go's timers wake late by up to a millisecond (the
+// runtime polls with a millisecond timeout), so a timer alone sends most
+// arrivals half a millisecond late. A precise wait is an alarm (a timerfd
+// in the runtime's poller, which the kernel fires on time) until spinLead
+// before the arrival, and a spin on the clock for the rest, which takes up
+// the few microseconds the poller needs to run the woken goroutine. A spin
+// costs CPU, so it is kept that short.
+const spinLead = 10 * time.Microsecond
 
-// openWorker sends the arrivals it is handed, first, then whatever the
-// scheduler passes on the work channel, until the channel closes.
-func (pr *phaseRun) openWorker(ctx context.Context, w int, cl protocols.Client, sh *shard, first time.Duration, work <-chan time.Duration) {
-	rng := rand.New(rand.NewPCG(uint64(w), 0x9e3779b97f4a7c15))
-	var out protocols.Outcome
-	due, ok := first, true
-	for ok {
-		req := pr.pick(rng)
-		pr.inFlight.Add(1)
-		lag := pr.clock.Since(pr.start) - due
-		cl.Do(ctx, req, &out)
-		// Latency runs from the scheduled time, not from when the request
-		// finally left: a request that waited behind a stall was slow for
-		// the user who sent it, even if the server answered it quickly.
-		done := pr.clock.Now()
-		latency := done.Sub(pr.start) - due
-		pr.inFlight.Add(-1)
-		if out.Kind != protocols.KindNone && pr.cutShort(ctx, done) {
-			return
-		}
-		sh.record(req, latency, max(lag, 0), &out)
-		due, ok = <-work
+// waitKind is a stage of the wait for an arrival.
+type waitKind int
+
+const (
+	waitDone  waitKind = iota // the arrival is due: send it
+	waitTimer                 // park on a timer of the engine's clock
+	waitAlarm                 // park on the precise alarm
+	waitSpin                  // spin on the clock (after passing the schedule on)
+)
+
+// waitStep is the next stage of the wait for an arrival due in left, and
+// how long it lasts. Without a precise alarm (a clock other than the wall
+// clock, a system without timerfd) the whole wait is on a timer.
+func waitStep(left time.Duration, precise bool) (waitKind, time.Duration) {
+	switch {
+	case left <= 0:
+		return waitDone, 0
+	case !precise:
+		return waitTimer, left
+	case left > spinLead:
+		return waitAlarm, left - spinLead
+	default:
+		return waitSpin, left
 	}
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -120,23 +121,57 @@ func TestPacerNext(t *testing.T) {
 	}
 }
 
-func TestPlacement(t *testing.T) {
+func TestVacancy(t *testing.T) {
+	const ms = time.Millisecond
 	for _, tc := range []struct {
-		name                    string
-		spawned, initial, limit int
-		spawn                   bool
-		patience                time.Duration
+		name           string
+		spawned, limit int
+		late           time.Duration
+		spawn          bool
+		wait           time.Duration
 	}{
-		{"below the initial workers: start one at once", 0, 2, 10, true, 0},
-		{"initial workers running: idle one, else wait briefly, then start one", 2, 2, 10, false, spawnPatience},
-		{"at max_in_flight: wait for a busy worker however long", 10, 2, 10, false, waitForever},
-		{"max_in_flight smaller than the initial workers", 1, 1, 1, false, waitForever},
+		{"next arrival not due yet: look again when patience would run out", 2, 10, -3 * ms, false, 4 * ms},
+		{"just due: wait out the patience for a busy worker", 2, 10, 0, false, spawnPatience},
+		{"overdue, patience left: wait the rest", 2, 10, 300 * time.Microsecond, false, 700 * time.Microsecond},
+		{"overdue by the patience: open a connection", 2, 10, spawnPatience, true, 0},
+		{"far behind: open a connection at once", 2, 10, 50 * ms, true, 0},
+		{"at max_in_flight: wait for a busy worker however long", 10, 10, 50 * ms, false, waitForever},
+		{"max_in_flight 1, already running", 1, 1, 0, false, waitForever},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			spawn, patience := placement(tc.spawned, tc.initial, tc.limit)
-			if spawn != tc.spawn || patience != tc.patience {
-				t.Errorf("placement(%d, %d, %d) = %v, %v; want %v, %v",
-					tc.spawned, tc.initial, tc.limit, spawn, patience, tc.spawn, tc.patience)
+			spawn, wait := vacancy(tc.spawned, tc.limit, tc.late)
+			if spawn != tc.spawn || wait != tc.wait {
+				t.Errorf("vacancy(%d, %d, %v) = %v, %v; want %v, %v",
+					tc.spawned, tc.limit, tc.late, spawn, wait, tc.spawn, tc.wait)
+			}
+		})
+	}
+}
+
+func TestWaitStep(t *testing.T) {
+	const us = time.Microsecond
+	for _, tc := range []struct {
+		name    string
+		left    time.Duration
+		precise bool
+		kind    waitKind
+		d       time.Duration
+	}{
+		{"due: send", 0, true, waitDone, 0},
+		{"late: send at once", -5 * us, true, waitDone, 0},
+		{"far off: the alarm, to spinLead before it", 50 * time.Millisecond, true, waitAlarm, 50*time.Millisecond - spinLead},
+		{"near: the alarm, to spinLead before it", 500 * us, true, waitAlarm, 500*us - spinLead},
+		{"just over spinLead: a short alarm", spinLead + us, true, waitAlarm, us},
+		{"within spinLead: spin", spinLead, true, waitSpin, spinLead},
+		{"a microsecond off: spin", us, true, waitSpin, us},
+		{"no alarm: a timer for all of it", 500 * us, false, waitTimer, 500 * us},
+		{"no alarm, far off: a timer for all of it", time.Second, false, waitTimer, time.Second},
+		{"no alarm, due: send", 0, false, waitDone, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kind, d := waitStep(tc.left, tc.precise)
+			if kind != tc.kind || d != tc.d {
+				t.Errorf("waitStep(%v, %v) = %v, %v; want %v, %v", tc.left, tc.precise, kind, d, tc.kind, tc.d)
 			}
 		})
 	}
@@ -220,6 +255,73 @@ func TestSchedulerOnFakeClock(t *testing.T) {
 			}
 			if tc.saturated && !strings.Contains(p.Generator.Reason, "the scheduler ran 15ms late") {
 				t.Errorf("reason %q does not give the lateness", p.Generator.Reason)
+			}
+		})
+	}
+}
+
+// stalledClient never answers: its request ends only with the phase. It
+// says on entered when it starts one.
+type stalledClient struct{ entered chan<- struct{} }
+
+func (c stalledClient) Do(ctx context.Context, _ int, out *protocols.Outcome) {
+	c.entered <- struct{}{}
+	<-ctx.Done()
+	*out = protocols.Outcome{Kind: protocols.KindTimeout}
+}
+func (stalledClient) Close() error { return nil }
+
+// TestStalledServerGetsMaxInFlightConnections runs the open model, on a
+// clock the test moves, against a server that never answers: each arrival
+// that finds no free connection waits spawnPatience for one, then gets a
+// new connection, until max_in_flight are open; the rest wait for a busy
+// connection and are dropped at the end. Their lateness is the server's,
+// not the generator's.
+func TestStalledServerGetsMaxInFlightConnections(t *testing.T) {
+	for _, limit := range []int{1, 4, 16} {
+		t.Run(fmt.Sprintf("max_in_flight %d", limit), func(t *testing.T) {
+			var made atomic.Int64
+			entered := make(chan struct{}, limit+1)
+			clock := newFakeClock()
+			sc := httpScenario(scenarios.HTTPTarget{Requests: single("http://127.0.0.1:9/")},
+				scenarios.Phase{Name: "open", Rate: scenarios.Rate{From: 100, To: 100}, Duration: time.Second, MaxInFlight: limit})
+			done := make(chan struct{})
+			var p *PhaseResult
+			go func() {
+				defer close(done)
+				res, err := Run(context.Background(), sc, Config{Clock: clock, Tick: time.Hour, Grace: time.Minute,
+					NewClient: func(*scenarios.Target, int) (protocols.Client, error) {
+						made.Add(1)
+						return stalledClient{entered}, nil
+					}})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				p = res.Cases[0].Phases[0]
+			}()
+			go func() {
+				// Once every connection hangs, nothing is armed before the
+				// phase's end: move the clock there, so that it ends.
+				for range limit {
+					<-entered
+				}
+				clock.advanceTo(time.Second)
+			}()
+			clock.drive(t, done, time.Second, 0)
+			<-done
+			if p == nil {
+				t.FailNow()
+			}
+			if made.Load() != int64(limit) {
+				t.Errorf("opened %d connections, want max_in_flight %d", made.Load(), limit)
+			}
+			if want := int64(100 - limit); p.Dropped != want || p.Requests != 0 {
+				t.Errorf("completed %d, dropped %d; want 0 and %d", p.Requests, p.Dropped, want)
+			}
+			// The first arrival left on time; the histogram's floor is 1µs.
+			if p.Generator.SchedLagP99 > time.Microsecond || p.Generator.Saturated {
+				t.Errorf("generator blamed for the server's stall: %+v", p.Generator)
 			}
 		})
 	}
