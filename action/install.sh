@@ -137,7 +137,7 @@ install_source() {
   if [ -z "$want" ] && [ -n "$workspace" ] && [ -d "$action_dir/cmd/loadgate" ] &&
     case "$action_dir/" in "$workspace"/*) true ;; *) false ;; esac; then
     echo "Building loadgate from the checkout $action_dir with $go"
-    (cd "$action_dir" && GOWORK=off GOFLAGS='' "$go" build -trimpath -o "$bin" ./cmd/loadgate)
+    (cd "$action_dir" && GOWORK=off GOFLAGS="" "$go" build -o "$bin" ./cmd/loadgate)
     return
   fi
   local ref=${want:-${ACTION_REF:-latest}}
