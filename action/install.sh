@@ -93,7 +93,8 @@ install_release() {
 latest_version() {
   local sums version
   sums=$(mktemp "$temp/loadgate-latest.XXXXXX")
-  fetch "$releases/latest/download/checksums.txt" "$sums"
+  curl -fsSL --retry 3 --retry-delay 2 -o "$sums" "$releases/latest/download/checksums.txt" ||
+    fail "no latest release at $releases (set version: to a release tag, or install: source)"
   version=$(sed -n "s/^[0-9a-f]*  *\*\{0,1\}loadgate_\(.*\)_${os}_${arch}\.tar\.gz\$/\1/p" "$sums" | head -n 1)
   rm -f "$sums"
   [ -n "$version" ] || fail "the latest release has no archive for $os/$arch"
