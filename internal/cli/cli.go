@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/loadgate/loadgate/internal/version"
 	"github.com/loadgate/loadgate/reporters"
 )
 
@@ -26,8 +27,9 @@ const (
 	ExitInterrupted = 130 // SIGINT/SIGTERM; partial results were written
 )
 
-// Version is set at build time with -ldflags "-X github.com/loadgate/loadgate/internal/cli.Version=…".
-var Version = "dev"
+// Version is this binary's version (internal/version: the release stamp, else
+// the build information), the one every output names.
+var Version = version.String()
 
 // Env is the process environment Main sees, injected so tests control it.
 type Env struct {
