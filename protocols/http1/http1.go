@@ -204,6 +204,9 @@ func (c *http1Client) Do(ctx context.Context, req int, out *protocols.Outcome) {
 // expectation in use.
 func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protocols.Outcome) {
 	*out = protocols.Outcome{}
+	// The response buffer goes back to the pool while the connection waits
+	// for its next request.
+	defer c.rd.release()
 	c.watch(ctx)
 	now := time.Now()
 	var deadline time.Time // zero: no timeout
@@ -233,8 +236,14 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 		c.resp.wire = 0
 		var n int
 		var err error
-		if c.rawOK && reused && idle < rawIdleLimit && c.rd.r == c.rd.w {
+		var sentAt time.Time // when the first bytes left, if the exchange knows
+		// A new connection has had no time to be closed while idle.
+		if c.rawOK && c.rd.r == c.rd.w && (connecting || reused && idle < rawIdleLimit) {
+			c.raw.stamp = connecting
 			n, err = c.raw.exchange(p.wire)
+			if n > 0 {
+				sentAt = c.raw.sentAt
+			}
 		}
 		if err == nil && n < len(p.wire) {
 			var m int
@@ -256,7 +265,10 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 				}
 				return
 			}
-			out.Connect = time.Since(c.dialStart)
+			if sentAt.IsZero() {
+				sentAt = time.Now()
+			}
+			out.Connect = sentAt.Sub(c.dialStart)
 			c.connecting = false
 		}
 		if err == nil {
@@ -411,6 +423,9 @@ func (c *http1Client) setConn(conn net.Conn) bool {
 	c.reused = false
 	c.rd.reset(conn)
 	c.rawOK = c.raw.attach(conn, &c.rd)
+	if c.rawOK {
+		c.rd.useRaw(c.raw.conn)
+	}
 	return true
 }
 
@@ -428,6 +443,7 @@ func (c *http1Client) drop() {
 	c.rawOK = false
 	c.raw.conn = nil
 	c.rd.reset(nil)
+	c.rd.useRaw(nil)
 }
 
 // watch arranges for ctx's cancellation to interrupt a blocked read or
