@@ -49,6 +49,7 @@ type http1Client struct {
 	// lastStart is when the previous request began; the time since bounds
 	// how long the connection has been idle.
 	lastStart time.Time
+	dl        lazyDeadline // of a plain socket
 
 	// mu guards conn, closed and watcher against interrupt and Close, which
 	// run on other goroutines. Do, the only writer of conn, reads it without
@@ -220,7 +221,8 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 			if out.Kind, out.Err = c.dial(ctx, deadline, out); out.Kind != protocols.KindNone {
 				return
 			}
-		} else if err := c.conn.SetDeadline(deadline); err != nil {
+			c.dialed(deadline)
+		} else if err := c.setDeadline(deadline, now); err != nil {
 			c.drop()
 			out.Kind, out.Err = protocols.KindOther, err
 			return
@@ -245,10 +247,13 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 				sentAt = c.raw.sentAt
 			}
 		}
-		if err == nil && n < len(p.wire) {
+		for err == nil && n < len(p.wire) {
 			var m int
 			m, err = c.conn.Write(p.wire[n:])
 			n += m
+			if early(err, c.raw.rearm) {
+				err = nil
+			}
 		}
 		out.BytesSent += int64(n)
 		if connecting {
@@ -423,8 +428,13 @@ func (c *http1Client) setConn(conn net.Conn) bool {
 	c.reused = false
 	c.rd.reset(conn)
 	c.rawOK = c.raw.attach(conn, &c.rd)
+	c.raw.rearm, c.rd.rearm = nil, nil
 	if c.rawOK {
 		c.rd.useRaw(c.raw.conn)
+		if c.dl.rearm == nil {
+			c.dl.rearm = c.rearm
+		}
+		c.raw.rearm, c.rd.rearm = c.dl.rearm, c.dl.rearm
 	}
 	return true
 }

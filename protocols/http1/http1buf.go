@@ -51,7 +51,11 @@ func (p *respReader) useRaw(rc syscall.RawConn) {
 // the read before it waits, so nothing that arrived earlier is missed.
 func (p *respReader) fillPooled() error {
 	p.rawN, p.rawErr = 0, nil
-	if err := p.rc.Read(p.rawStep); err != nil {
+	err := p.rc.Read(p.rawStep)
+	for err != nil && early(err, p.rearm) {
+		err = p.rc.Read(p.rawStep)
+	}
+	if err != nil {
 		return err
 	}
 	switch {

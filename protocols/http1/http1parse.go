@@ -77,6 +77,9 @@ type respReader struct {
 	rawStep func(fd uintptr) bool
 	rawN    int
 	rawErr  error
+	// rearm, when set, is asked whether a deadline that fired is early,
+	// and the read goes on (see lazyDeadline).
+	rearm func() bool
 
 	// The body being read, piece by piece (see next).
 	mode    bodyMode
@@ -181,7 +184,7 @@ func (p *respReader) fill() error {
 			p.rerr = err
 			return nil
 		}
-		if err != nil {
+		if err != nil && !early(err, p.rearm) {
 			return err
 		}
 	}

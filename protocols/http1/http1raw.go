@@ -39,6 +39,9 @@ type rawExchange struct {
 	// answer must not stretch.
 	stamp  bool
 	sentAt time.Time
+	// rearm, when set, is asked whether a deadline that fired is early,
+	// and the wait goes on (see lazyDeadline).
+	rearm func() bool
 }
 
 // rawIdleLimit is how long a kept-alive connection may have been idle and
@@ -75,6 +78,9 @@ func (x *rawExchange) attach(conn net.Conn, rd *respReader) bool {
 func (x *rawExchange) exchange(wire []byte) (int, error) {
 	x.wire, x.sent, x.reading, x.err = wire, 0, false, nil
 	err := x.conn.Read(x.step)
+	for err != nil && x.err == nil && early(err, x.rearm) {
+		err = x.conn.Read(x.step) // the step goes on where it stopped
+	}
 	x.wire = nil
 	if x.err != nil {
 		return x.sent, x.err
