@@ -38,6 +38,7 @@ type http1Client struct {
 	raw    rawExchange // of the current connection, when rawOK
 	rawOK  bool        // conn is a plain socket the raw exchange can drive
 	sock   *socketAddr // non-nil: conn is opened by dialSocket
+	nagle  bool        // dialSocket leaves Nagle's algorithm on (see oneSegment)
 	// Errors made once, for Outcome.Err.
 	errLength error      // the body's length is not expect.length
 	dialErrs  dialErrors // of dialSocket
@@ -138,6 +139,7 @@ func newHTTP1Client(t *scenarios.Target, _ int) (protocols.Client, error) {
 		}
 		c.reqs = append(c.reqs, r)
 	}
+	c.nagle = oneSegment(c.reqs)
 	return c, nil
 }
 
@@ -393,7 +395,7 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 // it is on loopback.
 func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time) (protocols.ErrorKind, error) {
 	c.dialStart = start
-	fd, op, err := openSocket(c.sock)
+	fd, op, err := openSocket(c.sock, c.nagle)
 	if err != nil {
 		return connectFailure(ctx, err, deadline), c.dialErrs.of(op, err)
 	}
