@@ -81,18 +81,23 @@ go_version_of() {
   go version -m "$(command -v "$1")" 2>/dev/null | awk '$1 == "mod" {print $3; exit}'
 }
 
-nginx_pid="" nginx_port="" nginx_dir="" nginx_h2_port=""
+nginx_pid="" nginx_port="" nginx_dir="" nginx_h2_port="" nginx_tls_port=""
 # nginx_start DIR [PORTS] runs nginx (one worker) with its files in DIR,
 # listening on PORTS (default 1) consecutive loopback ports below the
-# ephemeral range, and on the next one for h2c; it sets nginx_pid,
-# nginx_port (the first port) and nginx_h2_port.
+# ephemeral range, on the next one for h2c, and on PORTS more for HTTPS
+# (a self-signed certificate made now); it sets nginx_pid, nginx_port (the
+# first port), nginx_h2_port and nginx_tls_port (the first HTTPS port).
 # Separate ports keep one tool's leftover TIME_WAIT sockets out of another's way.
 nginx_start() {
   nginx_dir=$1
-  local try last
+  local try last tls_last
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
+    -keyout "$nginx_dir/key.pem" -out "$nginx_dir/cert.pem" 2>/dev/null || { say "openssl could not make a certificate"; return 1; }
   for try in 1 2 3 4 5; do
     nginx_port=$((20000 + RANDOM % 12000)) last=$((nginx_port + ${2:-1} - 1)) nginx_h2_port=$((last + 1))
-    sed "s#@DIR@#$nginx_dir#g; s#@PORT@#$nginx_port#g; s#@LAST@#$last#g; s#@H2PORT@#$nginx_h2_port#g; s#@NOFILE@#$(ulimit -n)#g" \
+    nginx_tls_port=$((nginx_h2_port + 1)) tls_last=$((nginx_h2_port + ${2:-1}))
+    sed "s#@DIR@#$nginx_dir#g; s#@PORT@#$nginx_port#g; s#@LAST@#$last#g; s#@H2PORT@#$nginx_h2_port#g; s#@NOFILE@#$(ulimit -n)#g
+      s#@TLSPORT@#$nginx_tls_port#g; s#@TLSLAST@#$tls_last#g" \
       "$bench_root/bench/nginx.conf.in" >"$nginx_dir/nginx.conf"
     "${pin_server[@]}" nginx -p "$nginx_dir" -c "$nginx_dir/nginx.conf" 2>>"$nginx_dir/stderr" &
     nginx_pid=$!
@@ -145,15 +150,18 @@ build_loadgate() {
   (cd "$bench_root" && go build -o "$1" ./cmd/loadgate)
 }
 
-# scenario FILE KEEPALIVE CONCURRENCY SECONDS [PORT] writes a one-phase
-# closed-model scenario against the bench nginx.
+# scenario FILE KEEPALIVE CONCURRENCY SECONDS [PORT [SCHEME]] writes a
+# one-phase closed-model scenario against the bench nginx; with SCHEME
+# https, PORT must be one of its HTTPS ports.
 scenario() {
+  local tls=""
+  [ "${6:-http}" = http ] || tls=", tls: { insecure_skip_verify: true }"
   cat >"$1" <<YAML
 version: 1
 name: bench
 targets:
   - name: nginx
-    http: { url: "http://127.0.0.1:${5:-$nginx_port}/", keepalive: $2 }
+    http: { url: "${6:-http}://127.0.0.1:${5:-$nginx_port}/", keepalive: $2$tls }
 phases:
   - name: measured
     duration: ${4}s

@@ -2,8 +2,9 @@
 # Input columns (tab-separated): mode tool rep status tool_rps nginx_rps cpu_us
 # rss_kib p50_ms p99_ms errors conns_per_req wall_s; status is ok, missing or
 # error…; wall_s is not summarised.
-# Variables: modes and tools, space-separated, give the row order. The baseline
-# of a mode is wrk for keepalive, ab for short, h2load for h2 and ghz for grpc.
+# Variables: modes and tools, space-separated, give the row order. The baselines
+# of a mode are wrk for keepalive and tlsshort, wrk then ab for short, h2load
+# for h2 and ghz for grpc.
 
 function add(k, col, v) { if (v != "" && v != "n/a") vals[k, col] = vals[k, col] " " v }
 
@@ -21,6 +22,14 @@ function median(k, col, n, a, i, j, x) {
 
 function fmt(f, v) { return v == "" ? "n/a" : sprintf(f, v) }
 function ratio(v, base, name) { return v == "" || base == "" || base == 0 ? "n/a" : sprintf("%.2f× %s", v / base, name) }
+# ratios prints the ratio of the median col of k to that of each baseline
+# of mode md, comma-separated.
+function ratios(k, col, md, nb, bs, i, s, v) {
+  nb = split(md == "short" ? "wrk ab" : md == "h2" ? "h2load" : md == "grpc" ? "ghz" : "wrk", bs, " ")
+  v = median(k, col)
+  for (i = 1; i <= nb; i++) s = s (i > 1 ? ", " : "") ratio(v, median(md SUBSEP bs[i], col), bs[i])
+  return s
+}
 # row prints a table row whose cells after "runs ok" all say s.
 function row(label, status, s, i, line) {
   line = label status
@@ -44,9 +53,6 @@ END {
   print "| mode | tool | runs ok | rps (tool) | rps (nginx) | rps vs base | CPU µs/req | CPU vs base | peak RSS KiB | p50 ms | p99 ms | errors | conns/req |"
   print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for (i = 1; i <= nm; i++) {
-    base = m[i] == "short" ? "ab" : m[i] == "h2" ? "h2load" : m[i] == "grpc" ? "ghz" : "wrk"
-    b = m[i] SUBSEP base
-    brps = median(b, "nrps"); bcpu = median(b, "cpu")
     for (j = 1; j <= nt; j++) {
       k = m[i] SUBSEP t[j]
       label = "| " m[i] " | " t[j] " | "
@@ -55,7 +61,7 @@ END {
       if (!ok[k]) { row(label, "0/" total[k], "error"); continue }
       nrps = median(k, "nrps"); cpu = median(k, "cpu")
       print label ok[k] "/" total[k] " | " fmt("%.0f", median(k, "trps")) " | " fmt("%.0f", nrps) " | " \
-        ratio(nrps, brps, base) " | " fmt("%.2f", cpu) " | " ratio(cpu, bcpu, base) " | " \
+        ratios(k, "nrps", m[i]) " | " fmt("%.2f", cpu) " | " ratios(k, "cpu", m[i]) " | " \
         fmt("%.0f", median(k, "rss")) " | " fmt("%.2f", median(k, "p50")) " | " fmt("%.2f", median(k, "p99")) " | " \
         fmt("%.0f", median(k, "err")) " | " fmt("%.3f", median(k, "cpr")) " |"
     }

@@ -5,13 +5,17 @@ import (
 	"crypto/x509"
 	"fmt"
 	"os"
+	"sync"
 
 	"github.com/loadgate/loadgate/scenarios"
 )
 
 // TLSConfig is the client TLS configuration of a target's tls: block, the
 // same for every protocol that speaks TLS: the trust (ca_file, or
-// insecure_skip_verify) and the client certificate.
+// insecure_skip_verify), the client certificate, and the session cache
+// that lets new connections resume a session instead of a full handshake
+// (unless resume: false). Every config made for the same tls: block shares
+// that cache, so the workers of a case resume each other's sessions.
 func TLSConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
 	conf := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the user asked for it
 	if t.CAFile != "" {
@@ -32,5 +36,25 @@ func TLSConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
 		}
 		conf.Certificates = []tls.Certificate{cert}
 	}
+	if !t.NoResume {
+		conf.ClientSessionCache = sessionCache(t)
+	}
 	return conf, nil
+}
+
+// sessionCaches holds the session cache of each tls: block, by its
+// address: a case's target is its own copy, so each case has one cache
+// that lives across its phases, as wrk keeps a session for its whole run.
+var sessionCaches sync.Map // *scenarios.TLS → tls.ClientSessionCache
+
+// sessionCacheSize bounds the sessions a cache keeps. They are keyed by
+// server name, so a target's workers share an entry or a few.
+const sessionCacheSize = 64
+
+func sessionCache(t *scenarios.TLS) tls.ClientSessionCache {
+	if c, ok := sessionCaches.Load(t); ok {
+		return c.(tls.ClientSessionCache)
+	}
+	c, _ := sessionCaches.LoadOrStore(t, tls.NewLRUClientSessionCache(sessionCacheSize))
+	return c.(tls.ClientSessionCache)
 }

@@ -471,6 +471,12 @@ type TLS struct {
 	// both or neither.
 	CertFile string
 	KeyFile  string
+	// NoResume turns TLS session resumption off (`resume: false`): every
+	// new connection then pays a full handshake, which is what a test of
+	// the server's handshake capacity wants. By default the connections of
+	// a case resume the sessions its earlier connections got, as browsers
+	// and wrk do.
+	NoResume bool
 }
 
 // Threshold is one rule judged per case after the run.

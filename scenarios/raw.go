@@ -69,6 +69,7 @@ type rawHTTP struct {
 type rawTLS struct {
 	insecureSkipVerify, caFile *yaml.Node
 	certFile, keyFile          *yaml.Node
+	resume                     *yaml.Node
 }
 
 type rawExpect struct {
@@ -232,6 +233,7 @@ var tlsFields = []field[rawTLS]{
 	scalarField("ca_file", aString, func(t *rawTLS) **yaml.Node { return &t.caFile }),
 	scalarField("cert_file", aString, func(t *rawTLS) **yaml.Node { return &t.certFile }),
 	scalarField("key_file", aString, func(t *rawTLS) **yaml.Node { return &t.keyFile }),
+	scalarField("resume", aBool, func(t *rawTLS) **yaml.Node { return &t.resume }),
 }
 
 var requestFields = []field[rawRequest]{

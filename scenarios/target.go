@@ -140,6 +140,10 @@ func (r *resolver) tls(t *rawTLS) TLS {
 	if t.caFile != nil {
 		out.CAFile = r.caFile(t.caFile)
 	}
+	if t.resume != nil {
+		resume, _ := r.bool(t.resume, "resume")
+		out.NoResume = !resume
+	}
 	r.clientCert(t, &out)
 	return out
 }

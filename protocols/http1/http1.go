@@ -38,6 +38,7 @@ type http1Client struct {
 	raw    rawExchange // of the current connection, when rawOK
 	rawOK  bool        // conn is a plain socket the raw exchange can drive
 	sock   *socketAddr // non-nil: conn is opened by dialSocket
+	nagle  bool        // dialSocket leaves Nagle's algorithm on (see oneSegment)
 	// Errors made once, for Outcome.Err.
 	errLength error      // the body's length is not expect.length
 	dialErrs  dialErrors // of dialSocket
@@ -49,6 +50,7 @@ type http1Client struct {
 	// lastStart is when the previous request began; the time since bounds
 	// how long the connection has been idle.
 	lastStart time.Time
+	dl        lazyDeadline // of a plain socket
 
 	// mu guards conn, closed and watcher against interrupt and Close, which
 	// run on other goroutines. Do, the only writer of conn, reads it without
@@ -137,6 +139,7 @@ func newHTTP1Client(t *scenarios.Target, _ int) (protocols.Client, error) {
 		}
 		c.reqs = append(c.reqs, r)
 	}
+	c.nagle = oneSegment(c.reqs)
 	return c, nil
 }
 
@@ -204,6 +207,9 @@ func (c *http1Client) Do(ctx context.Context, req int, out *protocols.Outcome) {
 // expectation in use.
 func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protocols.Outcome) {
 	*out = protocols.Outcome{}
+	// The response buffer goes back to the pool while the connection waits
+	// for its next request.
+	defer c.rd.release()
 	c.watch(ctx)
 	now := time.Now()
 	var deadline time.Time // zero: no timeout
@@ -217,7 +223,8 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 			if out.Kind, out.Err = c.dial(ctx, deadline, out); out.Kind != protocols.KindNone {
 				return
 			}
-		} else if err := c.conn.SetDeadline(deadline); err != nil {
+			c.dialed(deadline)
+		} else if err := c.setDeadline(deadline, now); err != nil {
 			c.drop()
 			out.Kind, out.Err = protocols.KindOther, err
 			return
@@ -233,13 +240,22 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 		c.resp.wire = 0
 		var n int
 		var err error
-		if c.rawOK && reused && idle < rawIdleLimit && c.rd.r == c.rd.w {
+		var sentAt time.Time // when the first bytes left, if the exchange knows
+		// A new connection has had no time to be closed while idle.
+		if c.rawOK && c.rd.r == c.rd.w && (connecting || reused && idle < rawIdleLimit) {
+			c.raw.stamp = connecting
 			n, err = c.raw.exchange(p.wire)
+			if n > 0 {
+				sentAt = c.raw.sentAt
+			}
 		}
-		if err == nil && n < len(p.wire) {
+		for err == nil && n < len(p.wire) {
 			var m int
 			m, err = c.conn.Write(p.wire[n:])
 			n += m
+			if early(err, c.raw.rearm) {
+				err = nil
+			}
 		}
 		out.BytesSent += int64(n)
 		if connecting {
@@ -256,7 +272,10 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 				}
 				return
 			}
-			out.Connect = time.Since(c.dialStart)
+			if sentAt.IsZero() {
+				sentAt = time.Now()
+			}
+			out.Connect = sentAt.Sub(c.dialStart)
 			c.connecting = false
 		}
 		if err == nil {
@@ -376,7 +395,7 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 // it is on loopback.
 func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time) (protocols.ErrorKind, error) {
 	c.dialStart = start
-	fd, op, err := openSocket(c.sock)
+	fd, op, err := openSocket(c.sock, c.nagle)
 	if err != nil {
 		return connectFailure(ctx, err, deadline), c.dialErrs.of(op, err)
 	}
@@ -411,6 +430,14 @@ func (c *http1Client) setConn(conn net.Conn) bool {
 	c.reused = false
 	c.rd.reset(conn)
 	c.rawOK = c.raw.attach(conn, &c.rd)
+	c.raw.rearm, c.rd.rearm = nil, nil
+	if c.rawOK {
+		c.rd.useRaw(c.raw.conn)
+		if c.dl.rearm == nil {
+			c.dl.rearm = c.rearm
+		}
+		c.raw.rearm, c.rd.rearm = c.dl.rearm, c.dl.rearm
+	}
 	return true
 }
 
@@ -428,6 +455,7 @@ func (c *http1Client) drop() {
 	c.rawOK = false
 	c.raw.conn = nil
 	c.rd.reset(nil)
+	c.rd.useRaw(nil)
 }
 
 // watch arranges for ctx's cancellation to interrupt a blocked read or

@@ -13,6 +13,6 @@ type socketAddr struct{}
 
 func newSocketAddr(host, port string) *socketAddr { return nil }
 
-func openSocket(*socketAddr) (int, string, error) { return -1, "socket", errors.ErrUnsupported }
+func openSocket(*socketAddr, bool) (int, string, error) { return -1, "socket", errors.ErrUnsupported }
 
 func selfConnected(syscall.RawConn, *socketAddr) bool { return false }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"syscall"
 )
 
 // Sizes of a worker's response buffer, in bytes. It starts small, so that
@@ -69,6 +70,16 @@ type respReader struct {
 	// head, when set, receives a copy of each response's header block, for
 	// a flow's header extractions and cookies.
 	head *[]byte
+	// rc, when set, is the socket under src: reads with no buffer held wait
+	// through it and take a buffer from the pool once there are bytes to
+	// read (see fillPooled). rawStep, rawN and rawErr serve that read.
+	rc      syscall.RawConn
+	rawStep func(fd uintptr) bool
+	rawN    int
+	rawErr  error
+	// rearm, when set, is asked whether a deadline that fired is early,
+	// and the read goes on (see lazyDeadline).
+	rearm func() bool
 
 	// The body being read, piece by piece (see next).
 	mode    bodyMode
@@ -93,13 +104,17 @@ type bodyReader interface {
 	run(src bodySource) error
 }
 
+// newRespReader makes a reader with no buffer yet: it takes one from the
+// pool when it first reads.
 func newRespReader(maxBody int64, body bodyReader) respReader {
-	return respReader{buf: make([]byte, http1BufSize), maxBody: maxBody, body: body}
+	return respReader{maxBody: maxBody, body: body}
 }
 
-// reset drops buffered bytes, for a new connection.
+// reset drops buffered bytes, for a new connection, and hands a buffer of
+// the default size back to the pool.
 func (p *respReader) reset(src io.Reader) {
 	p.src, p.r, p.w, p.rerr = src, 0, 0, nil
+	p.release()
 }
 
 // pos is the stream offset of the first unparsed byte.
@@ -108,6 +123,7 @@ func (p *respReader) pos() int64 { return p.in - int64(p.w-p.r) }
 // free returns the buffer's free end, once every buffered byte is parsed,
 // for a read made outside fill; filled accounts for it.
 func (p *respReader) free() []byte {
+	p.ensureBuf()
 	p.r, p.w = 0, 0
 	return p.buf
 }
@@ -124,13 +140,16 @@ func (p *respReader) grow(size int) {
 	b := make([]byte, size)
 	p.w = copy(b, p.buf[p.r:p.w])
 	p.r = 0
+	if len(p.buf) == http1BufSize {
+		bufPool.Put((*[http1BufSize]byte)(p.buf))
+	}
 	p.buf = b
 }
 
 // growFor grows the buffer, by doubling up to http1BodyBuf, towards n bytes
 // of body still to read.
 func (p *respReader) growFor(n int64) {
-	size := len(p.buf)
+	size := max(len(p.buf), http1BufSize)
 	for int64(size) < n && size < http1BodyBuf {
 		size *= 2
 	}
@@ -153,6 +172,10 @@ func (p *respReader) fill() error {
 		p.rerr = nil
 		return err
 	}
+	if p.buf == nil && p.rc != nil {
+		return p.fillPooled()
+	}
+	p.ensureBuf()
 	for range maxZeroReads {
 		n, err := p.src.Read(p.buf[p.w:])
 		p.w += n
@@ -161,7 +184,7 @@ func (p *respReader) fill() error {
 			p.rerr = err
 			return nil
 		}
-		if err != nil {
+		if err != nil && !early(err, p.rearm) {
 			return err
 		}
 	}
@@ -262,7 +285,7 @@ func (p *respReader) readHeader(h *header) error {
 		// A blank line completed by the next read starts at most two bytes
 		// before the end of what is buffered.
 		scanned = max(0, p.w-p.r-2)
-		if p.w == len(p.buf) && p.r == 0 {
+		if p.buf != nil && p.w == len(p.buf) && p.r == 0 {
 			if len(p.buf) >= http1MaxHeader {
 				return errHeadersTooLarge
 			}
@@ -408,7 +431,7 @@ func (p *respReader) line(limit int) ([]byte, error) {
 			}
 			return nil, errHeadersTooLarge
 		}
-		if off == len(p.buf) {
+		if p.buf != nil && off == len(p.buf) {
 			p.grow(min(2*len(p.buf), http1MaxHeader))
 		}
 		if err := p.fill(); err != nil {

@@ -22,7 +22,10 @@ import (
 // wakes the wait; one that only shuts down its side (a lingering close)
 // would leave it waiting for the timeout. So the exchange is used on a
 // connection that was busy moments ago, when no keep-alive timeout can have
-// run out, and a connection idle for longer is read first as usual.
+// run out, and on a new one, which has never been idle; a connection idle
+// for longer is read first as usual. On a new connection the write also
+// ends the handshake's wait: when the handshake is not over yet, the write
+// finds no room and the caller's Write waits for it.
 type rawExchange struct {
 	conn    syscall.RawConn
 	step    func(fd uintptr) bool // rawStep, bound once: a closure per call would allocate
@@ -31,6 +34,14 @@ type rawExchange struct {
 	reading bool                  // the request is out; waiting for the answer
 	err     error                 // the write's error
 	rd      *respReader
+	// stamp asks for sentAt, the time the request's first bytes left: on a
+	// new connection, the end of its handshake, which the wait for the
+	// answer must not stretch.
+	stamp  bool
+	sentAt time.Time
+	// rearm, when set, is asked whether a deadline that fired is early,
+	// and the wait goes on (see lazyDeadline).
+	rearm func() bool
 }
 
 // rawIdleLimit is how long a kept-alive connection may have been idle and
@@ -67,6 +78,9 @@ func (x *rawExchange) attach(conn net.Conn, rd *respReader) bool {
 func (x *rawExchange) exchange(wire []byte) (int, error) {
 	x.wire, x.sent, x.reading, x.err = wire, 0, false, nil
 	err := x.conn.Read(x.step)
+	for err != nil && x.err == nil && early(err, x.rearm) {
+		err = x.conn.Read(x.step) // the step goes on where it stopped
+	}
 	x.wire = nil
 	if x.err != nil {
 		return x.sent, x.err
@@ -88,6 +102,9 @@ func (x *rawExchange) rawStep(fd uintptr) bool {
 			return true
 		}
 		x.sent = n
+		if x.stamp && n > 0 {
+			x.sentAt = time.Now()
+		}
 		if n < len(x.wire) {
 			return true
 		}

@@ -81,3 +81,21 @@ func appendContentLength(b []byte, n int) []byte {
 	b = strconv.AppendInt(b, int64(n), 10)
 	return append(b, "\r\n"...)
 }
+
+// minSegment is the least a TCP segment may carry: the default MSS of IPv4
+// (RFC 9293), below IPv6's 1220.
+const minSegment = 536
+
+// oneSegment reports whether every request of reqs fits one TCP segment.
+// Such a request leaves in one write, once the answer to the previous one
+// has acknowledged it, so Nagle's algorithm, which holds back only data
+// sent while earlier data is unacknowledged, never delays it: TCP_NODELAY
+// would change nothing and costs a system call per connection.
+func oneSegment(reqs []http1Request) bool {
+	for i := range reqs {
+		if len(reqs[i].wire) > minSegment {
+			return false
+		}
+	}
+	return true
+}
