@@ -72,7 +72,7 @@ func (p *respReader) fillPooled() error {
 // buffer, which goes back to the pool when there was nothing to read yet.
 func (p *respReader) pooledStep(fd uintptr) bool {
 	p.ensureBuf()
-	n, err := ignoringEINTR(syscall.Read, int(fd), p.buf)
+	n, err := rawRead(fd, p.buf)
 	switch {
 	case err == syscall.EAGAIN:
 		p.release()
