@@ -163,7 +163,7 @@ consume() {
     action "mikepenz-$v" check_run "$report" report_paths="$report" check_name="loadgate thresholds" include_passed=true job_summary=false check_annotations=false
   done
   for v in v2 v3; do
-    action "dorny-$v" check_run "$report" path="$report" name="loadgate thresholds" reporter=java-junit use-actions-summary=false fail-on-error=false max-annotations="${DORNY_MAX_ANNOTATIONS:-0}"
+    action "dorny-$v" check_run "$report" path="$report" name="loadgate thresholds" reporter=java-junit use-actions-summary=false fail-on-error=true max-annotations="${DORNY_MAX_ANNOTATIONS:-0}"
   done
 }
 
@@ -236,5 +236,10 @@ grep -q 'run completed' "$tmp/transcript-interrupted" ||
   fail "interrupted: no consumer shows the interrupted run's error"
 grep -Eq 'check run: .* [1-9][0-9]* failed' "$tmp/transcript-interrupted" ||
   fail "interrupted: dorny counts no failed test"
+# A check run that concludes "success" shows a green tick beside failed thresholds.
+for report in plain interrupted; do
+  ! grep -q 'check run: success' "$tmp/transcript-$report" ||
+    fail "$report: a check run concluded success although thresholds failed"
+done
 [ "$failed" = 0 ] || exit 1
 echo "junitconsumers: ok (annotations at $scenario or at no file of the repository; warn-level failures skipped, interrupted run failed)"
