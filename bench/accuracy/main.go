@@ -28,6 +28,7 @@ import (
 	"os/signal"
 	"time"
 
+	"github.com/loadgate/loadgate/bench/internal/host"
 	"github.com/loadgate/loadgate/internal/demoserver"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
@@ -149,7 +150,7 @@ func measure(ctx context.Context, url string, ph scenarios.Phase) (*runner.Phase
 	sc := &scenarios.Scenario{Name: "accuracy", Targets: []scenarios.Target{tg},
 		Cases: []scenarios.Case{{ID: ph.Name, Target: tg, Phases: []scenarios.Phase{ph}}}}
 	var clock runner.WallClock
-	host0, hostOK0 := readHostCPU()
+	host0, hostOK0 := host.ReadCPU()
 	own0, wall0 := clock.CPU(), clock.Now()
 	res, err := runner.Run(ctx, sc, runner.Config{})
 	if err != nil {
@@ -159,8 +160,8 @@ func measure(ctx context.Context, url string, ph scenarios.Phase) (*runner.Phase
 		return nil, 0, fmt.Errorf("phase %s: no result", ph.Name)
 	}
 	others := -1.0
-	if host1, hostOK1 := readHostCPU(); hostOK0 && hostOK1 {
-		others = host1.othersShare(host0, clock.CPU()-own0, clock.Since(wall0))
+	if host1, hostOK1 := host.ReadCPU(); hostOK0 && hostOK1 {
+		others = host1.OthersShare(host0, clock.CPU()-own0, clock.Since(wall0))
 	}
 	return res.Cases[0].Phases[0], others, nil
 }

@@ -11,6 +11,7 @@ import (
 	"runtime/trace"
 	"time"
 
+	"github.com/loadgate/loadgate/bench/internal/host"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -195,7 +196,7 @@ func (b *bench) measure(ctx context.Context, ph scenarios.Phase) (measurement, e
 		own: end.own - obs.start.own, wall: end.at.Sub(obs.start.at)}
 	if obs.start.hostOK && end.hostOK && obs.start.serverOK && end.serverOK {
 		ours := m.own + end.server - obs.start.server
-		m.others = end.host.othersShare(obs.start.host, ours, m.wall)
+		m.others = end.host.OthersShare(obs.start.host, ours, m.wall)
 	}
 	return m, nil
 }
@@ -205,7 +206,7 @@ type cpuSample struct {
 	at       time.Time
 	own      time.Duration
 	server   time.Duration
-	host     hostCPU
+	host     host.CPU
 	hostOK   bool
 	serverOK bool
 }
@@ -228,9 +229,9 @@ func (*phaseMark) PhaseDone(runner.Snapshot, *runner.PhaseResult) {}
 func (o *phaseMark) sample() cpuSample {
 	var clock runner.WallClock
 	s := cpuSample{at: clock.Now(), own: clock.CPU(), serverOK: true}
-	s.host, s.hostOK = readHostCPU()
+	s.host, s.hostOK = host.ReadCPU()
 	if o.serverPID > 0 {
-		s.server, s.serverOK = procCPU(o.serverPID)
+		s.server, s.serverOK = host.ProcCPU(o.serverPID)
 	}
 	return s
 }

@@ -1,4 +1,6 @@
-package main
+// Package host reads how busy the machine is, for the bench programs that
+// judge real-time accuracy only when the machine was quiet enough to tell.
+package host
 
 import (
 	"bytes"
@@ -8,26 +10,26 @@ import (
 	"time"
 )
 
-// hostCPU is the machine-wide CPU time from /proc/stat, in clock ticks.
-type hostCPU struct{ busy, total int64 }
+// CPU is the machine-wide CPU time from /proc/stat, in clock ticks.
+type CPU struct{ busy, total int64 }
 
-// readHostCPU reads the aggregate "cpu" line; false where there is no
+// ReadCPU reads the aggregate "cpu" line; false where there is no
 // /proc/stat (then only the generator's own health says the machine was busy).
-func readHostCPU() (hostCPU, bool) {
+func ReadCPU() (CPU, bool) {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return hostCPU{}, false
+		return CPU{}, false
 	}
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	f := bytes.Fields(line)
 	if len(f) < 5 || string(f[0]) != "cpu" {
-		return hostCPU{}, false
+		return CPU{}, false
 	}
-	var h hostCPU
+	var h CPU
 	for i, field := range f[1:] {
 		v, err := strconv.ParseInt(string(field), 10, 64)
 		if err != nil {
-			return hostCPU{}, false
+			return CPU{}, false
 		}
 		h.total += v
 		if i != 3 && i != 4 { // idle and iowait are not busy
@@ -37,10 +39,10 @@ func readHostCPU() (hostCPU, bool) {
 	return h, true
 }
 
-// othersShare is the share of the machine's CPU used, between prev and h, by
-// other processes than ours (this one and the server it started), which
-// used own CPU time over wall.
-func (h hostCPU) othersShare(prev hostCPU, own, wall time.Duration) float64 {
+// OthersShare is the share of the machine's CPU used, between prev and h,
+// by other processes than ours, which used own CPU time over wall; -1 when
+// nothing can be said.
+func (h CPU) OthersShare(prev CPU, own, wall time.Duration) float64 {
 	total := h.total - prev.total
 	if total <= 0 || wall <= 0 {
 		return -1
@@ -50,9 +52,9 @@ func (h hostCPU) othersShare(prev hostCPU, own, wall time.Duration) float64 {
 	return max(0, machine-mine)
 }
 
-// procCPU is the CPU time (user + system) process pid has used so far, from
+// ProcCPU is the CPU time (user + system) process pid has used so far, from
 // /proc/PID/stat; false where it cannot be read.
-func procCPU(pid int) (time.Duration, bool) {
+func ProcCPU(pid int) (time.Duration, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, false
