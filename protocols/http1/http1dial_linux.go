@@ -54,32 +54,23 @@ func bigEndianPort(dst *uint16, port uint64) {
 // segment (see oneSegment): it then never holds one back, and the socket
 // costs a system call less.
 func openSocket(a *socketAddr, nagle bool) (fd int, op string, err error) {
-	// The calls are raw: none of them blocks on a non-blocking socket, so
-	// the scheduler's bookkeeping around a call that might is spared.
-	r, _, e := syscall.RawSyscall(syscall.SYS_SOCKET, uintptr(a.family),
-		syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, syscall.IPPROTO_TCP)
-	if e != 0 {
-		return -1, "socket", e
+	if fd, err = sysSocket(a.family); err != nil {
+		return -1, "socket", err
 	}
-	fd = int(r)
 	// As net does: a request that takes several writes must not wait for
 	// the acknowledgement of the first.
 	if !nagle {
-		one := int32(1)
-		_, _, e := syscall.RawSyscall6(syscall.SYS_SETSOCKOPT, r, syscall.IPPROTO_TCP, syscall.TCP_NODELAY,
-			uintptr(unsafe.Pointer(&one)), 4, 0)
-		if e != 0 {
+		if err := sysNoDelay(fd); err != nil {
 			_ = syscall.Close(fd)
-			return -1, "setsockopt", e
+			return -1, "setsockopt", err
 		}
 	}
-	_, _, e = syscall.RawSyscall(syscall.SYS_CONNECT, r, uintptr(a.raw), a.rawLen)
-	switch e {
-	case 0, syscall.EINPROGRESS, syscall.EINTR: // after EINTR the handshake goes on too
+	switch err := sysConnect(fd, a); err {
+	case nil, syscall.EINPROGRESS, syscall.EINTR: // after EINTR the handshake goes on too
 		return fd, "", nil
 	default:
 		_ = syscall.Close(fd)
-		return -1, "connect", e
+		return -1, "connect", err
 	}
 }
 
