@@ -14,8 +14,9 @@ import (
 // same for every protocol that speaks TLS: the trust (ca_file, or
 // insecure_skip_verify), the client certificate, and the session cache
 // that lets new connections resume a session instead of a full handshake
-// (unless resume: false). Every config made for the same tls: block shares
-// that cache, so the workers of a case resume each other's sessions.
+// (unless resume: false), and the key exchanges offered (post_quantum).
+// Every config made for the same tls: block shares that cache, so the
+// workers of a case resume each other's sessions.
 func TLSConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
 	conf := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the user asked for it
 	if t.CAFile != "" {
@@ -39,8 +40,17 @@ func TLSConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
 	if !t.NoResume {
 		conf.ClientSessionCache = sessionCache(t)
 	}
+	if !t.PostQuantum {
+		conf.CurvePreferences = classicalCurves
+	}
 	return conf, nil
 }
+
+// classicalCurves are the key exchanges offered without post_quantum, in
+// the order of Go's own preferences less the hybrid X25519MLKEM768: only
+// the first one's key share goes in the ClientHello, so a handshake costs
+// one X25519 key generation instead of that and an ML-KEM-768 one.
+var classicalCurves = []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384, tls.CurveP521}
 
 // sessionCaches holds the session cache of each tls: block, by its
 // address: a case's target is its own copy, so each case has one cache

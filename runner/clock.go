@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"time"
+
+	"github.com/loadgate/loadgate/protocols"
 )
 
 // Clock is the engine's source of time: when arrivals are due, how long a
@@ -31,8 +33,9 @@ type Timer interface {
 // WallClock is the real clock, used when Config.Clock is nil.
 type WallClock struct{}
 
-// Now is time.Now.
-func (WallClock) Now() time.Time { return time.Now() }
+// Now is protocols.Now: time.Now from one clock read instead of two, for
+// the two readings that time every request.
+func (WallClock) Now() time.Time { return protocols.Now() }
 
 // Since is time.Since.
 func (WallClock) Since(t time.Time) time.Duration { return time.Since(t) }

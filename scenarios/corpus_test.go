@@ -126,14 +126,14 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 				BodyRegex:    regexp.MustCompile(`^\{.*\}$`),
 				Length:       42,
 			},
-			TLS: TLS{InsecureSkipVerify: true, CAFile: filepath.Join(corpus, "ok", "ca.pem"), NoResume: true},
+			TLS: TLS{InsecureSkipVerify: true, CAFile: filepath.Join(corpus, "ok", "ca.pem"), NoResume: true, PostQuantum: true},
 		}
 		if diff := cmp.Diff(want, s.Targets[0].HTTP, cmpRegexp); diff != "" {
 			t.Errorf("target (-want +got):\n%s", diff)
 		}
 		wantPhases := []Phase{
-			{Name: "warmup", Pos: Pos{s.File, 30, 5}, Warmup: true, Requests: 500, Concurrency: 4, Trials: 1},
-			{Name: "measured", Pos: Pos{s.File, 34, 5}, Duration: 90 * time.Second, Requests: 100000,
+			{Name: "warmup", Pos: Pos{s.File, 31, 5}, Warmup: true, Requests: 500, Concurrency: 4, Trials: 1},
+			{Name: "measured", Pos: Pos{s.File, 35, 5}, Duration: 90 * time.Second, Requests: 100000,
 				Concurrency: 64, RampUp: 10 * time.Second, ThinkTime: 100 * time.Millisecond, Trials: 1},
 		}
 		if diff := cmp.Diff(wantPhases, s.Cases[0].Phases); diff != "" {

@@ -69,7 +69,7 @@ type rawHTTP struct {
 type rawTLS struct {
 	insecureSkipVerify, caFile *yaml.Node
 	certFile, keyFile          *yaml.Node
-	resume                     *yaml.Node
+	resume, postQuantum        *yaml.Node
 }
 
 type rawExpect struct {
@@ -234,6 +234,7 @@ var tlsFields = []field[rawTLS]{
 	scalarField("cert_file", aString, func(t *rawTLS) **yaml.Node { return &t.certFile }),
 	scalarField("key_file", aString, func(t *rawTLS) **yaml.Node { return &t.keyFile }),
 	scalarField("resume", aBool, func(t *rawTLS) **yaml.Node { return &t.resume }),
+	scalarField("post_quantum", aBool, func(t *rawTLS) **yaml.Node { return &t.postQuantum }),
 }
 
 var requestFields = []field[rawRequest]{

@@ -144,6 +144,9 @@ func (r *resolver) tls(t *rawTLS) TLS {
 		resume, _ := r.bool(t.resume, "resume")
 		out.NoResume = !resume
 	}
+	if t.postQuantum != nil {
+		out.PostQuantum, _ = r.bool(t.postQuantum, "post_quantum")
+	}
 	r.clientCert(t, &out)
 	return out
 }

@@ -211,7 +211,7 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 	// for its next request.
 	defer c.rd.release()
 	c.watch(ctx)
-	now := time.Now()
+	now := protocols.Now()
 	var deadline time.Time // zero: no timeout
 	if c.target.Timeout > 0 {
 		deadline = now.Add(c.target.Timeout)
@@ -273,7 +273,7 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 				return
 			}
 			if sentAt.IsZero() {
-				sentAt = time.Now()
+				sentAt = protocols.Now()
 			}
 			out.Connect = sentAt.Sub(c.dialStart)
 			c.connecting = false

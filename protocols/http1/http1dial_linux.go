@@ -4,12 +4,17 @@ import (
 	"net/netip"
 	"strconv"
 	"syscall"
+	"unsafe"
 )
 
 // socketAddr is an address dialSocket connects to.
 type socketAddr struct {
 	family int
 	sa     syscall.Sockaddr
+	// raw and rawLen are sa in the kernel's layout, made once, for a
+	// connect without syscall.Connect's conversion.
+	raw    unsafe.Pointer
+	rawLen uintptr
 }
 
 // newSocketAddr returns the address of host and port when host is an IP
@@ -25,9 +30,21 @@ func newSocketAddr(host, port string) *socketAddr {
 		return nil
 	}
 	if ip.Is4() || ip.Is4In6() {
-		return &socketAddr{syscall.AF_INET, &syscall.SockaddrInet4{Port: int(p), Addr: ip.Unmap().As4()}}
+		raw := &syscall.RawSockaddrInet4{Family: syscall.AF_INET, Addr: ip.Unmap().As4()}
+		bigEndianPort(&raw.Port, p)
+		return &socketAddr{syscall.AF_INET, &syscall.SockaddrInet4{Port: int(p), Addr: ip.Unmap().As4()},
+			unsafe.Pointer(raw), syscall.SizeofSockaddrInet4}
 	}
-	return &socketAddr{syscall.AF_INET6, &syscall.SockaddrInet6{Port: int(p), Addr: ip.As16()}}
+	raw := &syscall.RawSockaddrInet6{Family: syscall.AF_INET6, Addr: ip.As16()}
+	bigEndianPort(&raw.Port, p)
+	return &socketAddr{syscall.AF_INET6, &syscall.SockaddrInet6{Port: int(p), Addr: ip.As16()},
+		unsafe.Pointer(raw), syscall.SizeofSockaddrInet6}
+}
+
+// bigEndianPort stores port in network byte order, as a sockaddr has it.
+func bigEndianPort(dst *uint16, port uint64) {
+	b := (*[2]byte)(unsafe.Pointer(dst))
+	b[0], b[1] = byte(port>>8), byte(port)
 }
 
 // openSocket opens a non-blocking TCP socket and starts connecting it to a.
@@ -37,19 +54,18 @@ func newSocketAddr(host, port string) *socketAddr {
 // segment (see oneSegment): it then never holds one back, and the socket
 // costs a system call less.
 func openSocket(a *socketAddr, nagle bool) (fd int, op string, err error) {
-	fd, err = syscall.Socket(a.family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, syscall.IPPROTO_TCP)
-	if err != nil {
+	if fd, err = sysSocket(a.family); err != nil {
 		return -1, "socket", err
 	}
 	// As net does: a request that takes several writes must not wait for
 	// the acknowledgement of the first.
 	if !nagle {
-		if err := syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1); err != nil {
+		if err := sysNoDelay(fd); err != nil {
 			_ = syscall.Close(fd)
 			return -1, "setsockopt", err
 		}
 	}
-	switch err := syscall.Connect(fd, a.sa); err {
+	switch err := sysConnect(fd, a); err {
 	case nil, syscall.EINPROGRESS, syscall.EINTR: // after EINTR the handshake goes on too
 		return fd, "", nil
 	default:

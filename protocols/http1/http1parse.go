@@ -270,15 +270,23 @@ func (p *respReader) readHeader(h *header) error {
 	scanned := 0  // bytes after p.r known to hold no complete header block
 	screened := 0 // bytes after p.r whose complete lines are screened
 	for {
-		if end := headerEnd(p.buf[:p.w], p.r+scanned); end >= 0 {
-			err := parseHeader(p.buf[p.r:end], h)
+		// The first look parses the lines as it searches for the blank
+		// line, one pass over a header that came in one read, as nearly
+		// all do; a header that did not is found first, then parsed.
+		end, err := -1, error(nil)
+		if scanned == 0 {
+			end, err = parseHeader(p.buf[p.r:p.w], h)
+		} else if e := headerEnd(p.buf[:p.w], p.r+scanned); e >= 0 {
+			end, err = parseHeader(p.buf[p.r:e], h)
+		}
+		if end >= 0 {
+			end += p.r
 			if p.head != nil {
 				*p.head = append((*p.head)[:0], p.buf[p.r:end]...)
 			}
 			p.r = end
 			return err
 		}
-		var err error
 		if screened, err = screenHeader(p.buf[p.r:p.w], screened); err != nil {
 			return err
 		}
@@ -319,69 +327,45 @@ func headerEnd(b []byte, from int) int {
 	return -1
 }
 
-// parseHeader parses a complete header block (status line, header lines,
-// blank line).
-func parseHeader(b []byte, h *header) error {
+// parseHeader parses the header block (status line, header lines, blank
+// line) at the start of b and returns the index just past it, or -1 when b
+// holds no complete block yet. An error in a complete block comes with its
+// end; one in an incomplete block waits until the block is complete, as
+// the reader reports it once the block is.
+func parseHeader(b []byte, h *header) (end int, err error) {
 	*h = header{length: -1}
-	line, b := nextLine(b)
-	status, http10, err := parseStatusLine(line)
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return -1, nil
+	}
+	status, http10, err := parseStatusLine(trimCR(b[:i]))
 	if err != nil {
-		return err
+		return failedAt(b, 0, err)
 	}
 	h.status = status
 	var keepAlive, framing bool
-	for len(b) > 0 {
-		line, b = nextLine(b)
+	for pos := i + 1; ; {
+		j := bytes.IndexByte(b[pos:], '\n')
+		if j < 0 {
+			return -1, nil
+		}
+		start := pos
+		line := trimCR(b[pos : pos+j])
+		pos += j + 1
 		if len(line) == 0 {
+			end = pos
 			break
 		}
 		if line[0] == ' ' || line[0] == '\t' {
 			// An obsolete line folding continues the previous header: harmless
 			// unless that header frames the body.
 			if framing {
-				return errHeaderLine
+				return failedAt(b, start, errHeaderLine)
 			}
 			continue
 		}
-		colon := bytes.IndexByte(line, ':')
-		if colon <= 0 || !isHeaderName(line[:colon]) {
-			return errHeaderLine
-		}
-		name, value := line[:colon], trimOWS(line[colon+1:])
-		framing = false
-		switch {
-		case equalFold(name, "content-length"):
-			framing = true
-			n, ok := parseLength(value)
-			if !ok || (h.length >= 0 && h.length != n) {
-				return errContentLength
-			}
-			h.length = n
-		case equalFold(name, "transfer-encoding"):
-			framing = true
-			switch {
-			case equalFold(value, "chunked") && !h.chunked:
-				h.chunked = true
-			case equalFold(value, "identity"):
-			default:
-				return errTransferEncoding
-			}
-		case equalFold(name, "connection"):
-			framing = true
-			for len(value) > 0 {
-				var tok []byte
-				if i := bytes.IndexByte(value, ','); i >= 0 {
-					tok, value = trimOWS(value[:i]), value[i+1:]
-				} else {
-					tok, value = trimOWS(value), nil
-				}
-				switch {
-				case equalFold(tok, "close"):
-					h.close = true
-				case equalFold(tok, "keep-alive"):
-					keepAlive = true
-				}
-			}
+		if framing, err = parseField(line, h, &keepAlive); err != nil {
+			return failedAt(b, start, err)
 		}
 	}
 	if http10 && !keepAlive {
@@ -393,7 +377,73 @@ func parseHeader(b []byte, h *header) error {
 		h.length = -1
 		h.close = true
 	}
-	return nil
+	return end, nil
+}
+
+// failedAt returns err with the end of the header block, searched from
+// from, the start of the line that failed; or -1 and no error while the
+// block is incomplete.
+func failedAt(b []byte, from int, err error) (int, error) {
+	if end := headerEnd(b, from); end >= 0 {
+		return end, err
+	}
+	return -1, nil
+}
+
+// parseField parses one header line (not a continuation) into h and
+// reports whether the header frames the body. The name's bytes are
+// checked in the same pass that finds its colon.
+func parseField(line []byte, h *header, keepAlive *bool) (framing bool, err error) {
+	colon := 0
+	for colon < len(line) && tokenByte[line[colon]] {
+		colon++
+	}
+	if colon == 0 || colon == len(line) || line[colon] != ':' {
+		return false, errHeaderLine
+	}
+	name, value := line[:colon], trimOWS(line[colon+1:])
+	switch {
+	case equalFold(name, "content-length"):
+		n, ok := parseLength(value)
+		if !ok || (h.length >= 0 && h.length != n) {
+			return true, errContentLength
+		}
+		h.length = n
+	case equalFold(name, "transfer-encoding"):
+		switch {
+		case equalFold(value, "chunked") && !h.chunked:
+			h.chunked = true
+		case equalFold(value, "identity"):
+		default:
+			return true, errTransferEncoding
+		}
+	case equalFold(name, "connection"):
+		for len(value) > 0 {
+			var tok []byte
+			if i := bytes.IndexByte(value, ','); i >= 0 {
+				tok, value = trimOWS(value[:i]), value[i+1:]
+			} else {
+				tok, value = trimOWS(value), nil
+			}
+			switch {
+			case equalFold(tok, "close"):
+				h.close = true
+			case equalFold(tok, "keep-alive"):
+				*keepAlive = true
+			}
+		}
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// trimCR drops the CR of a line that ended in CRLF.
+func trimCR(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		return line[:n-1]
+	}
+	return line
 }
 
 // nextLine splits b after its first LF; the line loses its CRLF or LF.

@@ -404,3 +404,33 @@ func BenchmarkHTTP1Parse(b *testing.B) {
 		})
 	}
 }
+
+// TestParseHeaderEnd checks where parseHeader finds the end of a header
+// block: past its blank line, or -1 while the block is incomplete, even
+// when a line already read is malformed, whose error waits for the end.
+func TestParseHeaderEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		end      int
+		err      error
+	}{
+		{"complete", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi", 38, nil},
+		{"bare LF", "HTTP/1.1 200 OK\nContent-Length: 2\n\nhi", 35, nil},
+		{"no blank line yet", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", -1, nil},
+		{"no status line yet", "HTTP/1.1 200 OK", -1, nil},
+		{"bad line, incomplete", "HTTP/1.1 200 OK\r\nBad Name: x\r\n", -1, nil},
+		{"bad line, complete", "HTTP/1.1 200 OK\r\nBad Name: x\r\nA: b\r\n\r\n", 38, errHeaderLine},
+		{"no colon", "HTTP/1.1 200 OK\r\nNoColon\r\n\r\n", 28, errHeaderLine},
+		{"empty name", "HTTP/1.1 200 OK\r\n: x\r\n\r\n", 24, errHeaderLine},
+		{"folded framing", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n 3\r\n\r\n", 42, errHeaderLine},
+		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", 38, errContentLength},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var h header
+			end, err := parseHeader([]byte(tc.in), &h)
+			if end != tc.end || !errors.Is(err, tc.err) {
+				t.Errorf("parseHeader = %d, %v; want %d, %v", end, err, tc.end, tc.err)
+			}
+		})
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/loadgate/loadgate/protocols"
 )
 
 // rawExchange saves a system call per request on plain TCP connections.
@@ -103,7 +105,7 @@ func (x *rawExchange) rawStep(fd uintptr) bool {
 		}
 		x.sent = n
 		if x.stamp && n > 0 {
-			x.sentAt = time.Now()
+			x.sentAt = protocols.Now()
 		}
 		if n < len(x.wire) {
 			return true

@@ -62,3 +62,44 @@ func TestTLSSessionResumption(t *testing.T) {
 		})
 	}
 }
+
+// TestTLSKeyExchange checks which key exchange a server that supports the
+// hybrid post-quantum one ends up with: X25519 by default, as with wrk,
+// and X25519MLKEM768 with post_quantum: true.
+func TestTLSKeyExchange(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		postQuantum bool
+		want        tls.CurveID
+	}{
+		{"classical by default", false, tls.X25519},
+		{"post_quantum: true", true, tls.X25519MLKEM768},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got atomic.Uint32
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(hello))
+			srv.TLS = &tls.Config{VerifyConnection: func(cs tls.ConnectionState) error {
+				got.Store(uint32(cs.CurveID))
+				return nil
+			}}
+			srv.StartTLS()
+			t.Cleanup(srv.Close)
+			tg := http1Target(srv.URL, func(h *scenarios.HTTPTarget) {
+				h.TLS = scenarios.TLS{InsecureSkipVerify: true, PostQuantum: tc.postQuantum}
+			})
+			cl, err := newHTTP1Client(tg, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			var out protocols.Outcome
+			cl.Do(context.Background(), 0, &out)
+			if out.Kind != protocols.KindNone {
+				t.Fatalf("kind %v, err %v; want success", out.Kind, out.Err)
+			}
+			if g := tls.CurveID(got.Load()); g != tc.want {
+				t.Errorf("key exchange %v, want %v", g, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,18 @@
+//go:build linux && 386
+
+package http1
+
+import "syscall"
+
+// On 386 the socket calls go through socketcall, which the syscall
+// package wraps.
+
+func sysSocket(family int) (int, error) {
+	return syscall.Socket(family, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, syscall.IPPROTO_TCP)
+}
+
+func sysNoDelay(fd int) error {
+	return syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
+}
+
+func sysConnect(fd int, a *socketAddr) error { return syscall.Connect(fd, a.sa) }
