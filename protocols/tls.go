@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"fmt"
 	"os"
-	"sync"
 
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -15,8 +14,9 @@ import (
 // insecure_skip_verify), the client certificate, and the session cache
 // that lets new connections resume a session instead of a full handshake
 // (unless resume: false), and the key exchanges offered (post_quantum).
-// Every config made for the same tls: block shares that cache, so the
-// workers of a case resume each other's sessions.
+// Every config made for the same tls: block shares that block's cache
+// (scenarios.TLS.Sessions), so the workers of a target resume each
+// other's sessions.
 func TLSConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
 	conf := &tls.Config{InsecureSkipVerify: t.InsecureSkipVerify} //nolint:gosec // the user asked for it
 	if t.CAFile != "" {
@@ -38,7 +38,7 @@ func TLSConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
 		conf.Certificates = []tls.Certificate{cert}
 	}
 	if !t.NoResume {
-		conf.ClientSessionCache = sessionCache(t)
+		conf.ClientSessionCache = t.Sessions
 	}
 	if !t.PostQuantum {
 		conf.CurvePreferences = classicalCurves
@@ -51,20 +51,3 @@ func TLSConfig(target string, t *scenarios.TLS) (*tls.Config, error) {
 // the first one's key share goes in the ClientHello, so a handshake costs
 // one X25519 key generation instead of that and an ML-KEM-768 one.
 var classicalCurves = []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384, tls.CurveP521}
-
-// sessionCaches holds the session cache of each tls: block, by its
-// address: a case's target is its own copy, so each case has one cache
-// that lives across its phases, as wrk keeps a session for its whole run.
-var sessionCaches sync.Map // *scenarios.TLS → tls.ClientSessionCache
-
-// sessionCacheSize bounds the sessions a cache keeps. They are keyed by
-// server name, so a target's workers share an entry or a few.
-const sessionCacheSize = 64
-
-func sessionCache(t *scenarios.TLS) tls.ClientSessionCache {
-	if c, ok := sessionCaches.Load(t); ok {
-		return c.(tls.ClientSessionCache)
-	}
-	c, _ := sessionCaches.LoadOrStore(t, tls.NewLRUClientSessionCache(sessionCacheSize))
-	return c.(tls.ClientSessionCache)
-}

@@ -96,7 +96,7 @@ func checkGRPC(t *testing.T, s *Scenario) {
 	}
 	for i, want := range []*GRPCTarget{say, stream, health} {
 		got := s.Targets[i].GRPC
-		if diff := cmp.Diff(want, got, cmpDescriptor, cmpopts.IgnoreFields(GRPCTarget{}, "Descriptor"), cmpopts.EquateEmpty()); diff != "" {
+		if diff := cmp.Diff(want, got, cmpDescriptor, cmpopts.IgnoreFields(GRPCTarget{}, "Descriptor"), ignoreSessions, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("target %s (-want +got):\n%s", s.Targets[i].Name, diff)
 		}
 	}
@@ -143,7 +143,7 @@ func checkWebSocket(t *testing.T, s *Scenario) {
 		},
 	}
 	for i, want := range []*WebSocketTarget{chat, short} {
-		if diff := cmp.Diff(want, s.Targets[i].WebSocket, cmpRegexp, cmpopts.EquateEmpty()); diff != "" {
+		if diff := cmp.Diff(want, s.Targets[i].WebSocket, cmpRegexp, ignoreSessions, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("target %s (-want +got):\n%s", s.Targets[i].Name, diff)
 		}
 	}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"crypto/tls"
 	"fmt"
 	"regexp"
 	"strings"
@@ -483,7 +484,19 @@ type TLS struct {
 	// do: the hybrid's key share costs the client an ML-KEM key generation
 	// per handshake, a seventh of a resumed one's CPU time.
 	PostQuantum bool
+	// Sessions is the session cache that every connection made from this
+	// block shares, so that the workers of a target resume each other's
+	// sessions: made with the block when resumption is on (NewSessionCache),
+	// nil otherwise.
+	Sessions tls.ClientSessionCache `json:"-" yaml:"-"`
 }
+
+// sessionCacheSize bounds the sessions a cache keeps. They are keyed by
+// server name, so a target's workers share an entry or a few.
+const sessionCacheSize = 64
+
+// NewSessionCache is the session cache of one tls: block.
+func NewSessionCache() tls.ClientSessionCache { return tls.NewLRUClientSessionCache(sessionCacheSize) }
 
 // Threshold is one rule judged per case after the run.
 type Threshold struct {

@@ -148,6 +148,9 @@ func (r *resolver) tls(t *rawTLS) TLS {
 		out.PostQuantum, _ = r.bool(t.postQuantum, "post_quantum")
 	}
 	r.clientCert(t, &out)
+	if !out.NoResume {
+		out.Sessions = NewSessionCache()
+	}
 	return out
 }
 

@@ -41,6 +41,9 @@ func TestTLSSessionResumption(t *testing.T) {
 			tg := http1Target(srv.URL, func(h *scenarios.HTTPTarget) {
 				h.Keepalive = false
 				h.TLS = scenarios.TLS{InsecureSkipVerify: true, NoResume: tc.noResume}
+				if !tc.noResume {
+					h.TLS.Sessions = scenarios.NewSessionCache() // as the scenario parser makes it
+				}
 			})
 			for w := range 2 {
 				cl, err := newHTTP1Client(tg, w)
