@@ -51,6 +51,42 @@ func (w *WorkerConn) interrupt() {
 	w.mu.Unlock()
 }
 
+// Begin readies the worker's connection for one iteration of at most
+// timeout (less when ctx's deadline comes first): it opens one with open
+// when there is none, reporting the time that took as out.Connect, else
+// moves the current one's deadline. Nil means the iteration cannot run:
+// out says why, and drop has discarded what state the worker had.
+func (w *WorkerConn) Begin(ctx context.Context, timeout time.Duration, out *Outcome,
+	open func(ctx context.Context, deadline time.Time, out *Outcome) (net.Conn, ErrorKind), drop func()) net.Conn {
+	w.Watch(ctx)
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	conn := w.Current()
+	if conn == nil {
+		began := time.Now()
+		var kind ErrorKind
+		if conn, kind = open(ctx, deadline, out); kind != KindNone {
+			out.Kind = kind
+			return nil
+		}
+		out.Connect = time.Since(began)
+	} else if err := conn.SetDeadline(deadline); err != nil {
+		drop()
+		out.Kind, out.Err = KindOther, err
+		return nil
+	}
+	// Checked after the deadline is set, so a cancellation that came
+	// before it is not overwritten unseen.
+	if err := ctx.Err(); err != nil {
+		drop()
+		out.Kind, out.Err = KindTimeout, err
+		return nil
+	}
+	return conn
+}
+
 // Current is the open connection, or nil.
 func (w *WorkerConn) Current() net.Conn {
 	w.mu.Lock()

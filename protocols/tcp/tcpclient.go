@@ -96,31 +96,9 @@ func (c *tcpClient) encode(dst []byte, op *tcpOp) []byte {
 // when the worker has none. Time spent opening is reported as Connect.
 func (c *tcpClient) Do(ctx context.Context, _ int, out *protocols.Outcome) {
 	*out = protocols.Outcome{}
-	c.wc.Watch(ctx)
 	c.env.Next()
-	deadline := time.Now().Add(c.target.Timeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	conn := c.wc.Current()
+	conn := c.wc.Begin(ctx, c.target.Timeout, out, c.open, c.drop)
 	if conn == nil {
-		began := time.Now()
-		var kind protocols.ErrorKind
-		if conn, kind = c.open(ctx, deadline, out); kind != protocols.KindNone {
-			out.Kind = kind
-			return
-		}
-		out.Connect = time.Since(began)
-	} else if err := conn.SetDeadline(deadline); err != nil {
-		c.drop()
-		out.Kind, out.Err = protocols.KindOther, err
-		return
-	}
-	// Checked after the deadline is set, so a cancellation that came
-	// before it is not overwritten unseen.
-	if err := ctx.Err(); err != nil {
-		c.drop()
-		out.Kind, out.Err = protocols.KindTimeout, err
 		return
 	}
 	out.Kind = c.run(conn, c.iteration, out)
