@@ -26,7 +26,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -37,6 +36,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loadgate/loadgate/bench/internal/host"
 	"github.com/loadgate/loadgate/internal/demoserver"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
@@ -88,7 +88,7 @@ func parse(args []string) (options, error) {
 		if len(o.capacities) != 1 {
 			return o, errors.New("-url measures one server: give its capacity alone in -capacities")
 		}
-		if err := requireLoopback(o.url); err != nil {
+		if err := host.RequireLoopback(o.url); err != nil {
 			return o, err
 		}
 	}
@@ -274,18 +274,3 @@ func measure(ctx context.Context, target string, c int, warmup, d time.Duration)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond)) }
-
-func requireLoopback(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return err
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("-url %s: only loopback targets are allowed", raw)
-}

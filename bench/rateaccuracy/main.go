@@ -27,13 +27,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loadgate/loadgate/bench/internal/host"
 )
 
 // Exit statuses, as bench/accuracy's.
@@ -143,7 +143,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer srv.stop()
 		b.url, b.serverPID = "http://"+srv.addr+"/", srv.pid()
 	} else {
-		if err := requireLoopback(o.url); err != nil {
+		if err := host.RequireLoopback(o.url); err != nil {
 			fmt.Fprintln(stderr, "rateaccuracy:", err)
 			return exitError
 		}
@@ -155,19 +155,4 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return code
-}
-
-func requireLoopback(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return err
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("-url %s: only loopback targets are allowed", raw)
 }

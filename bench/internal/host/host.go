@@ -1,9 +1,13 @@
-// Package host reads how busy the machine is, for the bench programs that
-// judge real-time accuracy only when the machine was quiet enough to tell.
+// Package host is what the bench programs need of the machine they run on:
+// how busy it is, since they judge real-time accuracy only when it was
+// quiet enough to tell, and that the targets they are given stay on it.
 package host
 
 import (
 	"bytes"
+	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
@@ -80,3 +84,20 @@ func ProcCPU(pid int) (time.Duration, bool) {
 // clockTicks is USER_HZ, the unit of /proc's CPU times: 100 on every Linux
 // architecture Go supports.
 const clockTicks = 100
+
+// RequireLoopback refuses a target URL (given as -url) whose host is not
+// this machine's loopback.
+func RequireLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("-url %s: only loopback targets are allowed", raw)
+}

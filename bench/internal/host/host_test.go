@@ -41,3 +41,20 @@ func TestReadsThisMachine(t *testing.T) {
 		t.Error("ProcCPU of pid -1 was read")
 	}
 }
+
+func TestRequireLoopback(t *testing.T) {
+	for raw, ok := range map[string]bool{
+		"http://127.0.0.1:8080/": true,
+		"http://[::1]:8080/":     true,
+		"http://localhost:8080/": true,
+		"http://127.1.2.3/":      true,
+		"http://192.0.2.1:8080/": false, // not dialled: refused before any traffic
+		"http://example.com/":    false,
+		"http://[2001:db8::1]/":  false,
+		"://no scheme":           false,
+	} {
+		if err := RequireLoopback(raw); (err == nil) != ok {
+			t.Errorf("RequireLoopback(%q) = %v, want allowed %v", raw, err, ok)
+		}
+	}
+}
