@@ -97,18 +97,8 @@ func (r *resolver) metadata(kvs []pair) []HeaderTemplate {
 			r.d.errorf(kv.key, "metadata: %q is reserved by gRPC", kv.key.Value)
 			continue
 		}
-		r.used = r.used[:0]
-		v, ok := r.text(kv.val)
-		if secretHeader(name) {
-			pieces := headerSecrets(name, v)
-			r.d.secrets.add(pieces...)
-			r.d.secrets.addUsed(r.used, pieces)
-		}
+		v, ok := r.headerValue(kv, name, "metadata.%s: a value cannot contain line breaks or NUL")
 		if !ok {
-			continue
-		}
-		if strings.ContainsAny(v, "\r\n\x00") {
-			r.d.errorf(kv.val, "metadata.%s: a value cannot contain line breaks or NUL", kv.key.Value)
 			continue
 		}
 		tpl, errs := compileTemplate(v)

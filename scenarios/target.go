@@ -338,23 +338,35 @@ func (r *resolver) headers(kvs []pair) []Header {
 			r.d.errorf(kv.key, "headers: %q is not a valid header name", name)
 			continue
 		}
-		r.used = r.used[:0]
-		v, ok := r.text(kv.val)
-		if secretHeader(name) {
-			pieces := headerSecrets(name, v)
-			r.d.secrets.add(pieces...)
-			r.d.secrets.addUsed(r.used, pieces)
-		}
+		v, ok := r.headerValue(kv, name, "headers.%s: a header value cannot contain line breaks or NUL")
 		if !ok {
-			continue
-		}
-		if strings.ContainsAny(v, "\r\n\x00") {
-			r.d.errorf(kv.val, "headers.%s: a header value cannot contain line breaks or NUL", name)
 			continue
 		}
 		out = append(out, Header{Name: name, Value: v})
 	}
 	return out
+}
+
+// headerValue resolves the value of a header (or of gRPC metadata) named
+// name, whose credentials are secrets like its variables', and refuses a
+// value that would break the request's framing: broken names that message,
+// given the key as written.
+func (r *resolver) headerValue(kv pair, name, broken string) (string, bool) {
+	r.used = r.used[:0]
+	v, ok := r.text(kv.val)
+	if secretHeader(name) {
+		pieces := headerSecrets(name, v)
+		r.d.secrets.add(pieces...)
+		r.d.secrets.addUsed(r.used, pieces)
+	}
+	if !ok {
+		return "", false
+	}
+	if strings.ContainsAny(v, "\r\n\x00") {
+		r.d.errorf(kv.val, broken, kv.key.Value)
+		return "", false
+	}
+	return v, true
 }
 
 func (r *resolver) body(h *rawHTTP) []byte {
