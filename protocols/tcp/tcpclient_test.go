@@ -2,7 +2,6 @@ package tcp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"io"
@@ -10,117 +9,13 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/internal/testpeer"
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
-
-// tcpServer is a loopback server for the TCP client's tests; handle runs
-// once per accepted connection.
-type tcpServer struct {
-	ln       net.Listener
-	accepted atomic.Int64
-	wg       sync.WaitGroup
-}
-
-func newTCPServer(t testing.TB, handle func(net.Conn)) *tcpServer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &tcpServer{ln: ln}
-	var mu sync.Mutex
-	var conns []net.Conn
-	s.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s.accepted.Add(1)
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			s.wg.Go(func() {
-				defer c.Close()
-				handle(c)
-			})
-		}
-	})
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-		s.wg.Wait()
-	})
-	return s
-}
-
-func (s *tcpServer) addr() string { return s.ln.Addr().String() }
-
-// readMonitorFrame reads one u16 type + u32 big-endian length frame.
-func readMonitorFrame(r *bufio.Reader) (typ uint16, body []byte, err error) {
-	var h [6]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
-		return 0, nil, err
-	}
-	body = make([]byte, binary.BigEndian.Uint32(h[2:]))
-	_, err = io.ReadFull(r, body)
-	return binary.BigEndian.Uint16(h[:2]), body, err
-}
-
-func monitorFrame(typ uint16, body string) []byte {
-	b := binary.BigEndian.AppendUint16(nil, typ)
-	b = binary.BigEndian.AppendUint32(b, uint32(len(body)))
-	return append(b, body...)
-}
-
-// ackServer answers a Connect frame with ConnectAck and every other frame
-// with Ack, as the monitor servers of the long-vs-short study did. It
-// records every body it receives.
-type ackServer struct {
-	*tcpServer
-	mu     sync.Mutex
-	bodies []string
-}
-
-func newAckServer(t testing.TB) *ackServer {
-	a := &ackServer{}
-	a.tcpServer = newTCPServer(t, func(c net.Conn) {
-		r := bufio.NewReader(c)
-		for {
-			typ, body, err := readMonitorFrame(r)
-			if err != nil {
-				return
-			}
-			a.mu.Lock()
-			a.bodies = append(a.bodies, string(body))
-			a.mu.Unlock()
-			reply := `{"T":"Ack"}`
-			if bytes.Contains(body, []byte(`"T":"Connect"`)) {
-				reply = `{"T":"ConnectAck"}`
-			}
-			if _, err := c.Write(monitorFrame(typ, reply)); err != nil {
-				return
-			}
-		}
-	})
-	return a
-}
-
-func (a *ackServer) received() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]string(nil), a.bodies...)
-}
 
 func tcpLit(s string) scenarios.Template {
 	return scenarios.Template{Parts: []scenarios.TemplatePart{{Kind: scenarios.PartLiteral, Literal: []byte(s)}}}
@@ -172,8 +67,8 @@ func TestTCPConnectionPolicies(t *testing.T) {
 		{scenarios.PerIteration, iterations},
 	} {
 		t.Run(tc.conn.String(), func(t *testing.T) {
-			srv := newAckServer(t)
-			cl := newTestTCPClient(t, monitorTarget(srv.addr(), tc.conn), 0)
+			srv := testpeer.NewAckServer(t, 0)
+			cl := newTestTCPClient(t, monitorTarget(srv.Addr(), tc.conn), 0)
 			for i := range iterations {
 				var out protocols.Outcome
 				cl.Do(t.Context(), 0, &out)
@@ -196,11 +91,11 @@ func TestTCPConnectionPolicies(t *testing.T) {
 					t.Errorf("iteration %d: bytes sent %d, received %d; want %d, %d", i, out.BytesSent, out.BytesReceived, sent, recv)
 				}
 			}
-			if got := srv.accepted.Load(); got != tc.accepted {
+			if got := srv.Accepted(); got != tc.accepted {
 				t.Errorf("server accepted %d connections, want %d", got, tc.accepted)
 			}
 			connects := 0
-			for _, b := range srv.received() {
+			for _, b := range srv.Received() {
 				if strings.Contains(b, "Connect") {
 					connects++
 				}
@@ -227,11 +122,11 @@ func TestTCPErrorKinds(t *testing.T) {
 	reply := func(wire []byte, thenClose bool) func(net.Conn) {
 		return func(c net.Conn) {
 			r := bufio.NewReader(c)
-			if _, _, err := readMonitorFrame(r); err != nil {
+			if _, _, err := testpeer.ReadMonitorFrame(r); err != nil {
 				return
 			}
-			_, _ = c.Write(monitorFrame(1, `{"T":"ConnectAck"}`))
-			if _, _, err := readMonitorFrame(r); err != nil {
+			_, _ = c.Write(testpeer.MonitorFrame(1, `{"T":"ConnectAck"}`))
+			if _, _, err := testpeer.ReadMonitorFrame(r); err != nil {
 				return
 			}
 			_, _ = c.Write(wire)
@@ -247,21 +142,21 @@ func TestTCPErrorKinds(t *testing.T) {
 	}{
 		{"refused", nil, protocols.KindConnect},
 		{"silent server", reply(nil, false), protocols.KindTimeout},
-		{"closed mid-frame", reply(monitorFrame(1, `{"T":"Ack"}`)[:9], true), protocols.KindReset},
+		{"closed mid-frame", reply(testpeer.MonitorFrame(1, `{"T":"Ack"}`)[:9], true), protocols.KindReset},
 		{"closed before replying", reply(nil, true), protocols.KindReset},
 		{"declared length over max_frame", reply([]byte("\x00\x01\xff\xff\xff\xff"), false), protocols.KindProtocol},
 		{"garbage", reply([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"), false), protocols.KindProtocol},
-		{"unexpected reply", reply(monitorFrame(1, `{"T":"Error"}`), false), protocols.KindCheck},
+		{"unexpected reply", reply(testpeer.MonitorFrame(1, `{"T":"Error"}`), false), protocols.KindCheck},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var addr string
-			var srv *tcpServer
+			var srv *testpeer.TCPServer
 			if tc.handle == nil {
 				addr = refused(t)
 			} else {
-				srv = newTCPServer(t, tc.handle)
-				addr = srv.addr()
+				srv = testpeer.NewTCPServer(t, tc.handle)
+				addr = srv.Addr()
 			}
 			target := monitorTarget(addr, scenarios.Persistent)
 			target.TCP.Timeout = 200 * time.Millisecond
@@ -284,7 +179,7 @@ func TestTCPErrorKinds(t *testing.T) {
 			// A failed iteration leaves the stream in an unknown state: the
 			// next one opens a new connection.
 			cl.Do(t.Context(), 0, &out)
-			if got := srv.accepted.Load(); got != 2 {
+			if got := srv.Accepted(); got != 2 {
 				t.Errorf("after a %v error the worker opened %d connections in total, want 2", tc.want, got)
 			}
 		})
@@ -292,11 +187,11 @@ func TestTCPErrorKinds(t *testing.T) {
 }
 
 func TestTCPHandshakeFailureIsNotConnected(t *testing.T) {
-	srv := newTCPServer(t, func(c net.Conn) {
-		_, _, _ = readMonitorFrame(bufio.NewReader(c))
-		_, _ = c.Write(monitorFrame(1, `{"T":"Denied"}`))
+	srv := testpeer.NewTCPServer(t, func(c net.Conn) {
+		_, _, _ = testpeer.ReadMonitorFrame(bufio.NewReader(c))
+		_, _ = c.Write(testpeer.MonitorFrame(1, `{"T":"Denied"}`))
 	})
-	cl := newTestTCPClient(t, monitorTarget(srv.addr(), scenarios.Persistent), 0)
+	cl := newTestTCPClient(t, monitorTarget(srv.Addr(), scenarios.Persistent), 0)
 	var out protocols.Outcome
 	cl.Do(t.Context(), 0, &out)
 	if out.Kind != protocols.KindCheck || out.Connect != 0 || cl.wc.Current() != nil {
@@ -312,7 +207,7 @@ func TestTCPCancelAndCloseInterruptDo(t *testing.T) {
 	}}
 	for _, how := range []string{"cancel", "close"} {
 		t.Run(how, func(t *testing.T) {
-			target.TCP.Address = newTCPServer(t, silent).addr()
+			target.TCP.Address = testpeer.NewTCPServer(t, silent).Addr()
 			cl := newTestTCPClient(t, target, 0)
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
@@ -341,7 +236,7 @@ func TestTCPCancelAndCloseInterruptDo(t *testing.T) {
 }
 
 func TestTCPPlaceholders(t *testing.T) {
-	srv := newAckServer(t)
+	srv := testpeer.NewAckServer(t, 0)
 	tpl := scenarios.Template{Parts: []scenarios.TemplatePart{
 		{Kind: scenarios.PartLiteral, Literal: []byte("w=")}, {Kind: scenarios.PartWorker},
 		{Kind: scenarios.PartLiteral, Literal: []byte(" seq=")}, {Kind: scenarios.PartSeq},
@@ -349,7 +244,7 @@ func TestTCPPlaceholders(t *testing.T) {
 		{Kind: scenarios.PartLiteral, Literal: []byte(" u=")}, {Kind: scenarios.PartUUID},
 		{Kind: scenarios.PartLiteral, Literal: []byte(" r=")}, {Kind: scenarios.PartRandInt, Min: -3, Max: 3},
 	}}
-	target := monitorTarget(srv.addr(), scenarios.Persistent)
+	target := monitorTarget(srv.Addr(), scenarios.Persistent)
 	target.TCP.OnConnect = nil
 	target.TCP.Iteration = []scenarios.TCPStep{tcpSend(tpl), tcpExpectStep("Ack")}
 	cl := newTestTCPClient(t, target, 7)
@@ -364,7 +259,7 @@ func TestTCPPlaceholders(t *testing.T) {
 	after := time.Now().UnixMilli()
 	re := regexp.MustCompile(`^w=7 seq=(\d+) ts=(\d+) u=([0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}) r=(-?\d)$`)
 	uuids := map[string]bool{}
-	for i, body := range srv.received() {
+	for i, body := range srv.Received() {
 		m := re.FindStringSubmatch(body)
 		if m == nil {
 			t.Fatalf("payload %q does not match %s", body, re)
@@ -415,9 +310,9 @@ func BenchmarkTCPEncode(b *testing.B) {
 // messages, two acknowledgements) over loopback; the allocations reported
 // are the client's, the server's run in other goroutines but count too.
 func BenchmarkTCPIteration(b *testing.B) {
-	srv := newTCPServer(b, func(c net.Conn) {
+	srv := testpeer.NewTCPServer(b, func(c net.Conn) {
 		r := bufio.NewReader(c)
-		ack := monitorFrame(1, `{"T":"Ack"}`)
+		ack := testpeer.MonitorFrame(1, `{"T":"Ack"}`)
 		var h [6]byte
 		body := make([]byte, 1<<16)
 		for {
@@ -432,7 +327,7 @@ func BenchmarkTCPIteration(b *testing.B) {
 			}
 		}
 	})
-	target := monitorTarget(srv.addr(), scenarios.Persistent)
+	target := monitorTarget(srv.Addr(), scenarios.Persistent)
 	target.TCP.OnConnect = nil
 	cl := newTestTCPClient(b, target, 0)
 	ctx := b.Context()
