@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/net/http2"
 )
 
 // h2cClient speaks HTTP/2 with prior knowledge over cleartext only: with
@@ -141,8 +143,18 @@ func TestHTTP2(t *testing.T) {
 // connection; the server must answer them all on it.
 func TestHTTP2ConcurrentStreams(t *testing.T) {
 	s := start(t, Config{HTTP2: true})
-	c := h2cClient(t)
-	// Prime the connection so the concurrent requests find it in the pool.
+	// One client connection carries every stream: net/http's pool may dial
+	// more when requests race the first one's SETTINGS on a busy machine.
+	conn, err := net.Dial("tcp", s.HTTPAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := (&http2.Transport{AllowHTTP: true}).NewClientConn(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cc.Close() })
+	c := &http.Client{Transport: cc, Timeout: 30 * time.Second}
 	if _, _, _, err := get(c, "http://"+s.HTTPAddr()+"/health"); err != nil {
 		t.Fatal(err)
 	}
