@@ -1,6 +1,7 @@
 package demoserver
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
@@ -12,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/net/http2"
 )
 
 // h2cClient speaks HTTP/2 with prior knowledge over cleartext only: with
@@ -145,11 +144,9 @@ func TestHTTP2ConcurrentStreams(t *testing.T) {
 	s := start(t, Config{HTTP2: true})
 	// One client connection carries every stream: net/http's pool may dial
 	// more when requests race the first one's SETTINGS on a busy machine.
-	conn, err := net.Dial("tcp", s.HTTPAddr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc, err := (&http2.Transport{AllowHTTP: true}).NewClientConn(conn)
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	cc, err := (&http.Transport{Protocols: &p}).NewClientConn(context.Background(), "http", s.HTTPAddr())
 	if err != nil {
 		t.Fatal(err)
 	}
