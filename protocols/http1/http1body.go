@@ -107,10 +107,7 @@ func (p *respReader) nextChunk() error {
 	if err != nil {
 		return err
 	}
-	if i := bytes.IndexByte(line, ';'); i >= 0 {
-		line = line[:i] // chunk extensions carry nothing a load test needs
-	}
-	size, ok := parseHex(trimOWS(line))
+	size, ok := parseChunkSize(line)
 	switch {
 	case !ok:
 		return errChunk
@@ -135,11 +132,28 @@ func (p *respReader) trailers() error {
 		if len(line) == 0 {
 			return nil
 		}
-		if n += len(line); n > http1MaxHeader {
-			return errHeadersTooLarge
-		}
-		if colon := bytes.IndexByte(line, ':'); colon <= 0 || !isHeaderName(line[:colon]) {
-			return errHeaderLine
+		if n, err = trailerLine(line, n); err != nil {
+			return err
 		}
 	}
+}
+
+// parseChunkSize parses a chunk-size line, without its CRLF.
+func parseChunkSize(line []byte) (int64, bool) {
+	if i := bytes.IndexByte(line, ';'); i >= 0 {
+		line = line[:i] // chunk extensions carry nothing a load test needs
+	}
+	return parseHex(trimOWS(line))
+}
+
+// trailerLine checks one trailer line, not blank, n being the bytes of the
+// trailer lines before it, and returns n counting it.
+func trailerLine(line []byte, n int) (int, error) {
+	if n += len(line); n > http1MaxHeader {
+		return n, errHeadersTooLarge
+	}
+	if colon := bytes.IndexByte(line, ':'); colon <= 0 || !isHeaderName(line[:colon]) {
+		return n, errHeaderLine
+	}
+	return n, nil
 }

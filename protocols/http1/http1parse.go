@@ -333,6 +333,16 @@ func headerEnd(b []byte, from int) int {
 // end; one in an incomplete block waits until the block is complete, as
 // the reader reports it once the block is.
 func parseHeader(b []byte, h *header) (end int, err error) {
+	if end, err = parseLines(b, h); end < 0 {
+		return -1, nil
+	}
+	return end, err
+}
+
+// parseLines is parseHeader, except that in an incomplete block (end -1)
+// it reports the first error of the complete lines: the push parser needs
+// it to know whether what screening found is the block's final error.
+func parseLines(b []byte, h *header) (end int, err error) {
 	*h = header{length: -1}
 	i := bytes.IndexByte(b, '\n')
 	if i < 0 {
@@ -340,7 +350,7 @@ func parseHeader(b []byte, h *header) (end int, err error) {
 	}
 	status, http10, err := parseStatusLine(trimCR(b[:i]))
 	if err != nil {
-		return failedAt(b, 0, err)
+		return headerEnd(b, 0), err
 	}
 	h.status = status
 	var keepAlive, framing bool
@@ -360,12 +370,12 @@ func parseHeader(b []byte, h *header) (end int, err error) {
 			// An obsolete line folding continues the previous header: harmless
 			// unless that header frames the body.
 			if framing {
-				return failedAt(b, start, errHeaderLine)
+				return headerEnd(b, start), errHeaderLine
 			}
 			continue
 		}
 		if framing, err = parseField(line, h, &keepAlive); err != nil {
-			return failedAt(b, start, err)
+			return headerEnd(b, start), err
 		}
 	}
 	if http10 && !keepAlive {
@@ -378,16 +388,6 @@ func parseHeader(b []byte, h *header) (end int, err error) {
 		h.close = true
 	}
 	return end, nil
-}
-
-// failedAt returns err with the end of the header block, searched from
-// from, the start of the line that failed; or -1 and no error while the
-// block is incomplete.
-func failedAt(b []byte, from int, err error) (int, error) {
-	if end := headerEnd(b, from); end >= 0 {
-		return end, err
-	}
-	return -1, nil
 }
 
 // parseField parses one header line (not a continuation) into h and
