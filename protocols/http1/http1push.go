@@ -85,6 +85,11 @@ func (p *pushParser) feed(b []byte) (n int, done bool, err error) {
 	case p.state == pushDone:
 		return 0, true, nil
 	}
+	if int64(len(b)) < p.seen-p.resp.wire {
+		// Fewer bytes than were left unconsumed: not how feed is to be
+		// called, but scanning again from the start costs a panic less.
+		p.scanned, p.screened = 0, 0
+	}
 	p.seen = p.resp.wire + int64(len(b))
 	for p.state != pushDone {
 		k, more, err := p.step(b[n:])

@@ -275,6 +275,26 @@ func TestPushParserAfterTheEnd(t *testing.T) {
 	}
 }
 
+// Handed fewer bytes than it left unconsumed, the parser scans again
+// rather than index past them.
+func TestPushParserShorterInput(t *testing.T) {
+	for _, tc := range []struct{ name, first, then string }{
+		{"header", "HTTP/1.1 200 OK\r\nX-Long-Name: 1234567890", "HTTP/1.1 204 No\r\n\r\n"},
+		{"chunk-size line", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=value", "0\r\n\r\n"},
+		{"trailer line", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-Trailer: 1", "\r\n"},
+	} {
+		var p pushParser
+		p.reset(false, 1<<20)
+		n, _, err := p.feed([]byte(tc.first))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if _, done, err := p.feed([]byte(tc.then)); !done || err != nil {
+			t.Errorf("%s: after %d bytes consumed, feed(%q) = %v, %v; want done", tc.name, n, tc.then, done, err)
+		}
+	}
+}
+
 // FuzzPushParser: whatever the bytes and however they are cut, the push
 // parser agrees with respReader reading the whole stream. Inputs are kept
 // within respReader's first read (http1BufSize): beyond it respReader's
