@@ -61,6 +61,9 @@ type Config struct {
 	// a test machine busy with other builds, a short probe's scheduler lag
 	// says nothing about the path of the search they check.
 	ignoreSaturation bool
+	// Workers runs every phase on worker goroutines, never on an event
+	// loop (LOADGATE_EVENT_LOOP=false).
+	Workers bool
 }
 
 // Judge evaluates rules for the engine while a run goes on. A nil field
@@ -274,9 +277,10 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	cfg.Logger.Debug().Str("case", c.ID).Str("phase", phaseName).Int("concurrency", ph.Concurrency).
 		Float64("rate", ph.Rate.To).Msg("phase started")
 
+	loops := pr.loopsFor(cfg, c.ID)
 	// Closed-model clients are made before the clock starts, so a setup
 	// problem fails the phase before any request is sent.
-	if !open {
+	if !open && loops == nil {
 		for w := 0; w < ph.Concurrency; w++ {
 			if _, err := pr.addClient(); err != nil {
 				return nil, err
@@ -300,7 +304,12 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	defer pr.stop()
 	pr.end = res.Start.Add(limit)
 	var sent atomic.Int64
-	done := pr.startWorkers(phaseCtx, open, parallel, &sent)
+	var done <-chan struct{}
+	if loops != nil {
+		done = pr.startLoops(phaseCtx, loops, parallel, &sent)
+	} else {
+		done = pr.startWorkers(phaseCtx, open, parallel, &sent)
+	}
 	second := pr.await(phaseCtx, done, cfg, col, res, &snap)
 	res.End = clock.Now()
 	if ph.Duration > 0 && res.End.Sub(res.Start) > ph.Duration {

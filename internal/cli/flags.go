@@ -21,6 +21,8 @@ type runOptions struct {
 	logFormat  string
 	quiet      bool
 	noProgress bool
+	// workers runs every phase on worker goroutines, never on the event loop.
+	workers bool
 
 	baseline           string // a results file or a directory of them
 	strictEnv          bool
@@ -80,6 +82,8 @@ func (o *runOptions) register(fs *flag.FlagSet, env Env) {
 	fs.StringVar(&o.logLevel, "log-level", envDefault(env, "log-level", "warn"), "log `level` on stderr: trace, debug, info, warn, error")
 	fs.StringVar(&o.logFormat, "log-format", envDefault(env, "log-format", "console"), "log `format`: console or json")
 	fs.BoolVar(&o.noProgress, "no-progress", envBool(env, "no-progress"), "no live progress lines")
+	fs.BoolVar(&o.workers, "workers", envBool(env, "workers"),
+		"send every phase from a goroutine per connection instead of the event loop that plain HTTP/1.1 phases use: costlier per request, for comparison and troubleshooting")
 	o.registerJudging(fs, env)
 }
 

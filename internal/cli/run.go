@@ -201,7 +201,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	}
 	meta.Start = time.Now()
 	pr := planRunner{log: log, console: console, gh: gh, human: human, stderr: env.Stderr,
-		judge: judgeOpts, sched: sched, logDir: logDir(opts.out), kill: env.Kill}
+		judge: judgeOpts, sched: sched, logDir: logDir(opts.out), kill: env.Kill, workers: opts.workers}
 	var inputs []results.ScenarioInput
 	runFailed := false
 	for i, p := range plans {
@@ -286,12 +286,13 @@ type planRunner struct {
 	sched         schedule
 	logDir        string
 	kill          <-chan struct{} // a second interrupt: kill servers at once
+	workers       bool            // no event loop (--workers)
 }
 
 // run runs p, judges it (a segment part keeps no verdicts) and prints its
 // summary; failed is true when the run could not be carried out.
 func (r planRunner) run(ctx context.Context, p plan) (in results.ScenarioInput, failed bool) {
-	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: r.console, LogDir: r.logDir, Kill: r.kill,
+	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: r.console, LogDir: r.logDir, Kill: r.kill, Workers: r.workers,
 		Judge: p.rules.Hooks(r.judge)})
 	in = results.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 	if res != nil {

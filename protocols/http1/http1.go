@@ -297,7 +297,7 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 			if reused && attempt == 0 && c.resp.wire == 0 && closedByPeer(err) && ctx.Err() == nil {
 				continue
 			}
-			out.Kind, out.Err = c.kindOf(err), peerError(err)
+			out.Kind, out.Err = responseKind(err), peerError(err)
 			return
 		}
 		out.Status = c.resp.status
@@ -327,8 +327,8 @@ func (c *http1Client) verdict(r *response) (protocols.ErrorKind, error) {
 	return protocols.KindNone, nil
 }
 
-// kindOf maps a failed exchange to its error kind.
-func (c *http1Client) kindOf(err error) protocols.ErrorKind {
+// responseKind maps a failed exchange to its error kind.
+func responseKind(err error) protocols.ErrorKind {
 	var he http1Error
 	switch {
 	case errors.Is(err, errBodyTooLarge):

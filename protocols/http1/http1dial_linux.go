@@ -79,19 +79,23 @@ func openSocket(a *socketAddr, nagle bool) (fd int, op string, err error) {
 // that very port for the connecting end, which then reaches itself.
 func selfConnected(rc syscall.RawConn, a *socketAddr) bool {
 	self := false
-	_ = rc.Control(func(fd uintptr) {
-		sa, err := syscall.Getsockname(int(fd))
-		if err != nil {
-			return
-		}
-		switch l := sa.(type) {
-		case *syscall.SockaddrInet4:
-			r, ok := a.sa.(*syscall.SockaddrInet4)
-			self = ok && l.Port == r.Port && l.Addr == r.Addr
-		case *syscall.SockaddrInet6:
-			r, ok := a.sa.(*syscall.SockaddrInet6)
-			self = ok && l.Port == r.Port && l.Addr == r.Addr
-		}
-	})
+	_ = rc.Control(func(fd uintptr) { self = selfConnectedFD(int(fd), a) })
 	return self
+}
+
+// selfConnectedFD is selfConnected of a socket the caller drives itself.
+func selfConnectedFD(fd int, a *socketAddr) bool {
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		return false
+	}
+	switch l := sa.(type) {
+	case *syscall.SockaddrInet4:
+		r, ok := a.sa.(*syscall.SockaddrInet4)
+		return ok && l.Port == r.Port && l.Addr == r.Addr
+	case *syscall.SockaddrInet6:
+		r, ok := a.sa.(*syscall.SockaddrInet6)
+		return ok && l.Port == r.Port && l.Addr == r.Addr
+	}
+	return false
 }

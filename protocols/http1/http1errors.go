@@ -90,6 +90,9 @@ func isTimeout(err error) bool {
 type dialErrors struct {
 	addr dialAddr
 	made []dialError
+	// onConn: these are failures of an open connection ("read tcp
+	// 127.0.0.1:8080: read: connection reset by peer"), not of a dial.
+	onConn bool
 }
 
 type dialError struct {
@@ -113,7 +116,11 @@ func (d *dialErrors) of(op string, err error) error {
 			return e.err
 		}
 	}
-	made := &net.OpError{Op: "dial", Net: "tcp", Addr: d.addr, Err: os.NewSyscallError(op, errno)}
+	verb := "dial"
+	if d.onConn {
+		verb = op
+	}
+	made := &net.OpError{Op: verb, Net: "tcp", Addr: d.addr, Err: os.NewSyscallError(op, errno)}
 	if len(d.made) < dialErrorsKept {
 		d.made = append(d.made, dialError{op, errno, made})
 	}

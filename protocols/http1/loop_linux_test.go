@@ -1,0 +1,258 @@
+//go:build linux
+
+package http1
+
+import (
+	"bufio"
+	"context"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// loopTally is what a loop recorded: every outcome, by kind.
+type loopTally struct {
+	mu       sync.Mutex
+	kinds    [protocols.NumKinds]int
+	statuses map[int]int
+	errs     []string
+	connects int // requests that opened a connection
+	lags     []time.Duration
+	inFlight atomic.Int64
+	sent     atomic.Int64
+	claimed  int
+}
+
+// job is a closed-model job of slots connections and limit requests, or
+// an open-model one when every is set: limit arrivals every `every`.
+func (lt *loopTally) job(slots, limit int, every time.Duration) *protocols.LoopJob {
+	lt.statuses = map[int]int{}
+	start := protocols.Now()
+	j := &protocols.LoopJob{
+		Start: start, End: start.Add(30 * time.Second), Slots: slots,
+		Claim: func() bool { lt.claimed++; return lt.claimed <= limit },
+		Pick:  func() int { return 0 },
+		Done: func(_ int, _, lag time.Duration, out *protocols.Outcome) {
+			lt.mu.Lock()
+			defer lt.mu.Unlock()
+			lt.kinds[out.Kind]++
+			lt.statuses[out.Status]++
+			if out.Err != nil {
+				lt.errs = append(lt.errs, out.Err.Error())
+			}
+			if out.Connect > 0 {
+				lt.connects++
+			}
+			lt.lags = append(lt.lags, lag)
+		},
+		InFlight: &lt.inFlight,
+	}
+	if every > 0 {
+		j.Arrival = func(i int64) (time.Duration, bool) { return time.Duration(i) * every, i < int64(limit) }
+		j.Late = func(time.Duration) {}
+		j.Sent = &lt.sent
+		j.IdleHandoff = func() {}
+	}
+	return j
+}
+
+func (lt *loopTally) completed() int {
+	n := 0
+	for _, k := range lt.kinds {
+		n += k
+	}
+	return n
+}
+
+func runLoop(t *testing.T, tg *scenarios.Target, job *protocols.LoopJob) {
+	t.Helper()
+	lp, why := NewLoop(tg)
+	if lp == nil {
+		t.Fatalf("NewLoop: %s", why)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := lp.Run(ctx, job); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+}
+
+func TestLoopClosedModel(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		keepalive bool
+		body      string
+		chunked   bool
+	}{
+		{"keep-alive", true, "hello", false},
+		{"new connection per request", false, "hello", false},
+		{"chunked", true, strings.Repeat("chunk of a body ", 1000), true},
+		{"large body", true, strings.Repeat("x", 200<<10), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+				if tc.chunked {
+					w.(http.Flusher).Flush() // no Content-Length: the body goes chunked
+				}
+				_, _ = w.Write([]byte(tc.body))
+			})
+			tg := http1Target(srv.URL+"/", func(h *scenarios.HTTPTarget) { h.Keepalive = tc.keepalive })
+			var lt loopTally
+			const slots, limit = 4, 300
+			runLoop(t, tg, lt.job(slots, limit, 0))
+			if got := lt.kinds[protocols.KindNone]; got != limit {
+				t.Fatalf("%d succeeded of %d (kinds %v, errors %q)", got, limit, lt.kinds, first(lt.errs))
+			}
+			if lt.statuses[200] != limit || srv.requests.Load() != limit {
+				t.Errorf("statuses %v, server served %d, want %d 200s", lt.statuses, srv.requests.Load(), limit)
+			}
+			accepts := srv.accepts.Load()
+			if tc.keepalive && accepts > slots || !tc.keepalive && accepts != limit {
+				t.Errorf("server accepted %d connections for %d requests on %d slots (keepalive %v)", accepts, limit, slots, tc.keepalive)
+			}
+			if int64(lt.connects) != accepts {
+				t.Errorf("%d requests timed a connect, server accepted %d connections", lt.connects, accepts)
+			}
+			if n := lt.inFlight.Load(); n != 0 {
+				t.Errorf("in flight after the run: %d", n)
+			}
+		})
+	}
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+func TestLoopOpenModelSendsEveryArrival(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	tg := http1Target(srv.URL+"/", nil)
+	var lt loopTally
+	const arrivals = 200
+	runLoop(t, tg, lt.job(8, arrivals, 200*time.Microsecond))
+	if lt.sent.Load() != arrivals || lt.kinds[protocols.KindNone] != arrivals {
+		t.Fatalf("sent %d, succeeded %d of %d arrivals (kinds %v, errors %q)", lt.sent.Load(), lt.kinds[protocols.KindNone], arrivals, lt.kinds, first(lt.errs))
+	}
+	for _, lag := range lt.lags {
+		if lag < 0 {
+			t.Fatalf("negative send lag %v", lag)
+		}
+	}
+}
+
+func TestLoopDeadServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	tg := http1Target("http://"+addr+"/", nil)
+	var lt loopTally
+	runLoop(t, tg, lt.job(3, 20, 0))
+	if lt.kinds[protocols.KindConnect] != 20 {
+		t.Fatalf("kinds %v, want 20 connect failures", lt.kinds)
+	}
+	if want := "dial tcp " + addr + ": connect: connection refused"; lt.errs[0] != want {
+		t.Errorf("error %q, want %q", lt.errs[0], want)
+	}
+}
+
+func TestLoopFailures(t *testing.T) {
+	const ok = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"
+	for _, tc := range []struct {
+		name  string
+		serve func(net.Conn)
+		mod   func(h *scenarios.HTTPTarget)
+		want  protocols.ErrorKind
+		err   string
+	}{
+		{"status", answerOnce("HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n"), nil, protocols.KindStatus, ""},
+		{"length", answerOnce(ok), func(h *scenarios.HTTPTarget) { h.Expect.Length = 3 }, protocols.KindLength, "expect.length"},
+		{"garbage", answerOnce("SMTP ready\r\n\r\n"), nil, protocols.KindProtocol, "http/1.1 response"},
+		{"closed before reply", func(c net.Conn) { readRequest(bufio.NewReader(c)) }, nil, protocols.KindReset, "before replying"},
+		{"closed mid-reply", answerOnce("HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nhel"), nil, protocols.KindReset, "middle of the reply"},
+		{"timeout", func(c net.Conn) { readRequest(bufio.NewReader(c)); time.Sleep(time.Second) },
+			func(h *scenarios.HTTPTarget) { h.Timeout = 50 * time.Millisecond }, protocols.KindTimeout, "timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := http1Target(newRawServer(t, tc.serve).url(), tc.mod)
+			var lt loopTally
+			runLoop(t, tg, lt.job(2, 4, 0))
+			if lt.kinds[tc.want] != 4 {
+				t.Fatalf("kinds %v (errors %q), want 4 of kind %v", lt.kinds, first(lt.errs), tc.want)
+			}
+			if tc.err != "" && !strings.Contains(first(lt.errs), tc.err) {
+				t.Errorf("error %q, want it to say %q", first(lt.errs), tc.err)
+			}
+		})
+	}
+}
+
+// TestLoopRetriesClosedKeepAlive: a server that closes each kept-alive
+// connection after one answer, without saying so, costs the loop a retry
+// on a new connection, not a failure.
+func TestLoopRetriesClosedKeepAlive(t *testing.T) {
+	url := newRawServer(t, answerOnce("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")).url()
+	tg := http1Target(url, nil)
+	var lt loopTally
+	runLoop(t, tg, lt.job(1, 30, 0))
+	if lt.kinds[protocols.KindNone] != 30 {
+		t.Fatalf("kinds %v (errors %q), want 30 successes", lt.kinds, first(lt.errs))
+	}
+}
+
+func TestLoopStopsWithContext(t *testing.T) {
+	url := newRawServer(t, func(c net.Conn) { readRequest(bufio.NewReader(c)); time.Sleep(10 * time.Second) }).url()
+	tg := http1Target(url, nil)
+	lp, _ := NewLoop(tg)
+	var lt loopTally
+	job := lt.job(5, 1000, 0)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- lp.Run(ctx, job) }()
+	for lt.inFlight.Load() < 5 {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after its context ended")
+	}
+	if n := lt.inFlight.Load(); n != 0 || lt.completed() != 0 {
+		t.Errorf("after cancel: %d in flight, %d recorded; want the 5 abandoned", n, lt.completed())
+	}
+}
+
+func TestLoopUnsupported(t *testing.T) {
+	for _, tc := range []struct {
+		url string
+		mod func(h *scenarios.HTTPTarget)
+	}{
+		{"https://127.0.0.1:1/", nil},
+		{"http://localhost:1/", nil},
+		{"http://127.0.0.1:1/", func(h *scenarios.HTTPTarget) { h.Expect.BodyContains = "x" }},
+		{"http://127.0.0.1:1/", func(h *scenarios.HTTPTarget) { h.HTTP2 = true }},
+	} {
+		if lp, why := NewLoop(http1Target(tc.url, tc.mod)); lp != nil || why == "" {
+			t.Errorf("%s: NewLoop gave a loop (%q), want the workers", tc.url, why)
+		}
+	}
+	if lp, why := NewLoop(http1Target("http://[::1]:1/", nil)); lp == nil {
+		t.Errorf("an IPv6 literal: %s", why)
+	}
+}

@@ -1,0 +1,292 @@
+//go:build linux
+
+package http1
+
+import (
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/loadgate/loadgate/protocols"
+)
+
+// connState is where a slot's request stands.
+type connState uint8
+
+const (
+	connIdle    connState = iota // no request: the slot is free
+	connWriting                  // the request has not all left yet
+	connReading                  // the request is out; its response is awaited
+)
+
+// loopConn is one slot of the loop: a request in flight, at most one, and
+// the connection that carries it, kept for the next when both ends agree.
+type loopConn struct {
+	fd     int // -1: no connection
+	state  connState
+	events uint32 // what fd is registered for in the epoll set; 0: not registered
+	req    int
+	// origin is where the latency runs from: when the request was sent
+	// (closed model) or due (open model); due is zero in the closed model.
+	origin, due time.Time
+	sentAt      time.Time // when its first byte left
+	dialAt      time.Time // when this request opened the connection; zero: it was open
+	deadline    time.Time
+	wrote       int
+	reused      bool // the connection carried a complete exchange before
+	retried     bool // the request is on its second connection
+	p           pushParser
+	buf         []byte
+	n           int // bytes of buf not parsed yet
+	out         protocols.Outcome
+}
+
+// start sends request req on slot i, timed from origin.
+func (l *httpLoop) start(i, req int, origin, due time.Time) {
+	c := &l.conns[i]
+	c.req, c.origin, c.due, c.retried = req, origin, due, false
+	c.out = protocols.Outcome{}
+	if l.timeout > 0 {
+		c.deadline = protocols.Now().Add(l.timeout)
+	}
+	if c.buf == nil {
+		c.buf = make([]byte, http1BufSize)
+	}
+	l.busy++
+	l.job.InFlight.Add(1)
+	l.issue(i)
+}
+
+// issue opens a connection when the slot has none and writes the request.
+func (l *httpLoop) issue(i int) {
+	c := &l.conns[i]
+	c.state, c.wrote, c.n, c.dialAt = connWriting, 0, 0, time.Time{}
+	c.p.reset(l.reqs[c.req].head, l.maxBody)
+	if c.fd < 0 {
+		c.dialAt = protocols.Now()
+		fd, op, err := openSocket(l.sock, l.nagle)
+		if err != nil {
+			l.fail(i, protocols.KindConnect, l.dialErrs.of(op, err))
+			return
+		}
+		c.fd, c.reused = fd, false
+	}
+	l.write(i)
+}
+
+// write writes what is left of the request, and watches the connection
+// for the answer once it has all left, or for room to write the rest. A
+// new connection's first write also learns how its handshake went: on
+// loopback it is over when connect returns; elsewhere the write finds no
+// room until it is.
+func (l *httpLoop) write(i int) {
+	c := &l.conns[i]
+	wire := l.reqs[c.req].wire
+	n, err := rawWrite(uintptr(c.fd), wire[c.wrote:])
+	switch {
+	case err == unix.EAGAIN:
+		n = 0
+	case err != nil:
+		l.writeFailed(i, err)
+		return
+	}
+	if n > 0 && c.wrote == 0 {
+		c.sentAt = protocols.Now()
+		if !c.dialAt.IsZero() {
+			c.out.Connect = c.sentAt.Sub(c.dialAt)
+		}
+	}
+	c.wrote += n
+	c.out.BytesSent += int64(n)
+	want := uint32(unix.EPOLLIN)
+	if c.wrote < len(wire) {
+		want |= unix.EPOLLOUT
+	} else {
+		c.state = connReading
+	}
+	if err := l.watch(c, int32(i), want); err != nil {
+		l.fail(i, protocols.KindOther, err)
+	}
+}
+
+// writeFailed fails a request whose write failed: on a new connection
+// before any byte left, a failed handshake, as the lean client reports it.
+func (l *httpLoop) writeFailed(i int, err error) {
+	c := &l.conns[i]
+	if !c.dialAt.IsZero() && c.wrote == 0 {
+		switch {
+		case selfConnectedFD(c.fd, l.sock):
+			// Nothing listens on the target's port, which the kernel then
+			// picked for this end of the connection too.
+			l.fail(i, protocols.KindConnect, l.dialErrs.of("connect", unix.ECONNREFUSED))
+		case closedByPeer(err):
+			l.fail(i, protocols.KindReset, l.ioErrs.of("write", err))
+		default:
+			l.fail(i, protocols.KindConnect, l.dialErrs.of("connect", err))
+		}
+		return
+	}
+	if l.retry(i, err) {
+		return
+	}
+	l.fail(i, protocols.KindReset, l.ioErrs.of("write", err))
+}
+
+// watch registers c's socket in the epoll set for events want, or changes
+// what it is registered for.
+func (l *httpLoop) watch(c *loopConn, id int32, want uint32) error {
+	if c.events == want {
+		return nil
+	}
+	op := unix.EPOLL_CTL_MOD
+	if c.events == 0 {
+		op = unix.EPOLL_CTL_ADD
+	}
+	ev := unix.EpollEvent{Events: want, Fd: id}
+	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_CTL, uintptr(l.ep), uintptr(op), uintptr(c.fd), uintptr(unsafe.Pointer(&ev)), 0, 0)
+	if e != 0 {
+		return l.ioErrs.of("epoll_ctl", e)
+	}
+	c.events = want
+	return nil
+}
+
+// onEvent handles what epoll reported of slot i's socket.
+func (l *httpLoop) onEvent(i int, events uint32) {
+	c := &l.conns[i]
+	switch c.state {
+	case connWriting:
+		l.write(i)
+	case connReading:
+		l.read(i)
+	default:
+		// An idle kept-alive connection became readable: the server closed
+		// it, or sent what was not asked for. Either way it is done.
+		l.closeConn(c)
+	}
+}
+
+// read reads once what the socket holds and parses it.
+func (l *httpLoop) read(i int) {
+	c := &l.conns[i]
+	if c.n == len(c.buf) {
+		// The parser needs more of a header block than the buffer holds;
+		// it fails one longer than http1MaxHeader itself.
+		grown := make([]byte, 2*len(c.buf))
+		copy(grown, c.buf)
+		c.buf = grown
+	}
+	n, err := rawRead(uintptr(c.fd), c.buf[c.n:])
+	switch {
+	case err == unix.EAGAIN:
+		return
+	case err != nil:
+		if l.retry(i, err) {
+			return
+		}
+		l.fail(i, classify(err), l.ioErrs.of("read", err))
+		return
+	case n == 0:
+		l.eof(i)
+		return
+	}
+	c.n += n
+	c.out.BytesReceived += int64(n)
+	used, done, perr := c.p.feed(c.buf[:c.n])
+	copy(c.buf, c.buf[used:c.n])
+	c.n -= used
+	switch {
+	case perr != nil:
+		l.fail(i, responseKind(perr), perr)
+	case done:
+		l.complete(i)
+	}
+}
+
+// eof handles the server's close of a connection awaiting a response.
+func (l *httpLoop) eof(i int) {
+	c := &l.conns[i]
+	done, err := c.p.eof()
+	switch {
+	case done:
+		l.complete(i)
+	case l.retry(i, err):
+	default:
+		l.fail(i, protocols.KindReset, peerError(err))
+	}
+}
+
+// retry sends the request again on a new connection when the kept-alive
+// one it went out on turns out closed before any answer: a server may
+// close an idle connection at any time, which is no failure of the server.
+func (l *httpLoop) retry(i int, err error) bool {
+	c := &l.conns[i]
+	if !c.reused || c.retried || c.out.BytesReceived > 0 || !closedByPeer(err) {
+		return false
+	}
+	l.closeConn(c)
+	c.retried = true
+	c.out.BytesSent = 0
+	l.issue(i)
+	return true
+}
+
+// complete judges and records a response that is all in.
+func (l *httpLoop) complete(i int) {
+	c := &l.conns[i]
+	r := c.p.result()
+	c.out.Status = r.status
+	c.out.Kind, c.out.Err = l.verdict(&r)
+	if r.close || l.reqs[c.req].close || c.n > 0 {
+		// Bytes after the response were not asked for: the connection's
+		// stream can no longer be trusted.
+		l.closeConn(c)
+	} else {
+		c.reused = true
+	}
+	l.finish(i)
+}
+
+// fail records slot i's request as failed with kind and err, and drops its
+// connection: it is never reused after an error.
+func (l *httpLoop) fail(i int, kind protocols.ErrorKind, err error) {
+	c := &l.conns[i]
+	c.out.Kind, c.out.Err = kind, err
+	l.closeConn(c)
+	l.finish(i)
+}
+
+// finish records slot i's request and frees the slot.
+func (l *httpLoop) finish(i int) {
+	c := &l.conns[i]
+	now := protocols.Now()
+	c.state = connIdle
+	l.busy--
+	l.job.InFlight.Add(-1)
+	var lag time.Duration
+	if !c.due.IsZero() {
+		lag = max(0, c.sentAt.Sub(c.due))
+		if c.wrote == 0 {
+			lag = max(0, now.Sub(c.due))
+		}
+	}
+	l.job.Done(c.req, now.Sub(c.origin), lag, &c.out)
+	if l.job.Arrival == nil {
+		l.ready = append(l.ready, int32(i))
+		return
+	}
+	if len(l.idle) == 0 {
+		l.freeAt = now
+	}
+	l.idle = append(l.idle, int32(i))
+}
+
+// closeConn closes slot c's connection, which also takes it out of the
+// epoll set.
+func (l *httpLoop) closeConn(c *loopConn) {
+	if c.fd >= 0 {
+		_, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(c.fd), 0, 0)
+	}
+	c.fd, c.events, c.reused, c.n = -1, 0, false, 0
+}

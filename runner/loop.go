@@ -1,0 +1,137 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/http1"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+// Phases run on an event loop when the target's protocol has one for it
+// and the phase needs nothing a loop does not do: the loop sends and
+// answers every request of its connections from one thread, where workers
+// pay a goroutine switch and a poller registration per request, and it
+// paces the open model itself, to the microsecond.
+
+// newLoop is the event loop of target t, or nil and why not.
+func newLoop(t *scenarios.Target) (protocols.Loop, string) {
+	if t.HTTP != nil && !t.HTTP.HTTP2 {
+		return http1.NewLoop(t)
+	}
+	return nil, "the protocol has no event loop"
+}
+
+// loopUnfit says why phase ph runs on workers rather than event loops, or
+// "" when loops can run it: the engine's own clients on the wall clock,
+// and in the closed model no think time and no ramp, which pace workers
+// one by one.
+func loopUnfit(ph *scenarios.Phase, cfg *Config, flow bool) string {
+	_, wall := cfg.Clock.(WallClock)
+	switch {
+	case cfg.Workers:
+		return "workers were asked for"
+	case cfg.NewClient != nil:
+		return "the clients are the caller's"
+	case !wall:
+		return "the clock is not the wall clock"
+	case flow:
+		return "a flow runs on workers"
+	case ph.Rate.Open():
+		return ""
+	case ph.ThinkTime > 0:
+		return "think_time paces each worker"
+	case rampStart(ph, ph.Concurrency-1) > 0:
+		return "a ramp starts workers one by one"
+	}
+	return ""
+}
+
+// loopsFor makes the event loops of phase ph: one for the open model,
+// whose schedule one thread keeps, and one per usable core (at most one
+// per connection) for the closed model. nil means workers run the phase,
+// for the reason logged.
+func (pr *phaseRun) loopsFor(cfg *Config, caseID string) []protocols.Loop {
+	ph := pr.phase
+	why := loopUnfit(ph, cfg, pr.flow)
+	n := 1
+	if !ph.Rate.Open() {
+		n = max(1, min(runtime.GOMAXPROCS(0), ph.Concurrency))
+	}
+	var loops []protocols.Loop
+	for len(loops) < n && why == "" {
+		var lp protocols.Loop
+		if lp, why = newLoop(pr.target); lp != nil {
+			loops = append(loops, lp)
+		}
+	}
+	if why != "" {
+		cfg.Logger.Debug().Str("case", caseID).Str("phase", ph.Name).Str("why", why).Msg("phase runs on workers")
+		return nil
+	}
+	cfg.Logger.Debug().Str("case", caseID).Str("phase", ph.Name).Int("loops", n).Msg("phase runs on event loops")
+	return loops
+}
+
+// startLoops runs the phase's load on loops, splitting the closed model's
+// connections evenly among them; the channel closes when all are done.
+func (pr *phaseRun) startLoops(ctx context.Context, loops []protocols.Loop, parallel int, sent *atomic.Int64) <-chan struct{} {
+	for k, lp := range loops {
+		slots := parallel / len(loops)
+		if k < parallel%len(loops) {
+			slots++
+		}
+		job := pr.loopJob(k, slots, pr.shards[k%len(pr.shards)], sent)
+		pr.wg.Add(1)
+		go func() {
+			defer pr.wg.Done()
+			if err := lp.Run(ctx, job); err != nil {
+				pr.setErr(fmt.Errorf("target %q: %w", pr.target.Name, err))
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { pr.wg.Wait(); close(done) }()
+	return done
+}
+
+// loopJob is loop k's share of the phase: slots connections, recorded in
+// shard sh.
+func (pr *phaseRun) loopJob(k, slots int, sh *shard, sent *atomic.Int64) *protocols.LoopJob {
+	ph := pr.phase
+	rng := rand.New(rand.NewPCG(uint64(k), 0x9e3779b97f4a7c15))
+	job := &protocols.LoopJob{
+		Start: pr.start, End: pr.end, Slots: slots,
+		Claim: func() bool { return ph.Requests <= 0 || pr.claimed.Add(1) <= ph.Requests },
+		Pick:  func() int { return pr.pick(rng) },
+		Done: func(req int, latency, lag time.Duration, out *protocols.Outcome) {
+			sh.record(req, latency, lag, out)
+		},
+		InFlight: &pr.inFlight,
+	}
+	if ph.Rate.Open() {
+		p := newPacer(ph)
+		job.Arrival = func(i int64) (time.Duration, bool) {
+			due, _, stop := p.next(i, 0)
+			return due, !stop
+		}
+		job.Late = func(d time.Duration) { pr.schedLag.Record(d) }
+		job.Sent = sent
+		job.IdleHandoff = func() { pr.idleHandoffs++ }
+	}
+	return job
+}
+
+// setErr keeps the first error that stopped the phase's load.
+func (pr *phaseRun) setErr(err error) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.err == nil {
+		pr.err = err
+	}
+}
