@@ -50,9 +50,6 @@ func (l *httpLoop) start(i, req int, origin, due time.Time) {
 	if l.timeout > 0 {
 		c.deadline = protocols.Now().Add(l.timeout)
 	}
-	if c.buf == nil {
-		c.buf = make([]byte, http1BufSize)
-	}
 	l.busy++
 	l.job.InFlight.Add(1)
 	l.issue(i)
@@ -170,6 +167,9 @@ func (l *httpLoop) onEvent(i int, events uint32) {
 // read reads once what the socket holds and parses it.
 func (l *httpLoop) read(i int) {
 	c := &l.conns[i]
+	if c.buf == nil {
+		c.buf = l.takeBuf()
+	}
 	if c.n == len(c.buf) {
 		// The parser needs more of a header block than the buffer holds;
 		// it fails one longer than http1MaxHeader itself.
@@ -272,6 +272,7 @@ func (l *httpLoop) finish(i int) {
 		}
 	}
 	l.job.Done(c.req, now.Sub(c.origin), lag, &c.out)
+	l.dropBuf(c)
 	if l.job.Arrival == nil {
 		l.ready = append(l.ready, int32(i))
 		return
@@ -289,4 +290,26 @@ func (l *httpLoop) closeConn(c *loopConn) {
 		_, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(c.fd), 0, 0)
 	}
 	c.fd, c.events, c.reused, c.n = -1, 0, false, 0
+}
+
+// takeBuf is a buffer of the default size from the loop's free list. A
+// slot holds one only from its response's first bytes to its end, so ten
+// thousand connections waiting for their answers hold none: the loop
+// needs as many buffers as responses arrive in pieces at once.
+func (l *httpLoop) takeBuf() []byte {
+	if n := len(l.free); n > 0 {
+		b := l.free[n-1]
+		l.free = l.free[:n-1]
+		return b
+	}
+	return make([]byte, http1BufSize)
+}
+
+// dropBuf hands c's buffer back to the free list when nothing in it is
+// left to parse; one that grew for a large response stays with c.
+func (l *httpLoop) dropBuf(c *loopConn) {
+	if c.buf != nil && c.n == 0 && len(c.buf) == http1BufSize {
+		l.free = append(l.free, c.buf)
+		c.buf = nil
+	}
 }
