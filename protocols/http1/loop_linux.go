@@ -34,7 +34,7 @@ type httpLoop struct {
 	// idle (open model) is a stack of the slots free for an arrival; the
 	// top was used last, so its connection is the likeliest still open.
 	idle   []int32
-	free   [][]byte // response buffers no slot holds (see takeBuf)
+	free   [][]byte  // response buffers no slot holds (see takeBuf)
 	freeAt time.Time // open model: when idle last went from empty to not
 	busy   int       // requests in flight
 	active int       // closed model: slots not retired by Claim
