@@ -33,6 +33,7 @@ type httpLoop struct {
 	ready, spare []int32
 	// idle (open model) is a stack of the slots free for an arrival; the
 	// top was used last, so its connection is the likeliest still open.
+	// Slots are made as needed, up to job.Slots.
 	idle   []int32
 	free   [][]byte  // response buffers no slot holds (see takeBuf)
 	freeAt time.Time // open model: when idle last went from empty to not
@@ -123,24 +124,18 @@ func (l *httpLoop) setUp(job *protocols.LoopJob) error {
 		return fmt.Errorf("event loop: epoll_ctl: %w", err)
 	}
 	l.job = job
-	l.conns = make([]loopConn, job.Slots)
-	for i := range l.conns {
-		l.conns[i].fd = -1
-	}
 	if job.Arrival == nil {
+		l.conns = make([]loopConn, job.Slots)
 		l.ready = make([]int32, 0, job.Slots)
 		l.spare = make([]int32, 0, job.Slots)
 		for i := range l.conns {
+			l.conns[i].fd = -1
 			l.ready = append(l.ready, int32(i))
 		}
 		l.active = job.Slots
-	} else {
-		l.idle = make([]int32, 0, job.Slots)
-		for i := len(l.conns) - 1; i >= 0; i-- {
-			l.idle = append(l.idle, int32(i))
-		}
-		l.freeAt = job.Start
 	}
+	// The open model's slots are made as arrivals need them: max_in_flight
+	// may be a million, of which a fast server keeps a handful busy.
 	l.nextScan = protocols.Now().Add(scanEvery)
 	return nil
 }
@@ -196,7 +191,7 @@ func (l *httpLoop) sendReady() {
 // free: a later one waits for a slot, and is late by the wait.
 func (l *httpLoop) sendDue(now time.Time) {
 	job := l.job
-	for len(l.idle) > 0 {
+	for l.canSend() {
 		if !l.haveDue {
 			if l.exhausted {
 				return
@@ -211,20 +206,37 @@ func (l *httpLoop) sendDue(now time.Time) {
 		if l.due.After(now) {
 			return
 		}
-		i := l.idle[len(l.idle)-1]
-		l.idle = l.idle[:len(l.idle)-1]
+		i, freeSince := l.freeSlot()
 		if len(l.idle) > 0 {
 			job.IdleHandoff()
 		}
 		// Lateness is the generator's from when a slot was free for the
 		// arrival: a wait for max_in_flight is the server's doing.
-		job.Late(now.Sub(later(l.due, l.freeAt)))
+		job.Late(now.Sub(later(l.due, freeSince)))
 		l.sent++
 		job.Sent.Add(1)
 		l.haveDue = false
-		l.start(int(i), job.Pick(), l.due, l.due)
+		l.start(i, job.Pick(), l.due, l.due)
 		now = protocols.Now()
 	}
+}
+
+// canSend reports whether the open model has a slot for an arrival: an
+// idle one, or room for one more.
+func (l *httpLoop) canSend() bool {
+	return len(l.idle) > 0 || len(l.conns) < l.job.Slots
+}
+
+// freeSlot takes the idle slot used last, whose connection is the likeliest
+// still open, or makes one, and says since when it has been free.
+func (l *httpLoop) freeSlot() (int, time.Time) {
+	if n := len(l.idle); n > 0 {
+		i := l.idle[n-1]
+		l.idle = l.idle[:n-1]
+		return int(i), l.freeAt
+	}
+	l.conns = append(l.conns, loopConn{fd: -1})
+	return len(l.conns) - 1, time.Time{}
 }
 
 func later(a, b time.Time) time.Time {
@@ -239,7 +251,7 @@ func later(a, b time.Time) time.Time {
 // poll.
 func (l *httpLoop) waitFor(now time.Time) time.Duration {
 	wait := min(maxWait, l.job.End.Sub(now))
-	if l.job.Arrival != nil && l.haveDue && len(l.idle) > 0 {
+	if l.job.Arrival != nil && l.haveDue && l.canSend() {
 		wait = min(wait, l.due.Sub(now))
 	}
 	if l.job.Arrival == nil && len(l.ready) > 0 {
