@@ -42,6 +42,7 @@ type httpLoop struct {
 	// The open model's next arrival: number sent, due at due.
 	sent      int64
 	due       time.Time
+	gap       time.Duration // between the last two arrivals' due times
 	haveDue   bool
 	exhausted bool
 	nextScan  time.Time // when to look for requests past their timeout
@@ -52,12 +53,22 @@ type httpLoop struct {
 // loopWakeID marks the wake eventfd among the epoll events.
 const loopWakeID = -1
 
-// spinLead is how long before an arrival the loop stops blocking and polls
-// instead: even with a timer slack of a nanosecond, a blocked thread wakes
-// some tens of microseconds after its timeout (23 µs at the median, 36 µs
-// at the 99th percentile on a 2-core VM), which a poll does not wait out.
-// Polling costs CPU, so it is kept that short.
-const spinLead = 40 * time.Microsecond
+// maxSpinLead is the longest the loop stops blocking before an arrival to
+// poll instead: even with a timer slack of a nanosecond, a blocked thread
+// wakes some tens of microseconds after its timeout (23 µs at the median,
+// 36 µs at the 99th percentile on a 2-core VM), which a poll does not wait
+// out.
+const maxSpinLead = 40 * time.Microsecond
+
+// spinLead is how long before an arrival the loop polls, given the gap
+// between the last two arrivals: at most a quarter of it. A thread that
+// polls all the time looks busy to the kernel's scheduler, which then
+// lets the server's threads run first and sends arrivals milliseconds
+// late, so at high rates the loop rather blocks and takes the wake-up's
+// tens of microseconds.
+func spinLead(gap time.Duration) time.Duration {
+	return max(0, min(maxSpinLead, gap/4))
+}
 
 // maxWait bounds a wait with nothing due, so that the phase's end is
 // noticed without a timer of its own.
@@ -83,6 +94,9 @@ func (l *httpLoop) Run(ctx context.Context, job *protocols.LoopJob) error {
 		if ctx.Err() != nil || !now.Before(job.End) {
 			return nil
 		}
+		if l.timeout > 0 && l.busy > 0 {
+			l.expire(now)
+		}
 		if job.Arrival != nil {
 			l.sendDue(now)
 		} else {
@@ -91,7 +105,9 @@ func (l *httpLoop) Run(ctx context.Context, job *protocols.LoopJob) error {
 		if l.finished() {
 			return nil
 		}
-		now = protocols.Now()
+		if job.Arrival != nil {
+			now = protocols.Now() // sending took time, which the wait must not add
+		}
 		n, err := l.poll(l.waitFor(now))
 		if err != nil {
 			return err
@@ -100,9 +116,6 @@ func (l *httpLoop) Run(ctx context.Context, job *protocols.LoopJob) error {
 			if ev.Fd != loopWakeID {
 				l.onEvent(int(ev.Fd), ev.Events)
 			}
-		}
-		if l.timeout > 0 && l.busy > 0 {
-			l.expire(protocols.Now())
 		}
 	}
 }
@@ -182,7 +195,7 @@ func (l *httpLoop) sendReady() {
 			continue
 		}
 		now := protocols.Now()
-		l.start(int(i), l.job.Pick(), now, now)
+		l.start(int(i), l.job.Pick(), now, time.Time{}, now)
 	}
 	l.spare = batch[:0]
 }
@@ -201,7 +214,8 @@ func (l *httpLoop) sendDue(now time.Time) {
 				l.exhausted = true
 				return
 			}
-			l.due, l.haveDue = job.Start.Add(due), true
+			next := job.Start.Add(due)
+			l.gap, l.due, l.haveDue = next.Sub(l.due), next, true
 		}
 		if l.due.After(now) {
 			return
@@ -216,7 +230,7 @@ func (l *httpLoop) sendDue(now time.Time) {
 		l.sent++
 		job.Sent.Add(1)
 		l.haveDue = false
-		l.start(i, job.Pick(), l.due, l.due)
+		l.start(i, job.Pick(), l.due, l.due, now)
 		now = protocols.Now()
 	}
 }
@@ -260,10 +274,11 @@ func (l *httpLoop) waitFor(now time.Time) time.Duration {
 	if l.timeout > 0 && l.busy > 0 {
 		wait = min(wait, l.nextScan.Sub(now))
 	}
-	if wait <= spinLead {
+	lead := spinLead(l.gap)
+	if wait <= lead {
 		return 0
 	}
-	return wait - spinLead
+	return wait - lead
 }
 
 // poll waits up to wait for events, or only looks when wait is 0.
@@ -276,6 +291,12 @@ func (l *httpLoop) poll(wait time.Duration) (int, error) {
 		case wait <= 0:
 			r, _, e = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.ep), uintptr(evs), uintptr(len(l.events)), 0, 0, 0)
 		case !l.noPwait2:
+			// A look first, which costs no hand-off to the scheduler:
+			// under load something is usually ready.
+			r, _, e = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.ep), uintptr(evs), uintptr(len(l.events)), 0, 0, 0)
+			if e != 0 || r > 0 {
+				break
+			}
 			ts := unix.NsecToTimespec(int64(wait))
 			r, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.ep), uintptr(evs), uintptr(len(l.events)),
 				uintptr(unsafe.Pointer(&ts)), 0, 0)

@@ -256,3 +256,18 @@ func TestLoopUnsupported(t *testing.T) {
 		t.Errorf("an IPv6 literal: %s", why)
 	}
 }
+
+func TestSpinLead(t *testing.T) {
+	for _, tc := range []struct{ gap, want time.Duration }{
+		{time.Second, maxSpinLead}, // a slow rate: poll the whole lead
+		{160 * time.Microsecond, maxSpinLead},
+		{100 * time.Microsecond, 25 * time.Microsecond}, // 10 000/s: a quarter of the gap
+		{20 * time.Microsecond, 5 * time.Microsecond},   // 50 000/s
+		{0, 0},                 // arrivals due together
+		{-time.Millisecond, 0}, // a falling clock never makes a negative lead
+	} {
+		if got := spinLead(tc.gap); got != tc.want {
+			t.Errorf("spinLead(%v) = %v, want %v", tc.gap, got, tc.want)
+		}
+	}
+}

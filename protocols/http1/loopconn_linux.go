@@ -42,13 +42,13 @@ type loopConn struct {
 	out         protocols.Outcome
 }
 
-// start sends request req on slot i, timed from origin.
-func (l *httpLoop) start(i, req int, origin, due time.Time) {
+// start sends request req on slot i at now, timed from origin.
+func (l *httpLoop) start(i, req int, origin, due, now time.Time) {
 	c := &l.conns[i]
 	c.req, c.origin, c.due, c.retried = req, origin, due, false
 	c.out = protocols.Outcome{}
 	if l.timeout > 0 {
-		c.deadline = protocols.Now().Add(l.timeout)
+		c.deadline = now.Add(l.timeout)
 	}
 	l.busy++
 	l.job.InFlight.Add(1)
@@ -88,7 +88,9 @@ func (l *httpLoop) write(i int) {
 		l.writeFailed(i, err)
 		return
 	}
-	if n > 0 && c.wrote == 0 {
+	// When the first byte left matters to a new connection's connect time
+	// and to the open model's lag, not to a kept-alive closed-model request.
+	if n > 0 && c.wrote == 0 && (!c.dialAt.IsZero() || !c.due.IsZero()) {
 		c.sentAt = protocols.Now()
 		if !c.dialAt.IsZero() {
 			c.out.Connect = c.sentAt.Sub(c.dialAt)
