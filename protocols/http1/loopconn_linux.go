@@ -36,6 +36,8 @@ type loopConn struct {
 	wrote       int
 	reused      bool // the connection carried a complete exchange before
 	retried     bool // the request is on its second connection
+	inPending   bool // bytes arrived while the request was still going out
+	hup         bool // the server has closed its end (or the socket failed)
 	p           pushParser
 	buf         []byte
 	n           int // bytes of buf not parsed yet
@@ -98,7 +100,11 @@ func (l *httpLoop) write(i int) {
 	}
 	c.wrote += n
 	c.out.BytesSent += int64(n)
-	want := uint32(unix.EPOLLIN)
+	// Edge-triggered: epoll reports a socket once per arrival of bytes,
+	// not at every wait while it has some, which would cost each response
+	// a second look at its socket. A read must then take everything
+	// there is (see read).
+	want := uint32(unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET)
 	if c.wrote < len(wire) {
 		want |= unix.EPOLLOUT
 	} else {
@@ -106,6 +112,12 @@ func (l *httpLoop) write(i int) {
 	}
 	if err := l.watch(c, int32(i), want); err != nil {
 		l.fail(i, protocols.KindOther, err)
+		return
+	}
+	if c.state == connReading && c.inPending {
+		// The answer began while the request was still going out: its
+		// edge has been reported already.
+		l.read(i)
 	}
 }
 
@@ -154,8 +166,12 @@ func (l *httpLoop) watch(c *loopConn, id int32, want uint32) error {
 // onEvent handles what epoll reported of slot i's socket.
 func (l *httpLoop) onEvent(i int, events uint32) {
 	c := &l.conns[i]
+	// The server's close may come in the same edge as its last bytes:
+	// then the read that takes them must not be the last.
+	c.hup = c.hup || events&(unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
 	switch c.state {
 	case connWriting:
+		c.inPending = c.inPending || events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0
 		l.write(i)
 	case connReading:
 		l.read(i)
@@ -166,43 +182,53 @@ func (l *httpLoop) onEvent(i int, events uint32) {
 	}
 }
 
-// read reads once what the socket holds and parses it.
+// read reads what the socket holds and parses it, until the response is
+// complete or a read leaves room in the buffer: a TCP socket that fills
+// less than it was offered has been emptied, and its next bytes will be
+// reported anew.
 func (l *httpLoop) read(i int) {
 	c := &l.conns[i]
+	c.inPending = false
 	if c.buf == nil {
 		c.buf = l.takeBuf()
 	}
-	if c.n == len(c.buf) {
-		// The parser needs more of a header block than the buffer holds;
-		// it fails one longer than http1MaxHeader itself.
-		grown := make([]byte, 2*len(c.buf))
-		copy(grown, c.buf)
-		c.buf = grown
-	}
-	n, err := rawRead(uintptr(c.fd), c.buf[c.n:])
-	switch {
-	case err == unix.EAGAIN:
-		return
-	case err != nil:
-		if l.retry(i, err) {
+	for {
+		if c.n == len(c.buf) {
+			// The parser needs more of a header block than the buffer
+			// holds; it fails one longer than http1MaxHeader itself.
+			grown := make([]byte, 2*len(c.buf))
+			copy(grown, c.buf)
+			c.buf = grown
+		}
+		room := len(c.buf) - c.n
+		n, err := rawRead(uintptr(c.fd), c.buf[c.n:])
+		switch {
+		case err == unix.EAGAIN:
+			return
+		case err != nil:
+			if !l.retry(i, err) {
+				l.fail(i, classify(err), l.ioErrs.of("read", err))
+			}
+			return
+		case n == 0:
+			l.eof(i)
 			return
 		}
-		l.fail(i, classify(err), l.ioErrs.of("read", err))
-		return
-	case n == 0:
-		l.eof(i)
-		return
-	}
-	c.n += n
-	c.out.BytesReceived += int64(n)
-	used, done, perr := c.p.feed(c.buf[:c.n])
-	copy(c.buf, c.buf[used:c.n])
-	c.n -= used
-	switch {
-	case perr != nil:
-		l.fail(i, responseKind(perr), perr)
-	case done:
-		l.complete(i)
+		c.n += n
+		c.out.BytesReceived += int64(n)
+		used, done, perr := c.p.feed(c.buf[:c.n])
+		copy(c.buf, c.buf[used:c.n])
+		c.n -= used
+		switch {
+		case perr != nil:
+			l.fail(i, responseKind(perr), perr)
+			return
+		case done:
+			l.complete(i)
+			return
+		case n < room && !c.hup:
+			return
+		}
 	}
 }
 
@@ -291,7 +317,7 @@ func (l *httpLoop) closeConn(c *loopConn) {
 	if c.fd >= 0 {
 		_, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(c.fd), 0, 0)
 	}
-	c.fd, c.events, c.reused, c.n = -1, 0, false, 0
+	c.fd, c.events, c.reused, c.n, c.hup, c.inPending = -1, 0, false, 0, false, false
 }
 
 // takeBuf is a buffer of the default size from the loop's free list. A
