@@ -22,6 +22,7 @@ type bench struct {
 	url       string
 	serverPID int // the child server's pid; -1 when it is not ours
 	out       io.Writer
+	pinned    string // how the server and the generator share the cores, for the header
 }
 
 // measurement is one measured phase with the CPU figures around it.
@@ -42,7 +43,7 @@ func (b *bench) busyReason(m measurement) string {
 
 func (b *bench) run(ctx context.Context) (int, error) {
 	o := b.o
-	fmt.Fprintf(b.out, "target %s, %d CPUs, GOMAXPROCS %d, load average %s\n", b.url, runtime.NumCPU(), runtime.GOMAXPROCS(0), loadAvg())
+	fmt.Fprintf(b.out, "target %s, %d CPUs, GOMAXPROCS %d, %s, load average %s\n", b.url, runtime.NumCPU(), runtime.GOMAXPROCS(0), b.pinned, loadAvg())
 	var closed measurement
 	closedBusy := ""
 	for attempt := 1; ; attempt++ {

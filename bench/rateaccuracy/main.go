@@ -9,6 +9,12 @@
 //	go run ./bench/rateaccuracy                    # built-in server in a child process
 //	go run ./bench/rateaccuracy -url http://127.0.0.1:8080/ -shares 0.1,0.5
 //
+// With two cores or more, the built-in server runs on core 0 and the
+// generator on the others (-pin=false shares them all), as bench/compare.sh
+// pins nginx and the tools: the server's threads would otherwise take the
+// generator's core in bursts, and the send-time error would measure the
+// kernel's run queue as much as the generator.
+//
 // Every row is judged against the bounds (-p50, -p99, -rate-error): the
 // send-time error p50 under 50 µs and p99 under 1 ms, the achieved rate
 // within 1 % of the requested one. As in bench/accuracy, a measurement
@@ -29,6 +35,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +61,7 @@ func main() {
 type options struct {
 	url         string
 	serveChild  bool
+	pin         bool
 	delay       time.Duration
 	conns       int
 	duration    time.Duration
@@ -76,6 +84,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.url, "url", "", "loopback URL to load (default: the built-in server, started in a child process)")
 	fs.BoolVar(&o.serveChild, "serve", false, "run as the built-in server (used by this program itself)")
 	fs.DurationVar(&o.delay, "delay", 0, "the built-in server's response delay")
+	fs.BoolVar(&o.pin, "pin", true, "with 2 cores or more, run the built-in server on core 0 and the generator on the others, as bench/compare.sh pins nginx and the tools")
 	fs.IntVar(&o.conns, "c", 50, "connections of the closed-model maximum")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "length of each measured phase")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "warm-up before each measured phase")
@@ -133,7 +142,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return exitPass
 	}
-	b := &bench{o: o, serverPID: -1, out: stdout}
+	b := &bench{o: o, serverPID: -1, out: stdout, pinned: "not pinned"}
 	if o.url == "" {
 		srv, err := startServer(ctx, o.delay)
 		if err != nil {
@@ -142,6 +151,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer srv.stop()
 		b.url, b.serverPID = "http://"+srv.addr+"/", srv.pid()
+		if b.pinned, err = pinApart(o.pin, srv.pid()); err != nil {
+			fmt.Fprintln(stderr, "rateaccuracy:", err)
+			return exitError
+		}
 	} else {
 		if err := host.RequireLoopback(o.url); err != nil {
 			fmt.Fprintln(stderr, "rateaccuracy:", err)
@@ -155,4 +168,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return code
+}
+
+// pinApart runs the built-in server (process server) on core 0 and this
+// program on the other cores, when asked and there are two or more.
+// Unpinned, the server's threads (its garbage collector above all: net/http
+// allocates per request) take the generator's core in bursts, and the
+// send-time error measures the scheduler's queue as much as the generator.
+func pinApart(pin bool, server int) (string, error) {
+	n := runtime.NumCPU()
+	if !pin || n < 2 {
+		return "not pinned", nil
+	}
+	if err := host.Pin(server, []int{0}); err != nil {
+		return "", err
+	}
+	rest := make([]int, 0, n-1)
+	for c := 1; c < n; c++ {
+		rest = append(rest, c)
+	}
+	if err := host.Pin(os.Getpid(), rest); err != nil {
+		return "", err
+	}
+	runtime.GOMAXPROCS(n - 1)
+	if n == 2 {
+		return "server on core 0, generator on core 1", nil
+	}
+	return fmt.Sprintf("server on core 0, generator on cores 1-%d", n-1), nil
 }
