@@ -5,11 +5,13 @@ package http1
 import (
 	"bufio"
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -269,5 +271,41 @@ func TestSpinLead(t *testing.T) {
 		if got := spinLead(tc.gap); got != tc.want {
 			t.Errorf("spinLead(%v) = %v, want %v", tc.gap, got, tc.want)
 		}
+	}
+}
+
+// TestLoopSelfConnectedIsRefused: a connection whose kernel-chosen port is
+// the target's own reached itself, since nothing listens there; whatever
+// then fails, the request failed to connect.
+func TestLoopSelfConnectedIsRefused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}
+	if err := syscall.Bind(fd, self); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Connect(fd, self); err != nil { // a simultaneous open with itself
+		t.Fatal(err)
+	}
+	lp, why := NewLoop(http1Target("http://"+ln.Addr().String()+"/", nil))
+	if lp == nil {
+		t.Fatal(why)
+	}
+	l := lp.(*httpLoop)
+	var lt loopTally
+	l.job = lt.job(1, 1, 0)
+	l.conns = []loopConn{{fd: fd, dialAt: protocols.Now()}}
+	l.busy = 1
+	l.fail(0, protocols.KindProtocol, errors.New("http/1.1 response: malformed status line"))
+	if lt.kinds[protocols.KindConnect] != 1 || !strings.Contains(first(lt.errs), "connection refused") {
+		t.Errorf("kinds %v, errors %q: want one connect failure, connection refused", lt.kinds, lt.errs)
 	}
 }

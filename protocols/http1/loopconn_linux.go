@@ -127,10 +127,6 @@ func (l *httpLoop) writeFailed(i int, err error) {
 	c := &l.conns[i]
 	if !c.dialAt.IsZero() && c.wrote == 0 {
 		switch {
-		case selfConnectedFD(c.fd, l.sock):
-			// Nothing listens on the target's port, which the kernel then
-			// picked for this end of the connection too.
-			l.fail(i, protocols.KindConnect, l.dialErrs.of("connect", unix.ECONNREFUSED))
 		case closedByPeer(err):
 			l.fail(i, protocols.KindReset, l.ioErrs.of("write", err))
 		default:
@@ -280,6 +276,11 @@ func (l *httpLoop) complete(i int) {
 // connection: it is never reused after an error.
 func (l *httpLoop) fail(i int, kind protocols.ErrorKind, err error) {
 	c := &l.conns[i]
+	if !c.dialAt.IsZero() && c.fd >= 0 && kind != protocols.KindConnect && selfConnectedFD(c.fd, l.sock) {
+		// Nothing listens on the target's port, which the kernel then
+		// picked for this end of the connection too: it reached itself.
+		kind, err = protocols.KindConnect, l.dialErrs.of("connect", unix.ECONNREFUSED)
+	}
 	c.out.Kind, c.out.Err = kind, err
 	l.closeConn(c)
 	l.finish(i)
