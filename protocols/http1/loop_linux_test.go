@@ -309,3 +309,34 @@ func TestLoopSelfConnectedIsRefused(t *testing.T) {
 		t.Errorf("kinds %v, errors %q: want one connect failure, connection refused", lt.kinds, lt.errs)
 	}
 }
+
+// TestLoopResponsesInPieces: responses that arrive a few bytes at a time,
+// each piece a new edge of the socket, are put together, whatever framing
+// they use.
+func TestLoopResponsesInPieces(t *testing.T) {
+	for _, resp := range []string{
+		"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world",
+		"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;x=y\r\nhello\r\n6\r\n world\r\n0\r\nT: v\r\n\r\n",
+		"HTTP/1.0 200 OK\r\n\r\nuntil the server closes",
+	} {
+		url := newRawServer(t, func(c net.Conn) {
+			r := bufio.NewReader(c)
+			for readRequest(r) {
+				for i := 0; i < len(resp); i += 3 {
+					if _, err := c.Write([]byte(resp[i:min(i+3, len(resp))])); err != nil {
+						return
+					}
+					time.Sleep(100 * time.Microsecond)
+				}
+				if strings.HasPrefix(resp, "HTTP/1.0") {
+					return
+				}
+			}
+		}).url()
+		var lt loopTally
+		runLoop(t, http1Target(url, nil), lt.job(2, 6, 0))
+		if lt.kinds[protocols.KindNone] != 6 {
+			t.Errorf("%q: kinds %v (errors %q), want 6 successes", resp[:20], lt.kinds, first(lt.errs))
+		}
+	}
+}
