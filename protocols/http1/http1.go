@@ -149,13 +149,7 @@ func newHTTP1Conn(t *scenarios.Target, u *url.URL, proxy *proxyRoute) (*http1Cli
 	h := t.HTTP
 	c := &http1Client{target: h, proxy: proxy}
 	c.rd = newRespReader(h.MaxBody, nil)
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-	}
+	port := protocols.Port(u)
 	c.addr = net.JoinHostPort(u.Hostname(), port)
 	if u.Scheme == "https" {
 		conf, err := protocols.TLSConfig(t.Name, &h.TLS)

@@ -227,20 +227,12 @@ func (p *respReader) readResponse(head bool, resp *response) error {
 	}
 	resp.status = h.status
 	resp.close = h.close
-	p.resp, p.mode, p.left, p.inChunk, p.full = resp, bodyDone, 0, false, false
-	switch {
-	case head || h.status == 204 || h.status == 304:
-	case h.chunked:
-		p.mode = bodyChunked
-	case h.length >= 0:
-		if h.length > p.maxBody {
-			return errBodyTooLarge // no need to read what will be refused anyway
-		}
-		p.mode, p.left = bodyFixed, h.length
-	default:
-		resp.close = true
-		p.mode = bodyClose
+	p.resp, p.inChunk, p.full = resp, false, false
+	var err error
+	if p.mode, p.left, err = framing(&h, head, p.maxBody); err != nil {
+		return err
 	}
+	resp.close = resp.close || p.mode == bodyClose
 	if p.body != nil {
 		return p.body.run(p)
 	}
@@ -252,6 +244,24 @@ func (p *respReader) readResponse(head bool, resp *response) error {
 			return err
 		}
 	}
+}
+
+// framing is how the body of a response with header h ends, and its
+// length when that is fixed: no body after a HEAD request or with 204 and
+// 304, chunks, Content-Length, or else the server's close. A length above
+// maxBody is refused at once: no need to read what will be refused anyway.
+func framing(h *header, head bool, maxBody int64) (bodyMode, int64, error) {
+	switch {
+	case head || h.status == 204 || h.status == 304:
+		return bodyDone, 0, nil
+	case h.chunked:
+		return bodyChunked, 0, nil
+	case h.length > maxBody:
+		return bodyDone, 0, errBodyTooLarge
+	case h.length >= 0:
+		return bodyFixed, h.length, nil
+	}
+	return bodyClose, 0, nil
 }
 
 // header is the part of a header block that frames the body.

@@ -212,6 +212,10 @@ func (p *pushParser) incomplete(b []byte) error {
 	return nil
 }
 
+// pushBodyState is where the parser goes once a body framed by a mode
+// starts.
+var pushBodyState = [...]pushState{bodyDone: pushDone, bodyFixed: pushFixed, bodyChunked: pushChunkSize, bodyClose: pushClose}
+
 // headerDone acts on a complete header block: it skips a 1xx response,
 // or sets up the reading of the final response's body.
 func (p *pushParser) headerDone(h *header) error {
@@ -225,20 +229,12 @@ func (p *pushParser) headerDone(h *header) error {
 		return nil
 	}
 	p.resp.status, p.resp.close = h.status, h.close
-	switch {
-	case p.head || h.status == 204 || h.status == 304:
-		p.state = pushDone
-	case h.chunked:
-		p.state = pushChunkSize
-	case h.length >= 0:
-		if h.length > p.maxBody {
-			return errBodyTooLarge // no need to read what will be refused anyway
-		}
-		p.state, p.left = pushFixed, h.length
-	default:
-		p.resp.close = true
-		p.state = pushClose
+	mode, left, err := framing(h, p.head, p.maxBody)
+	if err != nil {
+		return err
 	}
+	p.state, p.left = pushBodyState[mode], left
+	p.resp.close = p.resp.close || mode == bodyClose
 	return nil
 }
 

@@ -37,21 +37,10 @@ func loopUnsupported(t *scenarios.Target) string {
 	if u.Scheme != "http" {
 		return "TLS runs on workers"
 	}
-	if newSocketAddr(u.Hostname(), portOf(u)) == nil {
+	if newSocketAddr(u.Hostname(), protocols.Port(u)) == nil {
 		return "the host is a name, which the workers' dialer resolves"
 	}
 	return ""
-}
-
-// portOf is u's port, or the scheme's default.
-func portOf(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if u.Scheme == "https" {
-		return "443"
-	}
-	return "80"
 }
 
 // NewLoop makes the event loop of target t, or returns nil and why not
@@ -63,12 +52,12 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 	h := t.HTTP
 	u, _ := url.Parse(h.Requests[0].URL)
 	l := &httpLoop{loopTarget: loopTarget{
-		sock:    newSocketAddr(u.Hostname(), portOf(u)),
+		sock:    newSocketAddr(u.Hostname(), protocols.Port(u)),
 		exp:     &h.Expect,
 		maxBody: h.MaxBody,
 		timeout: h.Timeout,
 	}}
-	addr := dialAddr(net.JoinHostPort(u.Hostname(), portOf(u)))
+	addr := dialAddr(net.JoinHostPort(u.Hostname(), protocols.Port(u)))
 	l.dialErrs.addr = addr
 	l.ioErrs = dialErrors{addr: addr, onConn: true}
 	if h.Expect.Length >= 0 {

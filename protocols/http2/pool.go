@@ -94,11 +94,7 @@ func NewPool(t *scenarios.Target) (*Pool, error) {
 }
 
 func (p *Pool) newOrigin(u *url.URL, conns int) (*origin, error) {
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	o := &origin{addr: net.JoinHostPort(u.Hostname(), port), serverName: u.Hostname()}
+	o := &origin{addr: net.JoinHostPort(u.Hostname(), protocols.Port(u)), serverName: u.Hostname()}
 	switch u.Scheme {
 	case "https":
 		conf, err := protocols.TLSConfig(p.target.Name, &p.h.TLS)
@@ -128,21 +124,11 @@ func (p *Pool) newOrigin(u *url.URL, conns int) (*origin, error) {
 func (p *Pool) originOf(raw string) *origin {
 	u, _ := url.Parse(raw) // parsed without error by NewPool
 	for _, o := range p.origins {
-		if o.addr == net.JoinHostPort(u.Hostname(), portOf(u)) {
+		if o.addr == net.JoinHostPort(u.Hostname(), protocols.Port(u)) {
 			return o
 		}
 	}
 	return p.origins[0]
-}
-
-func portOf(u *url.URL) string {
-	if port := u.Port(); port != "" {
-		return port
-	}
-	if u.Scheme == "https" {
-		return "443"
-	}
-	return "80"
 }
 
 // conn is slot s's connection, dialled if it has none or its last one
