@@ -39,6 +39,12 @@ type LoopJob struct {
 	// Claim, in the closed model, asks leave to send one more request
 	// (the phase's request limit); false retires the slot.
 	Claim func() bool
+	// StartAt, in the closed model, is when slot i (0-based) sends its
+	// first request, as an offset from Start, non-decreasing in i (a
+	// ramp); nil starts every slot at once. Think is how long a slot waits
+	// after a response before its next request.
+	StartAt func(i int) time.Duration
+	Think   time.Duration
 	// Pick chooses the next request of the target's mix.
 	Pick func() int
 	// Done records a completed request: its latency (from when it was

@@ -14,7 +14,7 @@ import (
 )
 
 // Phases run on an event loop when the target's protocol has one for it
-// and the phase needs nothing a loop does not do: the loop sends and
+// and the engine's own clients would run on the wall clock: the loop sends and
 // answers every request of its connections from one thread, where workers
 // pay a goroutine switch and a poller registration per request, and it
 // paces the open model itself, to the microsecond.
@@ -28,10 +28,8 @@ func newLoop(t *scenarios.Target) (protocols.Loop, string) {
 }
 
 // loopUnfit says why phase ph runs on workers rather than event loops, or
-// "" when loops can run it: the engine's own clients on the wall clock,
-// and in the closed model no think time and no ramp, which pace workers
-// one by one.
-func loopUnfit(ph *scenarios.Phase, cfg *Config, flow bool) string {
+// "" when loops can run it: the engine's own clients, on the wall clock.
+func loopUnfit(cfg *Config, flow bool) string {
 	_, wall := cfg.Clock.(WallClock)
 	switch {
 	case cfg.Workers:
@@ -42,12 +40,6 @@ func loopUnfit(ph *scenarios.Phase, cfg *Config, flow bool) string {
 		return "the clock is not the wall clock"
 	case flow:
 		return "a flow runs on workers"
-	case ph.Rate.Open():
-		return ""
-	case ph.ThinkTime > 0:
-		return "think_time paces each worker"
-	case rampStart(ph, ph.Concurrency-1) > 0:
-		return "a ramp starts workers one by one"
 	}
 	return ""
 }
@@ -58,7 +50,7 @@ func loopUnfit(ph *scenarios.Phase, cfg *Config, flow bool) string {
 // for the reason logged.
 func (pr *phaseRun) loopsFor(cfg *Config, caseID string) []protocols.Loop {
 	ph := pr.phase
-	why := loopUnfit(ph, cfg, pr.flow)
+	why := loopUnfit(cfg, pr.flow)
 	n := 1
 	if !ph.Rate.Open() {
 		n = max(1, min(runtime.GOMAXPROCS(0), ph.Concurrency))
@@ -78,15 +70,17 @@ func (pr *phaseRun) loopsFor(cfg *Config, caseID string) []protocols.Loop {
 	return loops
 }
 
-// startLoops runs the phase's load on loops, splitting the closed model's
-// connections evenly among them; the channel closes when all are done.
+// startLoops runs the phase's load on loops, dealing the closed model's
+// workers among them as cards: loop k of n has workers k, k+n, k+2n...,
+// so that a ramp starts them on every loop alike. The channel closes when
+// all are done.
 func (pr *phaseRun) startLoops(ctx context.Context, loops []protocols.Loop, parallel int, sent *atomic.Int64) <-chan struct{} {
 	for k, lp := range loops {
 		slots := parallel / len(loops)
 		if k < parallel%len(loops) {
 			slots++
 		}
-		job := pr.loopJob(k, slots, pr.shards[k%len(pr.shards)], sent)
+		job := pr.loopJob(k, len(loops), slots, pr.shards[k%len(pr.shards)], sent)
 		pr.wg.Add(1)
 		go func() {
 			defer pr.wg.Done()
@@ -100,9 +94,9 @@ func (pr *phaseRun) startLoops(ctx context.Context, loops []protocols.Loop, para
 	return done
 }
 
-// loopJob is loop k's share of the phase: slots connections, recorded in
-// shard sh.
-func (pr *phaseRun) loopJob(k, slots int, sh *shard, sent *atomic.Int64) *protocols.LoopJob {
+// loopJob is loop k's (of n) share of the phase: slots connections,
+// recorded in shard sh.
+func (pr *phaseRun) loopJob(k, n, slots int, sh *shard, sent *atomic.Int64) *protocols.LoopJob {
 	ph := pr.phase
 	rng := rand.New(rand.NewPCG(uint64(k), 0x9e3779b97f4a7c15))
 	job := &protocols.LoopJob{
@@ -114,7 +108,12 @@ func (pr *phaseRun) loopJob(k, slots int, sh *shard, sent *atomic.Int64) *protoc
 		},
 		InFlight: &pr.inFlight,
 	}
-	if ph.Rate.Open() {
+	if !ph.Rate.Open() {
+		job.Think = ph.ThinkTime
+		if rampStart(ph, ph.Concurrency-1) > 0 {
+			job.StartAt = func(i int) time.Duration { return rampStart(ph, k+i*n) }
+		}
+	} else {
 		p := newPacer(ph)
 		job.Arrival = func(i int64) (time.Duration, bool) {
 			due, _, stop := p.next(i, 0)

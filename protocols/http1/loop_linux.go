@@ -31,6 +31,12 @@ type httpLoop struct {
 	// ready (closed model) lists the slots that send their next request
 	// in the next round; spare is the other half of the double buffer.
 	ready, spare []int32
+	// started (closed model) counts the slots whose start time has come:
+	// the others wait for it, in order (job.StartAt).
+	started int
+	// thinking (closed model) holds the slots that wait out job.Think
+	// before their next request, in the order they will wake.
+	thinking wakeQueue
 	// idle (open model) is a stack of the slots free for an arrival; the
 	// top was used last, so its connection is the likeliest still open.
 	// Slots are made as needed, up to job.Slots.
@@ -100,6 +106,7 @@ func (l *httpLoop) Run(ctx context.Context, job *protocols.LoopJob) error {
 		if job.Arrival != nil {
 			l.sendDue(now)
 		} else {
+			l.wakeSlots(now)
 			l.sendReady()
 		}
 		if l.finished() {
@@ -138,14 +145,7 @@ func (l *httpLoop) setUp(job *protocols.LoopJob) error {
 	}
 	l.job = job
 	if job.Arrival == nil {
-		l.conns = make([]loopConn, job.Slots)
-		l.ready = make([]int32, 0, job.Slots)
-		l.spare = make([]int32, 0, job.Slots)
-		for i := range l.conns {
-			l.conns[i].fd = -1
-			l.ready = append(l.ready, int32(i))
-		}
-		l.active = job.Slots
+		l.setUpClosed()
 	}
 	// The open model's slots are made as arrivals need them: max_in_flight
 	// may be a million, of which a fast server keeps a handful busy.
@@ -178,26 +178,6 @@ func (l *httpLoop) finished() bool {
 		return l.active == 0
 	}
 	return l.exhausted && l.busy == 0
-}
-
-// sendReady has each slot of the closed model's ready list send its next
-// request. A slot whose request fails at once is listed again for the
-// next round, after a poll, so that a dead server cannot keep the loop
-// from noticing the phase's end.
-func (l *httpLoop) sendReady() {
-	batch := l.ready
-	l.ready = l.spare[:0]
-	for _, i := range batch {
-		c := &l.conns[i]
-		if !l.job.Claim() {
-			l.closeConn(c)
-			l.active--
-			continue
-		}
-		now := protocols.Now()
-		l.start(int(i), l.job.Pick(), now, time.Time{}, now)
-	}
-	l.spare = batch[:0]
 }
 
 // sendDue hands every arrival due by now to a free slot, as long as one is
@@ -268,8 +248,13 @@ func (l *httpLoop) waitFor(now time.Time) time.Duration {
 	if l.job.Arrival != nil && l.haveDue && l.canSend() {
 		wait = min(wait, l.due.Sub(now))
 	}
-	if l.job.Arrival == nil && len(l.ready) > 0 {
-		return 0
+	if l.job.Arrival == nil {
+		if len(l.ready) > 0 {
+			return 0
+		}
+		if at, ok := l.nextWake(); ok {
+			wait = min(wait, at.Sub(now))
+		}
 	}
 	if l.timeout > 0 && l.busy > 0 {
 		wait = min(wait, l.nextScan.Sub(now))

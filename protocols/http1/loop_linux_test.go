@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -337,6 +338,66 @@ func TestLoopResponsesInPieces(t *testing.T) {
 		runLoop(t, http1Target(url, nil), lt.job(2, 6, 0))
 		if lt.kinds[protocols.KindNone] != 6 {
 			t.Errorf("%q: kinds %v (errors %q), want 6 successes", resp[:20], lt.kinds, first(lt.errs))
+		}
+	}
+}
+
+// stampServer answers every request on a kept-alive connection and
+// records, per connection, when each request arrived.
+type stampServer struct {
+	mu    sync.Mutex
+	conns [][]time.Time
+}
+
+func (s *stampServer) serve(c net.Conn) {
+	s.mu.Lock()
+	k := len(s.conns)
+	s.conns = append(s.conns, nil)
+	s.mu.Unlock()
+	r := bufio.NewReader(c)
+	for readRequest(r) {
+		s.mu.Lock()
+		s.conns[k] = append(s.conns[k], protocols.Now())
+		s.mu.Unlock()
+		if _, err := c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")); err != nil {
+			return
+		}
+	}
+}
+
+// TestLoopThinkAndRamp: a slot waits its think time after each response,
+// and starts no sooner than its start time. Only lower bounds are checked:
+// a busy machine makes the waits longer, never shorter.
+func TestLoopThinkAndRamp(t *testing.T) {
+	var srv stampServer
+	url := newRawServer(t, srv.serve).url()
+	const slots, think, step = 3, 20 * time.Millisecond, 30 * time.Millisecond
+	var lt loopTally
+	job := lt.job(slots, 9, 0)
+	job.Think = think
+	job.StartAt = func(i int) time.Duration { return time.Duration(i) * step }
+	runLoop(t, http1Target(url, nil), job)
+	if lt.kinds[protocols.KindNone] != 9 {
+		t.Fatalf("kinds %v (errors %q), want 9 successes", lt.kinds, first(lt.errs))
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.conns) != slots {
+		t.Fatalf("%d connections, want one per slot (%d)", len(srv.conns), slots)
+	}
+	var firsts []time.Time
+	for k, reqs := range srv.conns {
+		firsts = append(firsts, reqs[0])
+		for j := 1; j < len(reqs); j++ {
+			if gap := reqs[j].Sub(reqs[j-1]); gap < think {
+				t.Errorf("connection %d: %v between requests %d and %d, less than the think time %v", k, gap, j-1, j, think)
+			}
+		}
+	}
+	slices.SortFunc(firsts, func(a, b time.Time) int { return a.Compare(b) })
+	for k := 1; k < slots; k++ {
+		if at := firsts[k].Sub(job.Start); at < time.Duration(k)*step {
+			t.Errorf("slot %d's first request came %v after the start, before its start time %v", k, at, time.Duration(k)*step)
 		}
 	}
 }

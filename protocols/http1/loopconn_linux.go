@@ -303,7 +303,7 @@ func (l *httpLoop) finish(i int) {
 	l.job.Done(c.req, now.Sub(c.origin), lag, &c.out)
 	l.dropBuf(c)
 	if l.job.Arrival == nil {
-		l.ready = append(l.ready, int32(i))
+		l.rest(int32(i), now)
 		return
 	}
 	if len(l.idle) == 0 {
