@@ -1,8 +1,10 @@
 package http1
 
 import (
+	"context"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"time"
 
@@ -11,10 +13,10 @@ import (
 )
 
 // loopUnsupported says why the event loop cannot serve target t, or ""
-// when it can. The loop speaks plain HTTP/1.1 on raw sockets to one IP
-// address and judges a response by its status and length: whatever needs
-// more (TLS, a proxy, a name to resolve, a flow, the body's content) is
-// the workers' job, through the lean client.
+// when it can. The loop speaks plain HTTP/1.1 on raw sockets to the
+// machine's own addresses (see loopAddrs) and judges a response by its
+// status and length: whatever needs more (TLS, a proxy, a flow, the body's
+// content) is the workers' job, through the lean client.
 func loopUnsupported(t *scenarios.Target) string {
 	h := t.HTTP
 	switch {
@@ -37,10 +39,37 @@ func loopUnsupported(t *scenarios.Target) string {
 	if u.Scheme != "http" {
 		return "TLS runs on workers"
 	}
-	if newSocketAddr(u.Hostname(), protocols.Port(u)) == nil {
-		return "the host is a name, which the workers' dialer resolves"
-	}
 	return ""
+}
+
+// lookupFunc resolves a host name, as net.Resolver.LookupNetIP does.
+type lookupFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
+
+// loopAddrs is where the loop connects for u: its IP address, or the
+// addresses its name resolves to, in the resolver's order, when every one
+// is a loopback address, as localhost's are. A name that reaches beyond
+// the machine stays with the workers, whose dialer resolves it at every
+// connection and so follows a DNS that spreads clients over servers.
+func loopAddrs(u *url.URL, lookup lookupFunc) ([]*socketAddr, string) {
+	port := protocols.Port(u)
+	if a := newSocketAddr(u.Hostname(), port); a != nil {
+		return []*socketAddr{a}, ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ips, err := lookup(ctx, "ip", u.Hostname())
+	if err != nil || len(ips) == 0 {
+		return nil, "the host name did not resolve: the workers' dialer tries it at each connection"
+	}
+	var addrs []*socketAddr
+	for _, ip := range ips {
+		a := newSocketAddr(ip.Unmap().String(), port)
+		if !ip.IsLoopback() || a == nil {
+			return nil, "the host is a name beyond this machine, which the workers' dialer resolves at each connection"
+		}
+		addrs = append(addrs, a)
+	}
+	return addrs, ""
 }
 
 // NewLoop makes the event loop of target t, or returns nil and why not
@@ -51,8 +80,12 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 	}
 	h := t.HTTP
 	u, _ := url.Parse(h.Requests[0].URL)
+	socks, why := loopAddrs(u, net.DefaultResolver.LookupNetIP)
+	if socks == nil {
+		return nil, why
+	}
 	l := &httpLoop{loopTarget: loopTarget{
-		sock:    newSocketAddr(u.Hostname(), protocols.Port(u)),
+		socks:   socks,
 		exp:     &h.Expect,
 		maxBody: h.MaxBody,
 		timeout: h.Timeout,
@@ -88,7 +121,10 @@ func (l *loopTarget) verdict(r *response) (protocols.ErrorKind, error) {
 
 // httpLoop's fields that do not depend on the system.
 type loopTarget struct {
-	sock       *socketAddr
+	// socks are the target's addresses: one, or those of its name; cur is
+	// the one that answered last, which the next connection tries first.
+	socks      []*socketAddr
+	cur        int
 	reqs       []http1Request
 	exp        *scenarios.Expect
 	maxBody    int64

@@ -8,7 +8,10 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -247,7 +250,6 @@ func TestLoopUnsupported(t *testing.T) {
 		mod func(h *scenarios.HTTPTarget)
 	}{
 		{"https://127.0.0.1:1/", nil},
-		{"http://localhost:1/", nil},
 		{"http://127.0.0.1:1/", func(h *scenarios.HTTPTarget) { h.Expect.BodyContains = "x" }},
 		{"http://127.0.0.1:1/", func(h *scenarios.HTTPTarget) { h.HTTP2 = true }},
 	} {
@@ -399,5 +401,88 @@ func TestLoopThinkAndRamp(t *testing.T) {
 		if at := firsts[k].Sub(job.Start); at < time.Duration(k)*step {
 			t.Errorf("slot %d's first request came %v after the start, before its start time %v", k, at, time.Duration(k)*step)
 		}
+	}
+}
+
+func TestLoopAddrs(t *testing.T) {
+	lookup := func(ips ...string) lookupFunc {
+		return func(context.Context, string, string) ([]netip.Addr, error) {
+			if len(ips) == 0 {
+				return nil, errors.New("no such host")
+			}
+			var out []netip.Addr
+			for _, ip := range ips {
+				out = append(out, netip.MustParseAddr(ip))
+			}
+			return out, nil
+		}
+	}
+	for _, tc := range []struct {
+		url    string
+		lookup lookupFunc
+		want   int // addresses; 0: the workers'
+	}{
+		{"http://127.0.0.1:8080/", nil, 1}, // no lookup for an address
+		{"http://[::1]/", nil, 1},
+		{"http://localhost:8080/", lookup("::1", "127.0.0.1"), 2},
+		{"http://api.test/", lookup("192.0.2.10"), 0},                // beyond the machine
+		{"http://mixed.test/", lookup("127.0.0.1", "192.0.2.10"), 0}, // partly beyond
+		{"http://nowhere.test/", lookup(), 0},
+	} {
+		u, _ := url.Parse(tc.url)
+		addrs, why := loopAddrs(u, tc.lookup)
+		if len(addrs) != tc.want || (tc.want == 0) != (why != "") {
+			t.Errorf("%s: %d addresses (%q), want %d", tc.url, len(addrs), why, tc.want)
+		}
+	}
+}
+
+// TestLoopTriesEveryAddress: when the first address of a name refuses,
+// the next gets the request, as a dialer tries them in turn; when all
+// refuse, the request failed to connect.
+func TestLoopTriesEveryAddress(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	live := srv.Listener.Addr().(*net.TCPAddr).Port
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	addr := func(port int) *socketAddr { return newSocketAddr("127.0.0.1", strconv.Itoa(port)) }
+	for _, tc := range []struct {
+		name  string
+		socks []*socketAddr
+		want  protocols.ErrorKind
+	}{
+		{"the second answers", []*socketAddr{addr(dead), addr(live)}, protocols.KindNone},
+		{"none answers", []*socketAddr{addr(dead), addr(dead)}, protocols.KindConnect},
+	} {
+		lp, why := NewLoop(http1Target(srv.URL+"/", func(h *scenarios.HTTPTarget) { h.Keepalive = false }))
+		if lp == nil {
+			t.Fatal(why)
+		}
+		lp.(*httpLoop).socks = tc.socks
+		var lt loopTally
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		if err := lp.Run(ctx, lt.job(2, 10, 0)); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		if lt.kinds[tc.want] != 10 {
+			t.Errorf("%s: kinds %v (errors %q), want 10 of kind %v", tc.name, lt.kinds, first(lt.errs), tc.want)
+		}
+	}
+}
+
+// TestLoopLocalhost: a target named localhost runs on the loop, whichever
+// of its addresses the server listens on.
+func TestLoopLocalhost(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	port := strconv.Itoa(srv.Listener.Addr().(*net.TCPAddr).Port)
+	var lt loopTally
+	runLoop(t, http1Target("http://localhost:"+port+"/", nil), lt.job(2, 20, 0))
+	if lt.kinds[protocols.KindNone] != 20 {
+		t.Errorf("kinds %v (errors %q), want 20 successes", lt.kinds, first(lt.errs))
 	}
 }

@@ -36,6 +36,7 @@ type loopConn struct {
 	wrote       int
 	reused      bool // the connection carried a complete exchange before
 	retried     bool // the request is on its second connection
+	tried       int  // addresses that refused this request's connection
 	inPending   bool // bytes arrived while the request was still going out
 	hup         bool // the server has closed its end (or the socket failed)
 	p           pushParser
@@ -48,6 +49,7 @@ type loopConn struct {
 func (l *httpLoop) start(i, req int, origin, due, now time.Time) {
 	c := &l.conns[i]
 	c.req, c.origin, c.due, c.retried = req, origin, due, false
+	c.dialAt, c.tried = time.Time{}, 0
 	c.out = protocols.Outcome{}
 	if l.timeout > 0 {
 		c.deadline = now.Add(l.timeout)
@@ -60,18 +62,35 @@ func (l *httpLoop) start(i, req int, origin, due, now time.Time) {
 // issue opens a connection when the slot has none and writes the request.
 func (l *httpLoop) issue(i int) {
 	c := &l.conns[i]
-	c.state, c.wrote, c.n, c.dialAt = connWriting, 0, 0, time.Time{}
+	c.state, c.wrote, c.n = connWriting, 0, 0
 	c.p.reset(l.reqs[c.req].head, l.maxBody)
 	if c.fd < 0 {
-		c.dialAt = protocols.Now()
-		fd, op, err := openSocket(l.sock, l.nagle)
+		if c.dialAt.IsZero() {
+			c.dialAt = protocols.Now()
+		}
+		fd, op, err := openSocket(l.socks[l.cur], l.nagle)
 		if err != nil {
-			l.fail(i, protocols.KindConnect, l.dialErrs.of(op, err))
+			l.connectFailed(i, op, err)
 			return
 		}
 		c.fd, c.reused = fd, false
 	}
 	l.write(i)
+}
+
+// connectFailed handles a connection slot i could not open. When the
+// target's name has several addresses (localhost's ::1 and 127.0.0.1),
+// the next one gets the request, and keeps the following ones, until
+// every one has refused it, as a dialer tries them in turn.
+func (l *httpLoop) connectFailed(i int, op string, err error) {
+	c := &l.conns[i]
+	l.closeConn(c)
+	if c.tried++; c.tried < len(l.socks) {
+		l.cur = (l.cur + 1) % len(l.socks)
+		l.issue(i)
+		return
+	}
+	l.fail(i, protocols.KindConnect, l.dialErrs.of(op, err))
 }
 
 // write writes what is left of the request, and watches the connection
@@ -126,11 +145,10 @@ func (l *httpLoop) write(i int) {
 func (l *httpLoop) writeFailed(i int, err error) {
 	c := &l.conns[i]
 	if !c.dialAt.IsZero() && c.wrote == 0 {
-		switch {
-		case closedByPeer(err):
+		if closedByPeer(err) {
 			l.fail(i, protocols.KindReset, l.ioErrs.of("write", err))
-		default:
-			l.fail(i, protocols.KindConnect, l.dialErrs.of("connect", err))
+		} else {
+			l.connectFailed(i, "connect", err)
 		}
 		return
 	}
@@ -276,7 +294,7 @@ func (l *httpLoop) complete(i int) {
 // connection: it is never reused after an error.
 func (l *httpLoop) fail(i int, kind protocols.ErrorKind, err error) {
 	c := &l.conns[i]
-	if !c.dialAt.IsZero() && c.fd >= 0 && kind != protocols.KindConnect && selfConnectedFD(c.fd, l.sock) {
+	if !c.dialAt.IsZero() && c.fd >= 0 && kind != protocols.KindConnect && selfConnectedFD(c.fd, l.socks[l.cur]) {
 		// Nothing listens on the target's port, which the kernel then
 		// picked for this end of the connection too: it reached itself.
 		kind, err = protocols.KindConnect, l.dialErrs.of("connect", unix.ECONNREFUSED)
