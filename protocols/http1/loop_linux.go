@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -24,10 +25,13 @@ const loopSupported = true
 // of one epoll_wait, and no goroutine switch.
 type httpLoop struct {
 	loopTarget
-	job   *protocols.LoopJob
-	ep    int // the epoll set
-	wake  int // an eventfd that ctx's end writes to, to end a wait
-	conns []loopConn
+	job  *protocols.LoopJob
+	ep   int // the epoll set
+	wake int // an eventfd that ctx's end writes to, to end a wait; -1 once closed
+	// wakeMu keeps wakeUp, on ctx's goroutine, from writing to wake as it
+	// is closed.
+	wakeMu sync.Mutex
+	conns  []loopConn
 	// ready (closed model) lists the slots that send their next request
 	// in the next round; spare is the other half of the double buffer.
 	ready, spare []int32
@@ -162,12 +166,22 @@ func (l *httpLoop) tearDown() {
 		}
 		l.closeConn(c)
 	}
+	l.wakeMu.Lock()
 	unix.Close(l.wake)
+	l.wake = -1
+	l.wakeMu.Unlock()
 	unix.Close(l.ep)
 }
 
-// wakeUp ends the loop's wait; it runs on the goroutine that ends ctx.
+// wakeUp ends the loop's wait; it runs on the goroutine that ends ctx,
+// which may be late enough to find the loop over: the eventfd's number
+// may then belong to another file already, which must not be written to.
 func (l *httpLoop) wakeUp() {
+	l.wakeMu.Lock()
+	defer l.wakeMu.Unlock()
+	if l.wake < 0 {
+		return
+	}
 	one := uint64(1)
 	_, _ = unix.Write(l.wake, (*[8]byte)(unsafe.Pointer(&one))[:])
 }
