@@ -90,11 +90,15 @@ func TestGRPCCase(t *testing.T) {
 				t.Errorf("messages = %d, want one per succeeded call, %d", p.Messages, tt.succeeded)
 			}
 			// Reflection used one of the case's three connections: no more.
-			if n := accepted.Load(); n != 3 {
-				t.Errorf("server accepted %d connections, want 3", n)
+			// A connection is made by its first call, and on a busy machine
+			// the first workers may take all 60 requests before those of the
+			// third connection run, so fewer is no failure.
+			n := accepted.Load()
+			if n < 1 || n > 3 {
+				t.Errorf("server accepted %d connections, want 1 to 3", n)
 			}
-			if p.Connect.Count() != 3 {
-				t.Errorf("%d connect times recorded, want 3", p.Connect.Count())
+			if p.Connect.Count() != n {
+				t.Errorf("%d connect times recorded for %d connections", p.Connect.Count(), n)
 			}
 		})
 	}
