@@ -2,7 +2,6 @@ package http1
 
 import (
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/loadgate/loadgate/protocols"
@@ -18,12 +17,10 @@ import (
 // buffer, so a worker keeps a bounded part of any body and a check
 // allocates nothing; it belongs to one worker.
 type ResponseCheck struct {
-	expect    *scenarios.Expect
-	limit     int64
-	check     *bodyCheck // nil when expect has no body check
-	body      readerSource
-	errLength error
-	keep      *bodyKeep // a flow step's: keeps the body for its extractions
+	expect *expectation
+	limit  int64
+	body   readerSource
+	keep   *bodyKeep // a flow step's: keeps the body for its extractions
 }
 
 // ErrBodyTooLarge fails a body longer than max_body (kind length).
@@ -31,12 +28,7 @@ var ErrBodyTooLarge error = errBodyTooLarge
 
 // NewResponseCheck makes the checks of target h for one worker.
 func NewResponseCheck(h *scenarios.HTTPTarget) *ResponseCheck {
-	c := &ResponseCheck{expect: &h.Expect, limit: h.MaxBody,
-		check: newBodyCheck(h.Expect.BodyContains, h.Expect.BodyRegex)}
-	if h.Expect.Length >= 0 {
-		c.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", h.Expect.Length)
-	}
-	return c
+	return &ResponseCheck{expect: newExpectation(&h.Expect), limit: h.MaxBody}
 }
 
 // Check reads body to its end and judges the response of status. An error
@@ -47,8 +39,8 @@ func (c *ResponseCheck) Check(status int, body io.Reader, classify func(error) p
 	switch {
 	case c.keep != nil:
 		err = c.keep.run(&c.body)
-	case c.check != nil:
-		err = c.check.run(&c.body)
+	case c.expect.check != nil:
+		err = c.expect.check.run(&c.body)
 	default:
 		for err == nil {
 			_, err = c.body.next()
@@ -63,14 +55,8 @@ func (c *ResponseCheck) Check(status int, body io.Reader, classify func(error) p
 		return protocols.KindLength, err
 	case err != nil:
 		return classify(err), err
-	case !statusAccepted(c.expect.Status, status):
-		return protocols.KindStatus, nil
-	case c.expect.Length >= 0 && c.body.n != c.expect.Length:
-		return protocols.KindLength, c.errLength
-	case c.check != nil && c.check.err() != nil:
-		return protocols.KindCheck, c.check.err()
 	}
-	return protocols.KindNone, nil
+	return c.expect.verdict(status, c.body.n)
 }
 
 // BodyBytes is how many bytes of body the last Check read.

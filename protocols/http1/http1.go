@@ -29,19 +29,16 @@ type http1Client struct {
 	reqs    []http1Request
 	rd      respReader
 	resp    response
-	// exp, check and errLength are the checks of the response being read:
-	// the target's, or a flow step's (see expectation).
-	exp    *scenarios.Expect
-	check  *bodyCheck  // expect's body checks, nil when there are none
-	proxy  *proxyRoute // nil: the connection goes straight to the server
-	reused bool        // conn has carried a complete exchange
-	raw    rawExchange // of the current connection, when rawOK
-	rawOK  bool        // conn is a plain socket the raw exchange can drive
-	sock   *socketAddr // non-nil: conn is opened by dialSocket
-	nagle  bool        // dialSocket leaves Nagle's algorithm on (see oneSegment)
-	// Errors made once, for Outcome.Err.
-	errLength error      // the body's length is not expect.length
-	dialErrs  dialErrors // of dialSocket
+	// expect is the checks of the response being read: the target's, or
+	// a flow step's.
+	expect   *expectation
+	proxy    *proxyRoute // nil: the connection goes straight to the server
+	reused   bool        // conn has carried a complete exchange
+	raw      rawExchange // of the current connection, when rawOK
+	rawOK    bool        // conn is a plain socket the raw exchange can drive
+	sock     *socketAddr // non-nil: conn is opened by dialSocket
+	nagle    bool        // dialSocket leaves Nagle's algorithm on (see oneSegment)
+	dialErrs dialErrors  // of dialSocket, made once, for Outcome.Err
 	// connecting says conn came from dialSocket and no byte of a request
 	// has left on it yet: its handshake is not known to be over. dialStart
 	// is when the dial began.
@@ -187,9 +184,25 @@ func newExpectation(exp *scenarios.Expect) *expectation {
 	return e
 }
 
+// verdict applies e to a complete response of status whose body, bodyLen
+// bytes, has been read through e.check: the status first, then the length,
+// then the body checks. A status failure needs no error: the status says
+// it.
+func (e *expectation) verdict(status int, bodyLen int64) (protocols.ErrorKind, error) {
+	switch {
+	case !statusAccepted(e.exp.Status, status):
+		return protocols.KindStatus, nil
+	case e.exp.Length >= 0 && bodyLen != e.exp.Length:
+		return protocols.KindLength, e.errLength
+	case e.check != nil && e.check.err() != nil:
+		return protocols.KindCheck, e.check.err()
+	}
+	return protocols.KindNone, nil
+}
+
 // use makes e the checks of the following responses.
 func (c *http1Client) use(e *expectation) {
-	c.exp, c.check, c.errLength, c.rd.body = e.exp, e.check, e.errLength, e.body
+	c.expect, c.rd.body = e, e.body
 }
 
 // Do sends request req and reads its whole response.
@@ -300,25 +313,9 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 		} else {
 			c.reused = true
 		}
-		out.Kind, out.Err = c.verdict(&c.resp)
+		out.Kind, out.Err = c.expect.verdict(c.resp.status, c.resp.bodyLen)
 		return
 	}
-}
-
-// verdict applies expect to a complete response, in the order and with the
-// kinds of readAndCheck. A status failure needs no error: the status says
-// it.
-func (c *http1Client) verdict(r *response) (protocols.ErrorKind, error) {
-	exp := c.exp
-	switch {
-	case !statusAccepted(exp.Status, r.status):
-		return protocols.KindStatus, nil
-	case exp.Length >= 0 && r.bodyLen != exp.Length:
-		return protocols.KindLength, c.errLength
-	case c.check != nil && c.check.err() != nil:
-		return protocols.KindCheck, c.check.err()
-	}
-	return protocols.KindNone, nil
 }
 
 // responseKind maps a failed exchange to its error kind.

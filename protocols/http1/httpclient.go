@@ -29,9 +29,8 @@ type netHTTPClient struct {
 	transport *http.Transport
 	client    *http.Client
 	reqs      []preparedRequest
-	check     *bodyCheck // expect's body checks, nil when there are none
+	expect    *expectation
 	body      readerSource
-	errLength error // the body's length is not expect.length
 
 	// Written by the dialer and the trace hooks, read after Do returns.
 	// Atomics because a dial abandoned by a cancelled request may still
@@ -62,10 +61,7 @@ func NewNetHTTPClient(t *scenarios.Target, _ int) (protocols.Client, error) {
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
 	}
 	h := t.HTTP
-	c := &netHTTPClient{target: h, check: newBodyCheck(h.Expect.BodyContains, h.Expect.BodyRegex)}
-	if h.Expect.Length >= 0 {
-		c.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", h.Expect.Length)
-	}
+	c := &netHTTPClient{target: h, expect: newExpectation(&h.Expect)}
 	c.tr = c.newTrace()
 	tlsConf, err := protocols.TLSConfig(t.Name, &h.TLS)
 	if err != nil {
@@ -163,13 +159,12 @@ func (c *netHTTPClient) Do(ctx context.Context, req int, out *protocols.Outcome)
 // The body checks see it as it streams: a worker keeps a bounded part of
 // it, whatever its size.
 func (c *netHTTPClient) readAndCheck(resp *http.Response) (protocols.ErrorKind, error) {
-	exp := &c.target.Expect
 	limit := c.target.MaxBody
 	var n int64
 	var err error
-	if c.check != nil {
+	if check := c.expect.check; check != nil {
 		c.body.reset(resp.Body, limit)
-		err = c.check.run(&c.body)
+		err = check.run(&c.body)
 		n = c.body.n
 	} else {
 		n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, limit+1))
@@ -182,14 +177,8 @@ func (c *netHTTPClient) readAndCheck(resp *http.Response) (protocols.ErrorKind, 
 		return protocols.KindLength, err
 	case err != nil:
 		return classify(err), err
-	case !statusAccepted(exp.Status, resp.StatusCode):
-		return protocols.KindStatus, nil
-	case exp.Length >= 0 && n != exp.Length:
-		return protocols.KindLength, c.errLength
-	case c.check != nil && c.check.err() != nil:
-		return protocols.KindCheck, c.check.err()
 	}
-	return protocols.KindNone, nil
+	return c.expect.verdict(resp.StatusCode, n)
 }
 
 // readerSource hands out a body read from an io.Reader through one buffer,

@@ -86,16 +86,13 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 	}
 	l := &httpLoop{loopTarget: loopTarget{
 		socks:   socks,
-		exp:     &h.Expect,
+		expect:  newExpectation(&h.Expect),
 		maxBody: h.MaxBody,
 		timeout: h.Timeout,
 	}}
 	addr := dialAddr(net.JoinHostPort(u.Hostname(), protocols.Port(u)))
 	l.dialErrs.addr = addr
 	l.ioErrs = dialErrors{addr: addr, onConn: true}
-	if h.Expect.Length >= 0 {
-		l.errLength = fmt.Errorf("body length is not %d bytes (expect.length)", h.Expect.Length)
-	}
 	for i := range h.Requests {
 		r, err := serialize(&h.Requests[i], h.Keepalive)
 		if err != nil {
@@ -108,17 +105,6 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 	return l, ""
 }
 
-// verdict judges a complete response as the lean client's verdict does.
-func (l *loopTarget) verdict(r *response) (protocols.ErrorKind, error) {
-	switch {
-	case !statusAccepted(l.exp.Status, r.status):
-		return protocols.KindStatus, nil
-	case l.exp.Length >= 0 && r.bodyLen != l.exp.Length:
-		return protocols.KindLength, l.errLength
-	}
-	return protocols.KindNone, nil
-}
-
 // httpLoop's fields that do not depend on the system.
 type loopTarget struct {
 	// socks are the target's addresses: one, or those of its name; cur is
@@ -126,11 +112,10 @@ type loopTarget struct {
 	socks      []*socketAddr
 	cur        int
 	reqs       []http1Request
-	exp        *scenarios.Expect
+	expect     *expectation
 	maxBody    int64
 	timeout    time.Duration
 	nagle      bool
-	errLength  error
 	errTimeout error
 	dialErrs   dialErrors
 	ioErrs     dialErrors // of reads and writes on an open connection

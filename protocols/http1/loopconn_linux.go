@@ -279,7 +279,7 @@ func (l *httpLoop) complete(i int) {
 	c := &l.conns[i]
 	r := c.p.result()
 	c.out.Status = r.status
-	c.out.Kind, c.out.Err = l.verdict(&r)
+	c.out.Kind, c.out.Err = l.expect.verdict(r.status, r.bodyLen)
 	if r.close || l.reqs[c.req].close || c.n > 0 {
 		// Bytes after the response were not asked for: the connection's
 		// stream can no longer be trusted.
