@@ -1,21 +1,11 @@
 package examples_test
 
 import (
-	"fmt"
 	"os"
 	"testing"
+
+	"github.com/loadgate/loadgate/internal/testbin"
 )
 
-// TestMain removes the loadgate binary that loadgateBinary compiled for
-// the package's tests, which a t.TempDir would remove after the first test
-// that asked for it.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		if err := os.RemoveAll(binDir); err != nil {
-			fmt.Fprintln(os.Stderr, "remove the test binary:", err)
-			code = max(code, 1)
-		}
-	}
-	os.Exit(code)
-}
+// TestMain removes the loadgate binary the package's tests compiled.
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m, loadgate)) }

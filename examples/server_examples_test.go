@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/loadgate/loadgate/internal/cli"
+	"github.com/loadgate/loadgate/internal/testbin"
 )
 
 // requireNginx skips where nginx is not installed, except in CI, whose
@@ -92,32 +92,10 @@ func TestNginxAsSystemUnderTest(t *testing.T) {
 	}
 }
 
-var (
-	buildOnce sync.Once
-	binDir    string // removed by TestMain once every test is done
-	binary    string
-	buildErr  error
-)
+// loadgate is the command, built once for this package's tests.
+var loadgate = testbin.New("../cmd/loadgate")
 
-func loadgateBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "loadgate-bin")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir, binary = dir, filepath.Join(dir, "loadgate")
-		if out, err := exec.Command("go", "build", "-o", binary, "../cmd/loadgate").CombinedOutput(); err != nil {
-			buildErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binary
-}
+func loadgateBinary(t *testing.T) string { return loadgate.Path(t) }
 
 func TestTwoServersSideBySide(t *testing.T) {
 	requireNginx(t)

@@ -9,12 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/internal/testbin"
 )
 
 // TestSIGINTWritesPartialResults runs the real binary, interrupts it like a
@@ -90,45 +90,13 @@ thresholds:
 	}
 }
 
-var (
-	buildOnce sync.Once
-	binDir    string // removed by TestMain once every test is done
-	binPath   string
-	buildErr  error
-)
+// loadgate is this package's command, built once for its tests.
+var loadgate = testbin.New(".")
 
-// TestMain removes the binary that build compiled for the package's tests,
-// which a t.TempDir would remove after the first test that asked for it.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		if err := os.RemoveAll(binDir); err != nil {
-			fmt.Fprintln(os.Stderr, "remove the test binary:", err)
-			code = max(code, 1)
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testbin.Main(m, loadgate)) }
 
-// build compiles loadgate once for all tests of the package.
-func build(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "loadgate-main-test")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binDir, binPath = dir, filepath.Join(dir, "loadgate")
-		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
+// build is the path of the command, built on first use.
+func build(t *testing.T) string { return loadgate.Path(t) }
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
