@@ -80,6 +80,18 @@ type brief struct {
 	Actual, Reason    string
 }
 
+// judgeOne checks, as a subtest, that rule alone judges res with status,
+// having seen actual.
+func judgeOne(t *testing.T, res *runner.ScenarioResult, rule string, status Status, actual string) {
+	t.Helper()
+	t.Run(rule, func(t *testing.T) {
+		got := briefs(mustCompile(t, at(2, 5, rule)).Judge(res, JudgeOptions{}))
+		if len(got) != 1 || got[0].Status != status || got[0].Actual != actual {
+			t.Errorf("verdicts = %+v, want status %v, actual %q", got, status, actual)
+		}
+	})
+}
+
 func briefs(vs []Verdict) []brief {
 	out := make([]brief, len(vs))
 	for i, v := range vs {
@@ -477,12 +489,7 @@ func TestJudgeGRPCCodesAndMessages(t *testing.T) {
 		{`messages > 1000`, StatusFail, "messages = 880"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.rule, func(t *testing.T) {
-			got := briefs(mustCompile(t, at(2, 5, tt.rule)).Judge(res, JudgeOptions{}))
-			if len(got) != 1 || got[0].Status != tt.status || got[0].Actual != tt.actual {
-				t.Errorf("verdicts = %+v, want status %v, actual %q", got, tt.status, tt.actual)
-			}
-		})
+		judgeOne(t, res, tt.rule, tt.status, tt.actual)
 	}
 	// A case with no gRPC status counted has a nil map: it still reads 0.
 	none := &runner.ScenarioResult{Cases: []*runner.CaseResult{
@@ -509,12 +516,7 @@ func TestJudgeStatusCodes(t *testing.T) {
 		{`status["503"] / requests < 15%`, StatusPass, `status["503"] = 12, requests = 100`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.rule, func(t *testing.T) {
-			got := briefs(mustCompile(t, at(2, 5, tt.rule)).Judge(res, JudgeOptions{}))
-			if len(got) != 1 || got[0].Status != tt.status || got[0].Actual != tt.actual {
-				t.Errorf("verdicts = %+v, want status %v, actual %q", got, tt.status, tt.actual)
-			}
-		})
+		judgeOne(t, res, tt.rule, tt.status, tt.actual)
 	}
 	// A target that counts no status (gRPC, TCP) has a nil map: it reads 0.
 	none := &runner.ScenarioResult{Cases: []*runner.CaseResult{

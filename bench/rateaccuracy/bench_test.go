@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,20 +65,8 @@ func TestParseFlags(t *testing.T) {
 			t.Errorf("parseFlags(%q) error = %v, want error %v", tc.args, err, tc.wantErr)
 			continue
 		}
-		if err == nil && (!equal(o.shares, tc.shares) || !equal(o.rates, tc.rates)) {
+		if err == nil && (!slices.Equal(o.shares, tc.shares) || !slices.Equal(o.rates, tc.rates)) {
 			t.Errorf("parseFlags(%q) = shares %v, rates %v; want %v, %v", tc.args, o.shares, o.rates, tc.shares, tc.rates)
 		}
 	}
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -3,6 +3,7 @@ package demoserver
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -82,10 +83,10 @@ func TestFaultsSeed(t *testing.T) {
 				}
 				return out
 			}
-			if a, b := sequence(42), sequence(42); !equal(a, b) {
+			if a, b := sequence(42), sequence(42); !slices.Equal(a, b) {
 				t.Errorf("same seed gave different sequences:\n%v\n%v", a, b)
 			}
-			if a, b := sequence(42), sequence(43); equal(a, b) {
+			if a, b := sequence(42), sequence(43); slices.Equal(a, b) {
 				t.Errorf("seeds 42 and 43 gave the same sequence %v", a)
 			}
 			// Seed 0 picks a random seed, and reports it so the run can be replayed.
@@ -93,23 +94,11 @@ func TestFaultsSeed(t *testing.T) {
 			if seed == 0 {
 				t.Fatal("seed 0 was not replaced")
 			}
-			if a, b := sequence(seed), sequence(seed); !equal(a, b) {
+			if a, b := sequence(seed), sequence(seed); !slices.Equal(a, b) {
 				t.Error("the reported random seed does not replay")
 			}
 		})
 	}
-}
-
-func equal(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestStallRemaining(t *testing.T) {
