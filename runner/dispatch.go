@@ -37,6 +37,15 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	}
 }
 
+// newLoop is the event loop of target t's protocol, or nil and why not
+// (the protocol has none, or the target needs its workers).
+func newLoop(t *scenarios.Target) (protocols.Loop, string) {
+	if t.HTTP != nil && !t.HTTP.HTTP2 {
+		return http1.NewLoop(t)
+	}
+	return nil, "the protocol has no event loop"
+}
+
 // newShared makes what the workers of a case of target t share, once per
 // case, across its phases and trials: the connections an HTTP/2 or a gRPC
 // target's workers send their streams over. nil for a protocol whose

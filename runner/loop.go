@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
-	"github.com/loadgate/loadgate/protocols/http1"
-	"github.com/loadgate/loadgate/scenarios"
 )
 
 // Phases run on an event loop when the target's protocol has one for it
@@ -18,14 +16,6 @@ import (
 // answers every request of its connections from one thread, where workers
 // pay a goroutine switch and a poller registration per request, and it
 // paces the open model itself, to the microsecond.
-
-// newLoop is the event loop of target t, or nil and why not.
-func newLoop(t *scenarios.Target) (protocols.Loop, string) {
-	if t.HTTP != nil && !t.HTTP.HTTP2 {
-		return http1.NewLoop(t)
-	}
-	return nil, "the protocol has no event loop"
-}
 
 // loopUnfit says why phase ph runs on workers rather than event loops, or
 // "" when loops can run it: the engine's own clients, on the wall clock.
