@@ -23,13 +23,19 @@ const (
 	KindExtract            // a flow step's extract: found nothing to take
 	KindProtocol           // the response could not be parsed
 	KindGRPC               // a gRPC call ended with a status code expect.code does not accept
-	KindOther              // anything else
+	// KindUnfinished is a request still waiting for its response when its
+	// phase ended and the phase's graceful stop ran out, or when the run
+	// was interrupted or aborted: the server received it (or may have) and
+	// never answered in time, so it is a failure, never a request that did
+	// not happen.
+	KindUnfinished
+	KindOther // anything else
 	// NumKinds is the number of kinds, KindNone included: the length of
 	// an array indexed by kind.
 	NumKinds
 )
 
-var kindNames = [NumKinds]string{"", "connect", "timeout", "reset", "status", "length", "check", "extract", "protocol", "grpc", "other"}
+var kindNames = [NumKinds]string{"", "connect", "timeout", "reset", "status", "length", "check", "extract", "protocol", "grpc", "unfinished", "other"}
 
 // String is the kind's name as used in reports and rules (`errors.connect`).
 func (k ErrorKind) String() string {

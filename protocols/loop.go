@@ -14,19 +14,25 @@ import (
 // serve that way; the engine falls back to its workers for the others.
 type Loop interface {
 	// Run issues the job's requests until its schedule or its request
-	// limit is exhausted, job.End passes or ctx is done, and returns with
-	// every connection it opened closed. Requests still in flight when it
-	// stops are abandoned: neither counted nor timed. An error means the
-	// loop could not run at all (the system refused it an epoll set).
+	// limit is exhausted, job.Stop passes or ctx is done; then waits for
+	// the requests in flight until they are all answered, job.End passes
+	// or ctx is done, and returns with every connection it opened closed.
+	// Every request it sent ends in exactly one job.Done: one still
+	// waiting when it gives up is a failure of KindUnfinished whose
+	// latency is its age (from when it was due, as any other). An error
+	// means the loop could not run at all (the system refused it an epoll
+	// set).
 	Run(ctx context.Context, job *LoopJob) error
 }
 
 // LoopJob is what a Loop is asked to do in one phase. Every function is
 // called on the loop's own goroutine, never concurrently.
 type LoopJob struct {
-	// Start is the phase's start, the origin of Arrival's offsets; End is
-	// its hard deadline. Both are on Now's clock.
-	Start, End time.Time
+	// Start is the phase's start, the origin of Arrival's offsets. Stop
+	// is when the phase stops sending (its duration); End is Stop plus the
+	// phase's graceful stop, when the requests still in flight are given
+	// up as KindUnfinished. All three are on Now's clock.
+	Start, Stop, End time.Time
 	// Slots is how many requests may be in flight at once, each on its
 	// own connection: the closed model's workers, or the open model's
 	// max_in_flight.
@@ -60,6 +66,15 @@ type LoopJob struct {
 	Sent        *atomic.Int64
 	IdleHandoff func()
 	// InFlight is raised when a request is sent and lowered when it is
-	// done or abandoned.
+	// done (answered, failed or unfinished).
 	InFlight *atomic.Int64
+	// Oldest is the due time, as nanoseconds since Start, of this loop's
+	// oldest request in flight, or NoneWaiting when it has none; the loop
+	// refreshes it at least as often as it checks timeouts. The engine
+	// reads it from another goroutine: a request still waiting is evidence
+	// of its latency before it ends (a stall, a windowed rule).
+	Oldest *atomic.Int64
 }
+
+// NoneWaiting is LoopJob.Oldest's value when no request is in flight.
+const NoneWaiting = int64(1<<63 - 1)

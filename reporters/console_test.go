@@ -36,7 +36,7 @@ func TestConsoleSummaryGolden(t *testing.T) {
 	for _, want := range []string{
 		"warmup (warm-up): 1,000 requests in 2.00s",
 		"Concurrency Level:      100",
-		"   (Connect: 12, Timeout: 3, Reset: 30, Status: 0, Length: 0, Check: 0, Extract: 0, Protocol: 0, Other: 0)",
+		"   (Connect: 12, Timeout: 3, Reset: 30, Status: 0, Length: 0, Check: 0, Extract: 0, Protocol: 0, Unfinished: 0, Other: 0)",
 		"Connection Times (ms)",
 		"Percentage of the succeeded requests served within a certain time (ms)",
 		// What failed, in the words of the first failure of each kind.

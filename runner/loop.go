@@ -90,7 +90,7 @@ func (pr *phaseRun) loopJob(k, n, slots int, sh *shard, sent *atomic.Int64) *pro
 	ph := pr.phase
 	rng := rand.New(rand.NewPCG(uint64(k), 0x9e3779b97f4a7c15))
 	job := &protocols.LoopJob{
-		Start: pr.start, End: pr.end, Slots: slots,
+		Start: pr.start, Stop: pr.end, End: pr.end, Slots: slots,
 		Claim: func() bool { return ph.Requests <= 0 || pr.claimed.Add(1) <= ph.Requests },
 		Pick:  func() int { return pr.pick(rng) },
 		Done: func(req int, latency, lag time.Duration, out *protocols.Outcome) {

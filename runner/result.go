@@ -24,8 +24,12 @@ type ErrorCounts struct {
 	// GRPC counts the gRPC calls that ended with a status expect.code
 	// does not accept, by the status's name ("UNAVAILABLE"); nil when none
 	// did. A code never seen reads 0 in rules.
-	GRPC  map[string]int64 `json:"grpc,omitempty" expr:"grpc"`
-	Other int64            `json:"other" expr:"other"`
+	GRPC map[string]int64 `json:"grpc,omitempty" expr:"grpc"`
+	// Unfinished counts the requests still waiting for a response when
+	// their phase's graceful stop ran out, or the run was interrupted or
+	// aborted (SPEC §3).
+	Unfinished int64 `json:"unfinished,omitempty" expr:"unfinished"`
+	Other      int64 `json:"other" expr:"other"`
 }
 
 // AddGRPC counts n gRPC calls that ended with status code.
@@ -75,6 +79,8 @@ func (c *ErrorCounts) Add(k protocols.ErrorKind, n int64) {
 	case protocols.KindGRPC:
 		// Callers that know the status call AddGRPC instead.
 		c.AddGRPC("UNKNOWN", n)
+	case protocols.KindUnfinished:
+		c.Unfinished += n
 	default:
 		c.Other += n
 	}
@@ -93,12 +99,13 @@ func (c *ErrorCounts) Merge(o ErrorCounts) {
 	for code, n := range o.GRPC {
 		c.AddGRPC(code, n)
 	}
+	c.Unfinished += o.Unfinished
 	c.Other += o.Other
 }
 
 // Total is the number of failed requests.
 func (c ErrorCounts) Total() int64 {
-	return c.Connect + c.Timeout + c.Reset + c.Status + c.Length + c.Check + c.Extract + c.Protocol + c.GRPCTotal() + c.Other
+	return c.Connect + c.Timeout + c.Reset + c.Status + c.Length + c.Check + c.Extract + c.Protocol + c.GRPCTotal() + c.Unfinished + c.Other
 }
 
 // Each calls fn for every kind in report order, including zero counts,
@@ -116,6 +123,7 @@ func (c ErrorCounts) Each(fn func(kind string, n int64)) {
 	if len(c.GRPC) > 0 {
 		fn("grpc", c.GRPCTotal())
 	}
+	fn("unfinished", c.Unfinished)
 	fn("other", c.Other)
 }
 
@@ -164,6 +172,9 @@ type Second struct {
 	P50       time.Duration `json:"p50_ns"`    // of the second's succeeded requests
 	P99       time.Duration `json:"p99_ns"`
 	InFlight  int64         `json:"in_flight"` // requests outstanding at the end of the second
+	// OldestWait is how long the oldest of those had been waiting (from
+	// when it was due): a lower bound of its latency; 0 when none waited.
+	OldestWait time.Duration `json:"oldest_wait_ns,omitempty"`
 }
 
 // Counters are the additive figures of a phase or of one named request.
@@ -213,6 +224,19 @@ type PhaseResult struct {
 	End         time.Time     `json:"end"`
 	Elapsed     time.Duration `json:"elapsed_ns"` // measured wall time: End − Start
 	Interrupted bool          `json:"interrupted,omitempty"`
+	// Ended says why the phase stopped sending: duration, requests, data,
+	// aborted, interrupted, search, generator, server, schedule, time
+	// limit or client setup.
+	Ended string `json:"ended,omitempty"`
+	// EndedDetail says in words why a phase cut short ended ("data source
+	// `users` ran out of unique rows (2)"); empty when it ran its course.
+	EndedDetail string `json:"ended_detail,omitempty"`
+	// GracefulStop is how long the requests in flight at the phase's stop
+	// were given to be answered; those that were not are errors.unfinished.
+	GracefulStop time.Duration `json:"graceful_stop_ns,omitempty"`
+	// Stalls are the times of at least MinStall in which requests were
+	// waiting and none was answered, in order.
+	Stalls []Stall `json:"stalls,omitempty"`
 	Counters
 	// Latency is from when a succeeded request was due (the worker became
 	// ready, or its scheduled arrival) to its last response byte. Failed

@@ -57,6 +57,9 @@ type Stats struct {
 	Iterations *IterationStats `json:"iterations,omitempty"`
 	// Generator is loadgate's own health across the phases (worst of them).
 	Generator Generator `json:"generator"`
+	// StallMax is the longest stall of the phases (Stall), 0 when none
+	// lasted MinStall.
+	StallMax time.Duration `json:"stall_max_ns,omitempty"`
 	// Trials is set when the phases ran trials: N > 1; RPS is then their median.
 	Trials *Spread `json:"trials,omitempty"`
 	// LatencyHist is the merged latency histogram, for arbitrary percentiles.
@@ -78,6 +81,9 @@ func Summarize(phases []*PhaseResult) Stats {
 		s.Elapsed += p.Elapsed
 		s.Dropped += p.Dropped
 		s.Generator.worst(p.Generator)
+		for _, st := range p.Stalls {
+			s.StallMax = max(s.StallMax, st.Duration)
+		}
 		lat.Merge(p.Latency)
 		failed.Merge(p.FailedLatency)
 		s.ErrorSamples = MergeErrorSamples(s.ErrorSamples, p.ErrorSamples)

@@ -94,7 +94,7 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 			MaxBody:   10 << 20,
 			Expect:    Expect{Length: -1},
 		}}
-		phase := Phase{Name: "measured", Pos: Pos{file, 9, 5}, Requests: 1000, Concurrency: 1, Trials: 1}
+		phase := Phase{Name: "measured", Pos: Pos{file, 9, 5}, Requests: 1000, Concurrency: 1, Trials: 1, GracefulStop: DefaultGracefulStop}
 		want := &Scenario{
 			File:    file,
 			Hash:    s.Hash,
@@ -136,9 +136,9 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 			t.Errorf("target (-want +got):\n%s", diff)
 		}
 		wantPhases := []Phase{
-			{Name: "warmup", Pos: Pos{s.File, 31, 5}, Warmup: true, Requests: 500, Concurrency: 4, Trials: 1},
+			{Name: "warmup", Pos: Pos{s.File, 31, 5}, Warmup: true, Requests: 500, Concurrency: 4, Trials: 1, GracefulStop: DefaultGracefulStop},
 			{Name: "measured", Pos: Pos{s.File, 35, 5}, Duration: 90 * time.Second, Requests: 100000,
-				Concurrency: 64, RampUp: 10 * time.Second, ThinkTime: 100 * time.Millisecond, Trials: 1},
+				Concurrency: 64, RampUp: 10 * time.Second, ThinkTime: 100 * time.Millisecond, Trials: 1, GracefulStop: DefaultGracefulStop},
 		}
 		if diff := cmp.Diff(wantPhases, s.Cases[0].Phases); diff != "" {
 			t.Errorf("phases (-want +got):\n%s", diff)
@@ -288,11 +288,11 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 		f := s.File
 		want := []Phase{
 			{Name: "warmup", Pos: Pos{f, 12, 5}, Warmup: true, Duration: 10 * time.Second,
-				Rate: Rate{0.5, 0.5}, MaxInFlight: DefaultMaxInFlight, Trials: 1},
+				Rate: Rate{0.5, 0.5}, MaxInFlight: DefaultMaxInFlight, Trials: 1, GracefulStop: DefaultGracefulStop},
 			{Name: "steady", Pos: Pos{f, 16, 5}, Duration: time.Minute,
-				Rate: Rate{2000, 2000}, MaxInFlight: 256, Trials: 1},
+				Rate: Rate{2000, 2000}, MaxInFlight: 256, Trials: 1, GracefulStop: DefaultGracefulStop},
 			{Name: "burst", Pos: Pos{f, 20, 5}, Requests: 50000,
-				Rate: Rate{15000, 15000}, MaxInFlight: DefaultMaxInFlight, Trials: 1},
+				Rate: Rate{15000, 15000}, MaxInFlight: DefaultMaxInFlight, Trials: 1, GracefulStop: DefaultGracefulStop},
 		}
 		if diff := cmp.Diff(want, s.Cases[0].Phases); diff != "" {
 			t.Errorf("phases (-want +got):\n%s", diff)
@@ -508,10 +508,10 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 	"trials": func(t *testing.T, s *Scenario) {
 		f := s.File
 		want := []Phase{
-			{Name: "warmup", Pos: Pos{f, 12, 5}, Warmup: true, Requests: 1000, Concurrency: 8, Trials: 1},
-			{Name: "closed", Pos: Pos{f, 13, 5}, Duration: 20 * time.Second, Concurrency: 8, Trials: 5},
-			{Name: "open", Pos: Pos{f, 14, 5}, Duration: 20 * time.Second, Rate: Rate{500, 500}, MaxInFlight: DefaultMaxInFlight, Trials: 3},
-			{Name: "once", Pos: Pos{f, 15, 5}, Requests: 100, Concurrency: 1, Trials: 1},
+			{Name: "warmup", Pos: Pos{f, 12, 5}, Warmup: true, Requests: 1000, Concurrency: 8, Trials: 1, GracefulStop: DefaultGracefulStop},
+			{Name: "closed", Pos: Pos{f, 13, 5}, Duration: 20 * time.Second, Concurrency: 8, Trials: 5, GracefulStop: DefaultGracefulStop},
+			{Name: "open", Pos: Pos{f, 14, 5}, Duration: 20 * time.Second, Rate: Rate{500, 500}, MaxInFlight: DefaultMaxInFlight, Trials: 3, GracefulStop: DefaultGracefulStop},
+			{Name: "once", Pos: Pos{f, 15, 5}, Requests: 100, Concurrency: 1, Trials: 1, GracefulStop: DefaultGracefulStop},
 		}
 		if diff := cmp.Diff(want, s.Cases[0].Phases); diff != "" {
 			t.Errorf("phases (-want +got):\n%s", diff)

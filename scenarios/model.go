@@ -201,6 +201,11 @@ type Phase struct {
 	ThinkTime       time.Duration // closed model: pause after each response, excluded from latency
 	Rate            Rate          // open model when Rate.Open()
 	MaxInFlight     int           // open model: cap on requests on the wire; default DefaultMaxInFlight
+	// GracefulStop is how long the requests still in flight when the
+	// phase stops sending may take to be answered, each one at most its
+	// target's timeout; those still waiting then fail as unfinished.
+	// Default DefaultGracefulStop (k6's gracefulStop); 0 gives up at once.
+	GracefulStop time.Duration
 	Trials          int           // measured phases: run the phase this many times (≥ 1; default 1)
 	// Search, when set, makes this a capacity-search phase (SPEC §14): Rate,
 	// Concurrency, Duration and Requests are then unset, and the probes are
@@ -214,6 +219,10 @@ type Phase struct {
 	// affects both alike, instead of running all of A's trials first.
 	Interleave bool
 }
+
+// DefaultGracefulStop is a phase's graceful_stop when the scenario does
+// not say: k6's gracefulStop, capped by the target's timeout.
+const DefaultGracefulStop = 30 * time.Second
 
 // DefaultMaxInFlight caps an open-model phase's outstanding requests when
 // the scenario does not say.

@@ -42,9 +42,12 @@ func (r *resolver) phases(raw *rawScenario, names []string) []Phase {
 // phase resolves one phase; ab says whether some target of the scenario
 // has a baseline_target, whose trials an interleaved phase alternates with.
 func (r *resolver) phase(p *rawPhase, name string, ab bool) Phase {
-	out := Phase{Name: name, Pos: r.d.pos(p.node), Trials: 1}
+	out := Phase{Name: name, Pos: r.d.pos(p.node), Trials: 1, GracefulStop: DefaultGracefulStop}
 	if p.warmup != nil {
 		out.Warmup, _ = r.bool(p.warmup, "warmup")
+	}
+	if p.gracefulStop.val != nil {
+		out.GracefulStop, _ = r.duration(p.gracefulStop.val, "graceful_stop")
 	}
 	if p.searchKey != nil {
 		r.searchPhase(p, &out)

@@ -29,7 +29,7 @@ func TestLoadModelVariables(t *testing.T) {
 			name:   "a fractional rate from --var",
 			phases: "phases:\n  - { name: p, duration: 1s, rate: \"${r}\", max_in_flight: \"${m}\" }\n",
 			opts:   LoadOptions{Vars: map[string]string{"r": "0.25", "m": "4"}},
-			want:   []Phase{{Name: "p", Duration: time.Second, Rate: Rate{0.25, 0.25}, MaxInFlight: 4, Trials: 1}},
+			want:   []Phase{{Name: "p", Duration: time.Second, Rate: Rate{0.25, 0.25}, MaxInFlight: 4, Trials: 1, GracefulStop: DefaultGracefulStop}},
 		},
 		{
 			name:     "a bad rate from --var is reported at the use",
@@ -48,8 +48,8 @@ func TestLoadModelVariables(t *testing.T) {
 			name:   "the same matrix with duration",
 			phases: "matrix:\n  top: [5, 50]\nphases:\n  - name: p\n    duration: 1m\n    concurrency: { from: 5, to: \"${top}\" }\n",
 			want: []Phase{
-				{Name: "p", Duration: time.Minute, Concurrency: 5, Trials: 1},
-				{Name: "p", Duration: time.Minute, ConcurrencyFrom: 5, Concurrency: 50, Trials: 1},
+				{Name: "p", Duration: time.Minute, Concurrency: 5, Trials: 1, GracefulStop: DefaultGracefulStop},
+				{Name: "p", Duration: time.Minute, ConcurrencyFrom: 5, Concurrency: 50, Trials: 1, GracefulStop: DefaultGracefulStop},
 			},
 		},
 		{
@@ -62,7 +62,20 @@ func TestLoadModelVariables(t *testing.T) {
 		{
 			name:   "trials from a variable, with warmup: false written out",
 			phases: "vars: { n: 7 }\nphases:\n  - { name: p, warmup: false, requests: 1, trials: \"${n}\" }\n",
-			want:   []Phase{{Name: "p", Requests: 1, Concurrency: 1, Trials: 7}},
+			want:   []Phase{{Name: "p", Requests: 1, Concurrency: 1, Trials: 7, GracefulStop: DefaultGracefulStop}},
+		},
+		{
+			name:   "graceful_stop written out, 0s gives up at once",
+			phases: "phases:\n  - { name: a, duration: 1s, concurrency: 2, graceful_stop: 250ms }\n  - { name: b, duration: 1s, rate: 5, graceful_stop: 0s }\n",
+			want: []Phase{
+				{Name: "a", Duration: time.Second, Concurrency: 2, Trials: 1, GracefulStop: 250 * time.Millisecond},
+				{Name: "b", Duration: time.Second, Rate: Rate{5, 5}, MaxInFlight: DefaultMaxInFlight, Trials: 1},
+			},
+		},
+		{
+			name:     "a graceful_stop that is no duration",
+			phases:   "phases:\n  - { name: p, duration: 1s, concurrency: 1, graceful_stop: soon }\n",
+			wantDiag: "s.yaml:7:61: graceful_stop: expected a duration such as 30s or 1m30s, got \"soon\"\n",
 		},
 		{
 			name:     "a rate that overflows",

@@ -95,7 +95,7 @@ type rawPhase struct {
 	concurrency, rate                rawRamp
 	rampUp, thinkTime                pair
 	maxInFlight, trials              pair
-	interleave                       pair
+	interleave, gracefulStop         pair
 	// trialsRange is the mapping form of trials, `{min, max, until}`;
 	// trials.val is then nil.
 	trialsRange *rawTrials
@@ -275,6 +275,7 @@ var phaseFields = []field[rawPhase]{
 	keyedField("think_time", aDuration, func(p *rawPhase) *pair { return &p.thinkTime }),
 	rampField("rate", aRate, func(p *rawPhase) *rawRamp { return &p.rate }),
 	keyedField("max_in_flight", anInteger, func(p *rawPhase) *pair { return &p.maxInFlight }),
+	keyedField("graceful_stop", aDuration, func(p *rawPhase) *pair { return &p.gracefulStop }),
 	{name: "trials", set: func(d *decoder, p *rawPhase, k, v *yaml.Node) {
 		p.trials.key = k
 		switch n := d.deref(v); n.Kind {
