@@ -342,48 +342,6 @@ func (d *decoder) checkUnique(s *Scenario) {
 	}
 }
 
-// SegmentRows returns the rows [lo, hi) of n that segment seg of of owns
-// (1-based, as --segment I/N counts): the slices are disjoint, cover all n
-// rows and are the same on every machine; remainders go to the first
-// segments, as with concurrency and request counts. A segment outside
-// [1, of] owns nothing; of < 1 counts as one segment.
-func SegmentRows(n, seg, of int) (lo, hi int) {
-	if of < 1 {
-		of = 1
-	}
-	if seg < 1 || seg > of || n <= 0 {
-		return 0, 0
-	}
-	base, rem := n/of, n%of
-	lo = (seg-1)*base + min(seg-1, rem)
-	hi = lo + base
-	if seg <= rem {
-		hi++
-	}
-	return lo, hi
-}
-
-// SegmentData returns the data sources as segment seg of of runs them:
-// every unique source keeps only the rows SegmentRows gives the segment,
-// so that no row is handed out by two parts of a distributed run. The
-// sources of s are not modified.
-func (s *Scenario) SegmentData(seg, of int) []*DataSource {
-	if of <= 1 || len(s.Data) == 0 {
-		return s.Data
-	}
-	out := make([]*DataSource, len(s.Data))
-	for i, src := range s.Data {
-		out[i] = src
-		if src.Mode == DataUnique {
-			cp := *src
-			lo, hi := SegmentRows(len(src.Rows), seg, of)
-			cp.Rows = src.Rows[lo:hi:hi]
-			out[i] = &cp
-		}
-	}
-	return out
-}
-
 // dataColumn resolves {{source.column}}: the source's index and the
 // column's, or a message saying which part is unknown.
 func (d *decoder) dataColumn(name string) (src, col int, msg string) {

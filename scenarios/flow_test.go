@@ -123,68 +123,6 @@ func checkFlowCorpus(t *testing.T, s *Scenario) {
 	}
 }
 
-func TestSegmentRows(t *testing.T) {
-	tests := []struct {
-		n, seg, of int
-		lo, hi     int
-	}{
-		{10, 1, 1, 0, 10},
-		{10, 1, 4, 0, 3},
-		{10, 2, 4, 3, 6},
-		{10, 3, 4, 6, 8},
-		{10, 4, 4, 8, 10},
-		{2, 3, 3, 2, 2}, // fewer rows than segments: the last owns none
-		{0, 1, 2, 0, 0},
-		{5, 0, 2, 0, 0}, // outside [1, of]
-		{5, 3, 2, 0, 0},
-		{5, 1, 0, 0, 5}, // of < 1 is one segment
-	}
-	for _, tc := range tests {
-		lo, hi := SegmentRows(tc.n, tc.seg, tc.of)
-		if lo != tc.lo || hi != tc.hi {
-			t.Errorf("SegmentRows(%d, %d, %d) = [%d, %d), want [%d, %d)", tc.n, tc.seg, tc.of, lo, hi, tc.lo, tc.hi)
-		}
-	}
-}
-
-// TestSegmentRowsPartition checks that the slices cover every row exactly
-// once for every split, which is what makes unique hold across parts.
-func TestSegmentRowsPartition(t *testing.T) {
-	for n := range 40 {
-		for of := 1; of <= 9; of++ {
-			next := 0
-			for seg := 1; seg <= of; seg++ {
-				lo, hi := SegmentRows(n, seg, of)
-				if lo != next || hi < lo {
-					t.Fatalf("n=%d of=%d seg=%d: [%d, %d), want it to start at %d", n, of, seg, lo, hi, next)
-				}
-				if size := hi - lo; size != n/of && size != n/of+1 {
-					t.Fatalf("n=%d of=%d seg=%d: %d rows, want %d or %d", n, of, seg, size, n/of, n/of+1)
-				}
-				next = hi
-			}
-			if next != n {
-				t.Fatalf("n=%d of=%d: the slices end at %d", n, of, next)
-			}
-		}
-	}
-}
-
-func TestSegmentData(t *testing.T) {
-	rows := [][]string{{"a"}, {"b"}, {"c"}, {"d"}, {"e"}}
-	s := &Scenario{Data: []*DataSource{
-		{Name: "u", Mode: DataUnique, Rows: rows},
-		{Name: "s", Mode: DataSequential, Rows: rows},
-	}}
-	got := s.SegmentData(2, 2)
-	if diff := cmp.Diff(rows[3:], got[0].Rows); diff != "" {
-		t.Errorf("unique source (-want +got):\n%s", diff)
-	}
-	if len(got[1].Rows) != 5 || len(s.Data[0].Rows) != 5 {
-		t.Errorf("sequential source has %d rows, the original unique one %d; want both untouched (5)", len(got[1].Rows), len(s.Data[0].Rows))
-	}
-}
-
 func TestParseCSV(t *testing.T) {
 	tests := []struct {
 		name, in string

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -90,12 +92,13 @@ func TestSplitScenarioEmptySegment(t *testing.T) {
 		{Name: "warm", Warmup: true, Concurrency: 3, Requests: 30},
 		{Name: "m", Concurrency: 2, Duration: time.Second},
 	}}}}
-	part, empty := SplitScenario(sc, Segment{3, 3})
-	if !empty {
-		t.Errorf("segment 3/3 of 2 workers has work: %+v", part.Cases[0].Phases)
+	// Segment 3/3 has a warm-up worker but no measured one: the case is
+	// dropped, which leaves nothing to send.
+	if part, dropped := SplitScenario(sc, Segment{3, 3}); len(part.Cases) != 0 || !slices.Equal(dropped, []int{0}) {
+		t.Errorf("segment 3/3 of 2 workers: cases %+v, dropped %v; want none, [0]", part.Cases, dropped)
 	}
-	if part, empty := SplitScenario(sc, Segment{2, 3}); empty || len(part.Cases[0].Phases) != 2 {
-		t.Errorf("segment 2/3 should keep both phases, got %+v", part.Cases[0].Phases)
+	if part, dropped := SplitScenario(sc, Segment{2, 3}); len(dropped) != 0 || len(part.Cases) != 1 || len(part.Cases[0].Phases) != 2 {
+		t.Errorf("segment 2/3 should keep both phases, got %+v, dropped %v", part.Cases, dropped)
 	}
 	if len(sc.Cases[0].Phases) != 2 || sc.Cases[0].Phases[1].Concurrency != 2 {
 		t.Error("SplitScenario modified its input")
@@ -121,5 +124,166 @@ func TestSplitKeepsEveryRequest(t *testing.T) {
 				t.Errorf("c=%d split %d ways sends %d of 10 requests", conc, n, sent)
 			}
 		}
+	}
+}
+
+func TestApportion(t *testing.T) {
+	const big = int64(3_600_000_000_000) // 1000 workers × 1 h in ms
+	for _, tc := range []struct {
+		name    string
+		total   int64
+		weights []int64
+		want    []int64
+	}{
+		{"equal weights deal like workers, remainders first", 10, []int64{1, 1, 1, 1}, []int64{3, 3, 2, 2}},
+		{"no weight at all counts as equal weights", 10, []int64{0, 0, 0, 0}, []int64{3, 3, 2, 2}},
+		{"a part of weight 0 gets nothing", 6, []int64{1, 1, 0}, []int64{3, 3, 0}},
+		{"the odd unit goes to the first of a tie", 5, []int64{1, 1, 0}, []int64{3, 2, 0}},
+		{"proportional to the weights", 10, []int64{2, 2, 1}, []int64{4, 4, 2}},
+		{"the largest fraction wins the left-over unit", 10, []int64{1, 3}, []int64{3, 7}}, // 2.5, 7.5: tie, first
+		{"fraction beats position", 10, []int64{1, 2}, []int64{3, 7}},                      // 3.33, 6.67
+		{"fewer units than parts", 2, []int64{1, 1, 1}, []int64{1, 1, 0}},
+		{"nothing to deal", 0, []int64{1, 2}, []int64{0, 0}},
+		{"no parts", 4, nil, []int64{}},
+		{"negative weight is none", 4, []int64{-3, 1}, []int64{0, 4}},
+		{"products past 64 bits", 9_000_000, []int64{big, big, big}, []int64{3_000_000, 3_000_000, 3_000_000}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, apportion(tc.total, tc.weights)); diff != "" {
+				t.Errorf("apportion(%d, %v) (-want +got):\n%s", tc.total, tc.weights, diff)
+			}
+		})
+	}
+}
+
+// Every deal adds up to the whole, gives a weightless part nothing and
+// every part its quota rounded down or up.
+func TestApportionProperties(t *testing.T) {
+	weightSets := [][]int64{{1}, {1, 0}, {0, 1, 0}, {5, 3, 2}, {7, 0, 7, 1}, {1, 1, 1, 1, 1, 1, 1}, {10000, 1, 333}}
+	for _, ws := range weightSets {
+		var sum int64
+		for _, w := range ws {
+			sum += w
+		}
+		for total := int64(0); total < 50; total++ {
+			got := apportion(total, ws)
+			var dealt int64
+			for i, n := range got {
+				dealt += n
+				lo := total * ws[i] / sum
+				if n != lo && n != lo+1 || ws[i] == 0 && n != 0 {
+					t.Fatalf("%d by %v: part %d gets %d, quota %d/%d", total, ws, i, n, total*ws[i], sum)
+				}
+			}
+			if dealt != total {
+				t.Fatalf("%d by %v deals %d", total, ws, dealt)
+			}
+		}
+	}
+}
+
+// rowsScenario is one case of an HTTP flow drawing from a unique source
+// of n rows, in setup or in its steps, over the given phases.
+func rowsScenario(n int, setup bool, phases ...Phase) *Scenario {
+	flow := &Flow{StepData: []int{0}}
+	if setup {
+		flow = &Flow{SetupData: []int{0}}
+	}
+	rows := make([][]string, n)
+	for i := range rows {
+		rows[i] = []string{fmt.Sprint(i)}
+	}
+	return &Scenario{
+		Data:  []*DataSource{{Name: "users", Mode: DataUnique, OnExhausted: ExhaustedStop, Rows: rows}},
+		Cases: []Case{{ID: "c", Target: Target{HTTP: &HTTPTarget{Flow: flow}}, Phases: phases}},
+	}
+}
+
+func TestSegmentRows(t *testing.T) {
+	closed := func(c int) Phase { return Phase{Name: "m", Concurrency: c, Duration: 10 * time.Second} }
+	open := Phase{Name: "o", Rate: Rate{From: 10, To: 10}, MaxInFlight: 5, Duration: 10 * time.Second}
+	warm := Phase{Name: "w", Warmup: true, Concurrency: 1, Duration: 5 * time.Second}
+	unused := rowsScenario(7, false, closed(2))
+	unused.Cases[0].Target.HTTP.Flow.StepData = nil
+	for _, tc := range []struct {
+		name string
+		sc   *Scenario
+		n    int   // segments
+		want []int // rows per segment
+	}{
+		// The issue: 2 workers over 3 parts left a third of the rows to
+		// the part without a worker.
+		{"concurrency 2 over 3: rows only where the workers are", rowsScenario(6, false, closed(2)), 3, []int{3, 3, 0}},
+		{"concurrency 2 over 3, odd rows: remainder first", rowsScenario(7, false, closed(2)), 3, []int{4, 3, 0}},
+		{"concurrency 5 over 3 follows the workers 2, 2, 1", rowsScenario(10, false, closed(5)), 3, []int{4, 4, 2}},
+		{"rate 10 over 3: the rate is shared equally", rowsScenario(6, false, open), 3, []int{2, 2, 2}},
+		{"rate 10 over 3, 10 rows", rowsScenario(10, false, open), 3, []int{4, 3, 3}},
+		{"one part has every row", rowsScenario(6, false, closed(2)), 1, []int{6}},
+		{"more parts than rows", rowsScenario(2, false, closed(4)), 4, []int{1, 1, 0, 0}},
+		{"more parts than workers and rows", rowsScenario(2, false, closed(3)), 5, []int{1, 1, 0, 0, 0}},
+		// Requests 10 at concurrency 5 over 3 are 4, 3, 3 (the workers 2,
+		// 2, 1): the iterations, not the workers, draw the rows.
+		{"a request count governs", rowsScenario(10, false, Phase{Name: "r", Concurrency: 5, Requests: 10}), 3, []int{4, 3, 3}},
+		// Setup draws one row per virtual user: 2, 2, 1.
+		{"setup follows the virtual users", rowsScenario(10, true, Phase{Name: "r", Concurrency: 5, Requests: 10}), 3, []int{4, 4, 2}},
+		// Worker-seconds: 1×5 s + 2×10 s against 2×10 s, 25:20 of 9 rows.
+		{"phases add up by their work", rowsScenario(9, false, warm, closed(4)), 2, []int{5, 4}},
+		// Segment 2's warm-up worker does not run: its case has no
+		// measured worker there, so the case is dropped.
+		{"a dropped case draws nothing", rowsScenario(6, false, Phase{Name: "w", Warmup: true, Concurrency: 2, Duration: time.Second}, closed(1)), 2, []int{6, 0}},
+		{"a source no case draws from is split evenly", unused, 3, []int{3, 2, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []int
+			next := 0
+			for i := 1; i <= tc.n; i++ {
+				r := SegmentRows(tc.sc, Segment{i, tc.n})[0]
+				if r.Lo != next {
+					t.Errorf("segment %d/%d starts at row %d, want %d", i, tc.n, r.Lo, next)
+				}
+				next = r.Hi
+				got = append(got, r.Hi-r.Lo)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("rows per segment %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// For every closed split the parts' rows cover the file exactly once,
+// and a part without a worker gets none.
+func TestSegmentRowsPartition(t *testing.T) {
+	for conc := 1; conc <= 6; conc++ {
+		for n := 1; n <= 7; n++ {
+			for rows := 0; rows <= 12; rows++ {
+				sc := rowsScenario(rows, false, Phase{Name: "m", Concurrency: conc, Duration: time.Second})
+				next := 0
+				for i := 1; i <= n; i++ {
+					r := SegmentRows(sc, Segment{i, n})[0]
+					if r.Lo != next || r.Hi < r.Lo || i > conc && r.Hi > r.Lo {
+						t.Fatalf("c=%d, %d rows over %d: segment %d has [%d, %d), next row %d", conc, rows, n, i, r.Lo, r.Hi, next)
+					}
+					next = r.Hi
+				}
+				if next != rows {
+					t.Fatalf("c=%d, %d rows over %d: the parts end at row %d", conc, rows, n, next)
+				}
+			}
+		}
+	}
+}
+
+// SplitScenario slices unique sources only, and never its input's.
+func TestSplitScenarioData(t *testing.T) {
+	sc := rowsScenario(5, false, Phase{Name: "m", Concurrency: 2, Duration: time.Second})
+	seq := &DataSource{Name: "s", Mode: DataSequential, Rows: sc.Data[0].Rows}
+	sc.Data = append(sc.Data, seq)
+	part, _ := SplitScenario(sc, Segment{2, 2})
+	if diff := cmp.Diff(sc.Data[0].Rows[3:], part.Data[0].Rows); diff != "" {
+		t.Errorf("unique source of segment 2/2 (-want +got):\n%s", diff)
+	}
+	if part.Data[1] != seq || len(sc.Data[0].Rows) != 5 {
+		t.Errorf("sequential source %d rows, the original unique one %d; want both whole (5)", len(part.Data[1].Rows), len(sc.Data[0].Rows))
 	}
 }

@@ -142,31 +142,23 @@ func (s schedule) await(ctx context.Context, w io.Writer) time.Duration {
 	return skew
 }
 
-// splitPlan gives p its segment's share. A case left without a measured
-// phase is dropped: running only its warm-up would measure nothing, and
-// the runner would report the empty case as a failure. empty is true when
-// no case is left; notes say what was dropped and why.
+// splitPlan gives p its segment's share (scenarios.SplitScenario): the
+// load, the rows of unique data sources, and only the cases with a share
+// of a measured phase. empty is true when no case is left; notes say what
+// was dropped and why.
 func splitPlan(p plan, seg scenarios.Segment) (part plan, empty bool, notes []string, err error) {
 	if seg.Count <= 1 {
 		return p, false, nil, nil
 	}
-	sc, _ := scenarios.SplitScenario(p.scenario, seg)
-	kept := *sc
-	kept.Cases = nil
-	// Each part hands out only its own slice of a unique source, so no
-	// row is used twice across the parts of the run.
-	kept.Data = sc.SegmentData(seg.Index, seg.Count)
-	var dropped []string
-	for i, c := range sc.Cases {
-		if hasMeasured(c.Phases) {
-			kept.Cases = append(kept.Cases, c)
-			continue
-		}
-		dropped = append(dropped, fmt.Sprintf("case %q: %s", c.ID, zeroShare(p.scenario.Cases[i].Phases, seg)))
+	sc, droppedCases := scenarios.SplitScenario(p.scenario, seg)
+	dropped := make([]string, len(droppedCases))
+	for i, c := range droppedCases {
+		orig := p.scenario.Cases[c]
+		dropped[i] = fmt.Sprintf("case %q: %s", orig.ID, zeroShare(orig.Phases, seg))
 	}
-	p.scenario = &kept
-	name := p.scenario.Name
-	if len(kept.Cases) == 0 {
+	p.scenario = sc
+	name := sc.Name
+	if len(sc.Cases) == 0 {
 		why := strings.Join(dropped, "; ")
 		if len(dropped) > 1 {
 			why = "no case has a share of its measured phases (" + why + ")"
@@ -177,15 +169,6 @@ func splitPlan(p plan, seg scenarios.Segment) (part plan, empty bool, notes []st
 		notes = append(notes, fmt.Sprintf("segment %s of scenario %q: %s; the case is left to the other segments", seg, name, d))
 	}
 	return p, false, notes, nil
-}
-
-func hasMeasured(phases []scenarios.Phase) bool {
-	for _, ph := range phases {
-		if !ph.Warmup {
-			return true
-		}
-	}
-	return false
 }
 
 // zeroShare explains why seg got nothing of a case's measured phases. A
