@@ -3,10 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -285,5 +289,82 @@ func TestSegmentUsageErrorsSendNothing(t *testing.T) {
 	}
 	if n := srv.Stats().Requests; n != 0 {
 		t.Errorf("usage errors sent %d requests", n)
+	}
+}
+
+// uniqueScenario draws one row of a unique six-row source per iteration
+// and sends its id; running out of rows ends each phase, long before its
+// duration.
+const uniqueScenario = `version: 1
+name: rows
+data:
+  users: { file: users.csv, mode: unique, on_exhausted: stop }
+targets:
+  - name: api
+    http:
+      url: "http://${host}"
+      flow: [{ name: get, path: "/?user={{users.id}}" }]
+phases:
+  - %s
+`
+
+// TestSegmentsUseTheRowsOfOneMachine runs every segment of a run against
+// a server that records the rows it was sent: between them the parts use
+// each row once, and a part without a share of the load uses none.
+func TestSegmentsUseTheRowsOfOneMachine(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		phase string
+		parts int
+		want  []int // rows used per part
+	}{
+		{"concurrency 2 over 3 parts", "{ name: m, duration: 30s, concurrency: 2, requests: 12 }", 3, []int{3, 3, 0}},
+		// Workers 2 and 1; the rows running out ends the phase.
+		{"concurrency 3 over 2 parts", "{ name: m, duration: 30s, concurrency: 3 }", 2, []int{4, 2}},
+		// Requests 6 and 6 (for workers 2 and 1): the iterations govern.
+		{"requests over 2 parts", "{ name: m, duration: 30s, concurrency: 3, requests: 12 }", 2, []int{3, 3}},
+		{"rate over 3 parts", "{ name: m, duration: 30s, rate: 300, requests: 6 }", 3, []int{2, 2, 2}},
+		{"one machine", "{ name: m, duration: 30s, concurrency: 2, requests: 12 }", 1, []int{6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			seen := map[string]int{}
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				seen[r.URL.Query().Get("user")]++
+				mu.Unlock()
+			}))
+			defer srv.Close()
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "users.csv"), []byte("id\n1\n2\n3\n4\n5\n6\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "s.yaml")
+			if err := os.WriteFile(path, fmt.Appendf(nil, uniqueScenario, tc.phase), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var used []int
+			for i := 1; i <= tc.parts; i++ {
+				mu.Lock()
+				before := len(seen)
+				mu.Unlock()
+				r := invoke(t, context.Background(), nil, "run", "--no-progress", "-o", t.TempDir(),
+					"--segment", fmt.Sprintf("%d/%d", i, tc.parts), "--var", "host="+srv.Listener.Addr().String(), path)
+				if r.code != ExitOK {
+					t.Fatalf("segment %d/%d: exit %d\n%s\n%s", i, tc.parts, r.code, r.stdout, r.stderr)
+				}
+				mu.Lock()
+				used = append(used, len(seen)-before)
+				mu.Unlock()
+			}
+			if !slices.Equal(used, tc.want) {
+				t.Errorf("rows used per part %v, want %v", used, tc.want)
+			}
+			for id := 1; id <= 6; id++ {
+				if n := seen[strconv.Itoa(id)]; n != 1 {
+					t.Errorf("row %d was sent %d times, want once", id, n)
+				}
+			}
+		})
 	}
 }
