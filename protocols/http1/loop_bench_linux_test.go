@@ -19,7 +19,7 @@ func countingJob(slots int, limit int64, ok *int64) *protocols.LoopJob {
 	var inFlight atomic.Int64
 	start := protocols.Now()
 	return &protocols.LoopJob{
-		Start: start, End: start.Add(time.Minute), Slots: slots,
+		Start: start, Stop: start.Add(time.Minute), End: start.Add(time.Minute), Slots: slots,
 		Claim: func() bool { claimed++; return claimed <= limit },
 		Pick:  func() int { return 0 },
 		Done: func(_ int, _, _ time.Duration, out *protocols.Outcome) {

@@ -44,17 +44,25 @@ type httpLoop struct {
 	// idle (open model) is a stack of the slots free for an arrival; the
 	// top was used last, so its connection is the likeliest still open.
 	// Slots are made as needed, up to job.Slots.
-	idle   []int32
-	free   [][]byte  // response buffers no slot holds (see takeBuf)
-	freeAt time.Time // open model: when idle last went from empty to not
-	busy   int       // requests in flight
-	active int       // closed model: slots not retired by Claim
+	idle []int32
+	free [][]byte // response buffers no slot holds (see takeBuf)
+	// freeAt (open model) is when the slots last stopped being all busy:
+	// an arrival due before waited for max_in_flight until then.
+	freeAt time.Time
+	busy   int // requests in flight
+	active int // closed model: slots not retired by Claim
+	// head and tail end the list of the slots with a request in flight,
+	// oldest first (see link); noSlot when there is none.
+	head, tail int32
+	// opening counts the connections being opened (see loopConn.opening).
+	opening int
 	// The open model's next arrival: number sent, due at due.
 	sent      int64
 	due       time.Time
 	gap       time.Duration // between the last two arrivals' due times
 	haveDue   bool
 	exhausted bool
+	stopped   bool      // job.Stop has passed: no more requests are sent
 	nextScan  time.Time // when to look for requests past their timeout
 	noPwait2  bool      // the kernel lacks epoll_pwait2: wait in whole milliseconds
 	events    [128]unix.EpollEvent
@@ -99,34 +107,53 @@ func (l *httpLoop) Run(ctx context.Context, job *protocols.LoopJob) error {
 	defer l.tearDown()
 	stop := context.AfterFunc(ctx, l.wakeUp)
 	defer stop()
+	err := l.drive(ctx)
+	why := errUnfinished
+	if ctx.Err() != nil {
+		why = errStopped
+	}
+	l.giveUp(why)
+	return err
+}
+
+// drive sends the job's requests until job.Stop, and handles their
+// answers until they are all in, job.End passes or ctx is done.
+func (l *httpLoop) drive(ctx context.Context) error {
+	job := l.job
 	for {
 		now := protocols.Now()
 		if ctx.Err() != nil || !now.Before(job.End) {
 			return nil
 		}
-		if l.timeout > 0 && l.busy > 0 {
-			l.expire(now)
+		l.expire(now)
+		if !l.stopped && !now.Before(job.Stop) {
+			l.stopSending(job.Stop)
 		}
-		if job.Arrival != nil {
+		switch {
+		case l.stopped:
+		case job.Arrival != nil:
 			l.sendDue(now)
-		} else {
+			now = protocols.Now() // sending took time, which the wait must not add
+		default:
 			l.wakeSlots(now)
 			l.sendReady()
 		}
 		if l.finished() {
 			return nil
 		}
-		if job.Arrival != nil {
-			now = protocols.Now() // sending took time, which the wait must not add
-		}
 		n, err := l.poll(l.waitFor(now))
 		if err != nil {
 			return err
 		}
-		for _, ev := range l.events[:n] {
-			if ev.Fd != loopWakeID {
-				l.onEvent(int(ev.Fd), ev.Events)
-			}
+		l.handle(n)
+	}
+}
+
+// handle handles the first n events of the last poll.
+func (l *httpLoop) handle(n int) {
+	for _, ev := range l.events[:n] {
+		if ev.Fd != loopWakeID {
+			l.onEvent(int(ev.Fd), ev.Events)
 		}
 	}
 }
@@ -148,23 +175,20 @@ func (l *httpLoop) setUp(job *protocols.LoopJob) error {
 		return fmt.Errorf("event loop: epoll_ctl: %w", err)
 	}
 	l.job = job
+	l.head, l.tail = noSlot, noSlot
+	l.publishOldest()
 	if job.Arrival == nil {
 		l.setUpClosed()
 	}
-	// The open model's slots are made as arrivals need them: max_in_flight
-	// may be a million, of which a fast server keeps a handful busy.
 	l.nextScan = protocols.Now().Add(scanEvery)
 	return nil
 }
 
-// tearDown closes every connection, abandoning the requests in flight.
+// tearDown closes every connection; no request is in flight any more
+// (see giveUp).
 func (l *httpLoop) tearDown() {
 	for i := range l.conns {
-		c := &l.conns[i]
-		if c.state != connIdle {
-			l.job.InFlight.Add(-1)
-		}
-		l.closeConn(c)
+		l.closeConn(&l.conns[i])
 	}
 	l.wakeMu.Lock()
 	unix.Close(l.wake)
@@ -188,90 +212,41 @@ func (l *httpLoop) wakeUp() {
 
 // finished reports whether the load is all sent and answered.
 func (l *httpLoop) finished() bool {
-	if l.job.Arrival == nil {
+	switch {
+	case l.busy > 0:
+		return false
+	case l.stopped:
+		return true
+	case l.job.Arrival == nil:
 		return l.active == 0
 	}
-	return l.exhausted && l.busy == 0
-}
-
-// sendDue hands every arrival due by now to a free slot, as long as one is
-// free: a later one waits for a slot, and is late by the wait.
-func (l *httpLoop) sendDue(now time.Time) {
-	job := l.job
-	for l.canSend() {
-		if !l.haveDue {
-			if l.exhausted {
-				return
-			}
-			due, ok := job.Arrival(l.sent)
-			if !ok {
-				l.exhausted = true
-				return
-			}
-			next := job.Start.Add(due)
-			l.gap, l.due, l.haveDue = next.Sub(l.due), next, true
-		}
-		if l.due.After(now) {
-			return
-		}
-		i, freeSince := l.freeSlot()
-		if len(l.idle) > 0 {
-			job.IdleHandoff()
-		}
-		// Lateness is the generator's from when a slot was free for the
-		// arrival: a wait for max_in_flight is the server's doing.
-		job.Late(now.Sub(later(l.due, freeSince)))
-		l.sent++
-		job.Sent.Add(1)
-		l.haveDue = false
-		l.start(i, job.Pick(), l.due, l.due, now)
-		now = protocols.Now()
-	}
-}
-
-// canSend reports whether the open model has a slot for an arrival: an
-// idle one, or room for one more.
-func (l *httpLoop) canSend() bool {
-	return len(l.idle) > 0 || len(l.conns) < l.job.Slots
-}
-
-// freeSlot takes the idle slot used last, whose connection is the likeliest
-// still open, or makes one, and says since when it has been free.
-func (l *httpLoop) freeSlot() (int, time.Time) {
-	if n := len(l.idle); n > 0 {
-		i := l.idle[n-1]
-		l.idle = l.idle[:n-1]
-		return int(i), l.freeAt
-	}
-	l.conns = append(l.conns, loopConn{fd: -1})
-	return len(l.conns) - 1, time.Time{}
-}
-
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
+	return l.exhausted
 }
 
 // waitFor is how long the loop may block: until spinLead before the next
-// arrival it can send, the next timeout scan or the phase's end; 0 means
-// poll.
+// arrival it can send, the next timeout scan with work, job.Stop while it
+// sends or job.End; 0 means poll.
 func (l *httpLoop) waitFor(now time.Time) time.Duration {
-	wait := min(maxWait, l.job.End.Sub(now))
-	if l.job.Arrival != nil && l.haveDue && l.canSend() {
-		wait = min(wait, l.due.Sub(now))
+	job := l.job
+	wait := min(maxWait, job.End.Sub(now))
+	if !l.stopped {
+		wait = min(wait, job.Stop.Sub(now))
 	}
-	if l.job.Arrival == nil {
-		if len(l.ready) > 0 {
-			return 0
+	switch {
+	case l.stopped:
+	case job.Arrival != nil:
+		if l.haveDue && l.canSend() {
+			wait = min(wait, l.due.Sub(now))
 		}
+	case len(l.ready) > 0:
+		return 0
+	default:
 		if at, ok := l.nextWake(); ok {
 			wait = min(wait, at.Sub(now))
 		}
 	}
-	if l.timeout > 0 && l.busy > 0 {
-		wait = min(wait, l.nextScan.Sub(now))
+	if at, ok := l.nextExpiry(); ok {
+		wait = min(wait, at.Sub(now))
 	}
 	lead := spinLead(l.gap)
 	if wait <= lead {
@@ -314,20 +289,6 @@ func (l *httpLoop) poll(wait time.Duration) (int, error) {
 			return 0, nil
 		default:
 			return 0, fmt.Errorf("event loop: epoll_wait: %w", e)
-		}
-	}
-}
-
-// expire fails the requests past their timeout, once per scanEvery.
-func (l *httpLoop) expire(now time.Time) {
-	if now.Before(l.nextScan) {
-		return
-	}
-	l.nextScan = now.Add(scanEvery)
-	for i := range l.conns {
-		c := &l.conns[i]
-		if c.state != connIdle && !now.Before(c.deadline) {
-			l.fail(i, protocols.KindTimeout, l.errTimeout)
 		}
 	}
 }

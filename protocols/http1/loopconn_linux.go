@@ -43,6 +43,12 @@ type loopConn struct {
 	buf         []byte
 	n           int // bytes of buf not parsed yet
 	out         protocols.Outcome
+	// opening: the connection is being opened, until its handshake is
+	// over, and with keep-alive until its first answer too, which shows
+	// the server took it from its accept queue (see maxOpening).
+	opening bool
+	// prev and next link the slots with a request in flight (see link).
+	prev, next int32
 }
 
 // start sends request req on slot i at now, timed from origin.
@@ -56,6 +62,7 @@ func (l *httpLoop) start(i, req int, origin, due, now time.Time) {
 	}
 	l.busy++
 	l.job.InFlight.Add(1)
+	l.link(i)
 	l.issue(i)
 }
 
@@ -73,7 +80,8 @@ func (l *httpLoop) issue(i int) {
 			l.connectFailed(i, op, err)
 			return
 		}
-		c.fd, c.reused = fd, false
+		c.fd, c.reused, c.opening = fd, false, true
+		l.opening++
 	}
 	l.write(i)
 }
@@ -115,6 +123,9 @@ func (l *httpLoop) write(i int) {
 		c.sentAt = protocols.Now()
 		if !c.dialAt.IsZero() {
 			c.out.Connect = c.sentAt.Sub(c.dialAt)
+		}
+		if l.reqs[c.req].close {
+			l.opened(c)
 		}
 	}
 	c.wrote += n
@@ -280,6 +291,7 @@ func (l *httpLoop) complete(i int) {
 	r := c.p.result()
 	c.out.Status = r.status
 	c.out.Kind, c.out.Err = l.expect.verdict(r.status, r.bodyLen)
+	l.opened(c)
 	if r.close || l.reqs[c.req].close || c.n > 0 {
 		// Bytes after the response were not asked for: the connection's
 		// stream can no longer be trusted.
@@ -309,6 +321,10 @@ func (l *httpLoop) finish(i int) {
 	c := &l.conns[i]
 	now := protocols.Now()
 	c.state = connIdle
+	l.unlink(i)
+	if l.busy == l.job.Slots {
+		l.freeAt = now
+	}
 	l.busy--
 	l.job.InFlight.Add(-1)
 	var lag time.Duration
@@ -324,9 +340,6 @@ func (l *httpLoop) finish(i int) {
 		l.rest(int32(i), now)
 		return
 	}
-	if len(l.idle) == 0 {
-		l.freeAt = now
-	}
 	l.idle = append(l.idle, int32(i))
 }
 
@@ -336,7 +349,16 @@ func (l *httpLoop) closeConn(c *loopConn) {
 	if c.fd >= 0 {
 		_, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(c.fd), 0, 0)
 	}
+	l.opened(c)
 	c.fd, c.events, c.reused, c.n, c.hup, c.inPending = -1, 0, false, 0, false, false
+}
+
+// opened counts c's connection open, or never to be.
+func (l *httpLoop) opened(c *loopConn) {
+	if c.opening {
+		c.opening = false
+		l.opening--
+	}
 }
 
 // takeBuf is a buffer of the default size from the loop's free list. A
