@@ -69,7 +69,6 @@ func (lt *loopTally) job(slots, limit int, every time.Duration) *protocols.LoopJ
 	return j
 }
 
-
 func runLoop(t *testing.T, tg *scenarios.Target, job *protocols.LoopJob) {
 	t.Helper()
 	lp, why := NewLoop(tg)
