@@ -31,15 +31,27 @@ func countingJob(slots int, limit int64, ok *int64) *protocols.LoopJob {
 	}
 }
 
-// loopMallocs runs limit kept-alive requests through a new loop and
-// returns the heap allocations the process made meanwhile.
-func loopMallocs(t testing.TB, url string, limit int64) uint64 {
+// behind makes job an open-model one of limit arrivals all due at once.
+func behind(job *protocols.LoopJob, limit int64) {
+	job.Arrival = func(i int64) (time.Duration, bool) { return 0, i < limit }
+	job.Late = func(time.Duration) {}
+	job.Sent = new(atomic.Int64)
+	job.IdleHandoff = func() {}
+}
+
+// loopMallocs runs limit kept-alive requests through a new loop, of the
+// open model when open, and returns the heap allocations the process made
+// meanwhile.
+func loopMallocs(t testing.TB, url string, limit int64, open bool) uint64 {
 	lp, why := NewLoop(http1Target(url, nil))
 	if lp == nil {
 		t.Fatal(why)
 	}
 	var ok int64
 	job := countingJob(4, limit, &ok)
+	if open {
+		behind(job, limit)
+	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	if err := lp.Run(context.Background(), job); err != nil {
@@ -53,19 +65,22 @@ func loopMallocs(t testing.TB, url string, limit int64) uint64 {
 }
 
 // TestLoopKeepAliveAllocatesNothing: 2000 more requests through the loop
-// cost no more allocations than the loop's setting up does.
+// cost no more allocations than the loop's setting up does, in either
+// model.
 func TestLoopKeepAliveAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates on its own")
 	}
 	url := cannedServer(t, nginxHello)
-	few := loopMallocs(t, url, 100)
-	many := loopMallocs(t, url, 2100)
-	// A few allocations of the runtime's own may fall in either run; one
-	// per request would be 2000.
-	if many > few+50 {
-		t.Errorf("2100 requests allocated %d times, 100 requests %d: %.2f allocations per extra request",
-			many, few, float64(many-few)/2000)
+	for _, open := range []bool{false, true} {
+		few := loopMallocs(t, url, 100, open)
+		many := loopMallocs(t, url, 2100, open)
+		// A few allocations of the runtime's own may fall in either run;
+		// one per request would be 2000.
+		if many > few+50 {
+			t.Errorf("open model %v: 2100 requests allocated %d times, 100 requests %d: %.2f allocations per extra request",
+				open, many, few, float64(many-few)/2000)
+		}
 	}
 }
 
@@ -86,5 +101,28 @@ func BenchmarkLoopKeepAlive(b *testing.B) {
 	}
 	if ok != int64(b.N) {
 		b.Fatalf("%d of %d requests succeeded", ok, b.N)
+	}
+}
+
+// BenchmarkLoopOpenBehind drives the open model behind its schedule: every
+// arrival is due at once, so the loop sends in bursts between looks at
+// its sockets, on at most 64 kept-alive connections.
+func BenchmarkLoopOpenBehind(b *testing.B) {
+	url := cannedServer(b, nginxHello)
+	lp, why := NewLoop(http1Target(url, nil))
+	if lp == nil {
+		b.Fatal(why)
+	}
+	var ok int64
+	n := int64(b.N)
+	job := countingJob(64, n, &ok)
+	behind(job, n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	if err := lp.Run(context.Background(), job); err != nil {
+		b.Fatal(err)
+	}
+	if ok != n {
+		b.Fatalf("%d of %d requests succeeded", ok, n)
 	}
 }
