@@ -43,9 +43,7 @@ type loopConn struct {
 	buf         []byte
 	n           int // bytes of buf not parsed yet
 	out         protocols.Outcome
-	// opening: the connection is being opened, until its handshake is
-	// over, and with keep-alive until its first answer too, which shows
-	// the server took it from its accept queue (see maxOpening).
+	// opening: the connection's handshake is not over (see maxOpening).
 	opening bool
 	// prev and next link the slots with a request in flight (see link).
 	prev, next int32
@@ -124,9 +122,9 @@ func (l *httpLoop) write(i int) {
 		if !c.dialAt.IsZero() {
 			c.out.Connect = c.sentAt.Sub(c.dialAt)
 		}
-		if l.reqs[c.req].close {
-			l.opened(c)
-		}
+	}
+	if n > 0 {
+		l.opened(c)
 	}
 	c.wrote += n
 	c.out.BytesSent += int64(n)
@@ -291,7 +289,6 @@ func (l *httpLoop) complete(i int) {
 	r := c.p.result()
 	c.out.Status = r.status
 	c.out.Kind, c.out.Err = l.expect.verdict(r.status, r.bodyLen)
-	l.opened(c)
 	if r.close || l.reqs[c.req].close || c.n > 0 {
 		// Bytes after the response were not asked for: the connection's
 		// stream can no longer be trusted.

@@ -20,9 +20,11 @@ import (
 // server an accept, which puts the loop further behind.
 const maxBurst = 64
 
-// maxOpening bounds the connections being opened at once: a server's
-// accept queue holds a few hundred to a few thousand, and the kernel
-// drops the connections beyond it, to be tried again a second later.
+// maxOpening bounds the connections whose handshake is not over. On
+// loopback a handshake is over when connect returns, unless the server's
+// accept queue is full: the kernel then drops the connection's first
+// packet, to be sent again a second later, and more connections would
+// only meet the same fate.
 const maxOpening = 256
 
 // sendDue hands the arrivals due by now to free slots, at most maxBurst of
