@@ -226,96 +226,154 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 	idle := now.Sub(c.lastStart)
 	c.lastStart = now
 	for attempt := 0; ; attempt++ {
-		if c.conn == nil {
-			if out.Kind, out.Err = c.dial(ctx, deadline, out); out.Kind != protocols.KindNone {
-				return
-			}
-			c.dialed(deadline)
-		} else if err := c.setDeadline(deadline, now); err != nil {
-			c.drop()
-			out.Kind, out.Err = protocols.KindOther, err
+		if !c.open(ctx, deadline, now, out) {
 			return
 		}
-		// interrupt may have run between the dial or the deadline above and
-		// now; the deadline just set would then have undone it.
-		if err := ctx.Err(); err != nil {
-			c.drop()
-			out.Kind, out.Err = protocols.KindOther, err
-			return
+		if attempt == 0 && c.reused && c.rawOK {
+			switch c.raw.idle() {
+			case idleUnasked:
+				// The server spoke while no request was out: its stream no
+				// longer pairs answers with requests. This request is
+				// charged with it, and not sent.
+				c.drop()
+				out.Kind, out.Err = protocols.KindProtocol, errUnasked
+				return
+			case idleClosing:
+				c.drop()
+				continue
+			}
 		}
 		reused, connecting := c.reused, c.connecting
 		c.resp.wire = 0
-		var n int
-		var err error
-		var sentAt time.Time // when the first bytes left, if the exchange knows
 		// A new connection has had no time to be closed while idle.
-		if c.rawOK && c.rd.r == c.rd.w && (connecting || reused && idle < rawIdleLimit) {
-			c.raw.stamp = connecting
-			n, err = c.raw.exchange(p.wire)
-			if n > 0 {
-				sentAt = c.raw.sentAt
-			}
-		}
-		for err == nil && n < len(p.wire) {
-			var m int
-			m, err = c.conn.Write(p.wire[n:])
-			n += m
-			if early(err, c.raw.rearm) {
-				err = nil
-			}
-		}
+		n, sentAt, err := c.send(p.wire, connecting || reused && idle < rawIdleLimit)
 		out.BytesSent += int64(n)
-		if connecting {
-			// The first write waited for the handshake: it went out once
-			// the connection was up.
-			if n == 0 {
-				// The handshake failed, or the server closed the connection
-				// at once.
-				c.drop()
-				out.Kind, out.Err = protocols.KindReset, peerError(err)
-				if !closedByPeer(err) {
-					out.Kind = connectFailure(ctx, err, deadline)
-					out.Err = c.dialErrs.of("connect", err)
-				}
-				return
-			}
-			if sentAt.IsZero() {
-				sentAt = protocols.Now()
-			}
-			out.Connect = sentAt.Sub(c.dialStart)
-			c.connecting = false
+		if connecting && !c.connected(ctx, deadline, n, sentAt, err, out) {
+			return
 		}
 		if err == nil {
 			err = c.rd.read(p.head, &c.resp)
 			out.BytesReceived += c.resp.wire
 		}
 		if err != nil {
-			self := connecting && c.rawOK && selfConnected(c.raw.conn, c.sock)
-			c.drop()
-			if self {
-				// The kernel picked the target's own port for this end of the
-				// connection, which then reached itself: nothing listens there.
-				out.Kind, out.Err = protocols.KindConnect, c.dialErrs.of("connect", syscall.ECONNREFUSED)
-				return
-			}
-			// A server may close an idle kept-alive connection at any time;
-			// finding it closed before any answer is no failure of the
-			// server, so the request goes once more on a new connection.
-			if reused && attempt == 0 && c.resp.wire == 0 && closedByPeer(err) && ctx.Err() == nil {
+			if c.failed(ctx, err, reused && attempt == 0, connecting, out) {
 				continue
 			}
-			out.Kind, out.Err = responseKind(err), peerError(err)
 			return
 		}
-		out.Status = c.resp.status
-		if c.resp.close || p.close || c.rd.rerr != nil {
-			c.drop()
-		} else {
-			c.reused = true
-		}
-		out.Kind, out.Err = c.expect.verdict(c.resp.status, c.resp.bodyLen)
+		c.judge(p, out)
 		return
 	}
+}
+
+// open readies the connection for a request with deadline, starting at
+// now: it dials one when there is none, or gives the open one the
+// deadline. It reports false when the request has failed.
+func (c *http1Client) open(ctx context.Context, deadline, now time.Time, out *protocols.Outcome) bool {
+	if c.conn == nil {
+		if out.Kind, out.Err = c.dial(ctx, deadline, out); out.Kind != protocols.KindNone {
+			return false
+		}
+		c.dialed(deadline)
+	} else if err := c.setDeadline(deadline, now); err != nil {
+		c.drop()
+		out.Kind, out.Err = protocols.KindOther, err
+		return false
+	}
+	// interrupt may have run between the dial or the deadline above and
+	// now; the deadline just set would then have undone it.
+	if err := ctx.Err(); err != nil {
+		c.drop()
+		out.Kind, out.Err = protocols.KindOther, err
+		return false
+	}
+	return true
+}
+
+// send writes wire, through the raw exchange when raw allows it, which
+// also reads the answer's first bytes. It returns the bytes written, when
+// the first of them left if the exchange knows, and the write's error.
+func (c *http1Client) send(wire []byte, raw bool) (n int, sentAt time.Time, err error) {
+	if raw && c.rawOK && c.rd.r == c.rd.w {
+		c.raw.stamp = c.connecting
+		n, err = c.raw.exchange(wire)
+		if n > 0 {
+			sentAt = c.raw.sentAt
+		}
+	}
+	for err == nil && n < len(wire) {
+		var m int
+		m, err = c.conn.Write(wire[n:])
+		n += m
+		if early(err, c.raw.rearm) {
+			err = nil
+		}
+	}
+	return n, sentAt, err
+}
+
+// connected ends the first write on a new connection, n bytes that waited
+// for the handshake and went out once the connection was up: it records
+// the connect time, or fails the request when nothing went out. It reports
+// whether the request goes on.
+func (c *http1Client) connected(ctx context.Context, deadline time.Time, n int, sentAt time.Time, err error, out *protocols.Outcome) bool {
+	if n == 0 {
+		// The handshake failed, or the server closed the connection at once.
+		c.drop()
+		out.Kind, out.Err = protocols.KindReset, peerError(err)
+		if !closedByPeer(err) {
+			out.Kind = connectFailure(ctx, err, deadline)
+			out.Err = c.dialErrs.of("connect", err)
+		}
+		return false
+	}
+	if sentAt.IsZero() {
+		sentAt = protocols.Now()
+	}
+	out.Connect = sentAt.Sub(c.dialStart)
+	c.connecting = false
+	return true
+}
+
+// failed records a failed exchange and drops its connection. It reports
+// whether the request goes once more on a new connection, which it may
+// when retry says it went out on a kept-alive one for the first time.
+func (c *http1Client) failed(ctx context.Context, err error, retry, connecting bool, out *protocols.Outcome) bool {
+	self := connecting && c.rawOK && selfConnected(c.raw.conn, c.sock)
+	c.drop()
+	if self {
+		// The kernel picked the target's own port for this end of the
+		// connection, which then reached itself: nothing listens there.
+		out.Kind, out.Err = protocols.KindConnect, c.dialErrs.of("connect", syscall.ECONNREFUSED)
+		return false
+	}
+	// A server may close an idle kept-alive connection at any time; finding
+	// it closed before any answer is no failure of the server, so the
+	// request goes once more on a new connection.
+	if retry && c.resp.wire == 0 && closedByPeer(err) && ctx.Err() == nil {
+		return true
+	}
+	out.Kind, out.Err = responseKind(err), peerError(err)
+	return false
+}
+
+// judge records a complete response to p and keeps its connection for the
+// next request when both ends agree.
+func (c *http1Client) judge(p *http1Request, out *protocols.Outcome) {
+	out.Status = c.resp.status
+	switch {
+	case c.rd.r != c.rd.w:
+		// More bytes came than the response holds: a second answer to one
+		// request, which is charged with it.
+		c.drop()
+		out.Kind, out.Err = protocols.KindProtocol, errUnasked
+		return
+	case c.resp.close || p.close || c.rd.rerr != nil:
+		c.drop()
+	default:
+		c.reused = true
+	}
+	out.Kind, out.Err = c.expect.verdict(c.resp.status, c.resp.bodyLen)
 }
 
 // responseKind maps a failed exchange to its error kind.
@@ -449,52 +507,6 @@ func (c *http1Client) drop() {
 	c.rd.useRaw(nil)
 }
 
-// watch arranges for ctx's cancellation to interrupt a blocked read or
-// write. The registration lasts as long as the context, so a worker that
-// calls Do with the same context pays for it once, not per request.
-func (c *http1Client) watch(ctx context.Context) {
-	done := ctx.Done()
-	if done == c.watched {
-		return
-	}
-	c.watched = done
-	c.unwatch()
-	if done == nil {
-		return
-	}
-	w := watchContext(ctx, c)
-	c.mu.Lock()
-	closed := c.closed
-	if !closed {
-		c.watcher = w
-	}
-	c.mu.Unlock()
-	if closed {
-		w.remove(c)
-	}
-}
-
-// unwatch ends the client's registration, if any.
-func (c *http1Client) unwatch() {
-	c.mu.Lock()
-	w := c.watcher
-	c.watcher = nil
-	c.mu.Unlock()
-	if w != nil {
-		w.remove(c)
-	}
-}
-
-// interrupt runs on another goroutine once the watched context is done: a
-// deadline in the past wakes whatever the connection is blocked on.
-func (c *http1Client) interrupt() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.conn != nil {
-		_ = c.conn.SetDeadline(time.Unix(1, 0))
-	}
-}
-
 // Close closes the connection. It may run while a Do abandoned by the
 // engine is still blocked; that Do then fails and returns.
 func (c *http1Client) Close() error {
@@ -507,83 +519,4 @@ func (c *http1Client) Close() error {
 		return conn.Close()
 	}
 	return nil
-}
-
-// A ctxWatch interrupts the clients that watch one context, all from one
-// goroutine, once the context is done. With a context.AfterFunc per client,
-// the end of a phase would start a goroutine per client at once: ten
-// thousand new stacks, the peak of a run's memory.
-type ctxWatch struct {
-	done <-chan struct{}
-	stop func() bool // of the context.AfterFunc that runs fire
-
-	mu      sync.Mutex
-	fired   bool
-	clients map[*http1Client]struct{}
-}
-
-// ctxWatches holds the watch of every context that clients watch and that
-// is not done yet.
-var ctxWatches struct {
-	sync.Mutex
-	m map[<-chan struct{}]*ctxWatch
-}
-
-// watchContext registers c with the watch of ctx, which it makes if need
-// be, and returns that watch. A context already done interrupts c at once.
-func watchContext(ctx context.Context, c *http1Client) *ctxWatch {
-	done := ctx.Done()
-	ctxWatches.Lock()
-	w := ctxWatches.m[done]
-	if w == nil {
-		if ctxWatches.m == nil {
-			ctxWatches.m = make(map[<-chan struct{}]*ctxWatch)
-		}
-		w = &ctxWatch{done: done, clients: make(map[*http1Client]struct{})}
-		ctxWatches.m[done] = w
-		w.stop = context.AfterFunc(ctx, w.fire)
-	}
-	w.mu.Lock()
-	fired := w.fired
-	if !fired {
-		w.clients[c] = struct{}{}
-	}
-	w.mu.Unlock()
-	ctxWatches.Unlock()
-	if fired {
-		c.interrupt()
-	}
-	return w
-}
-
-// fire interrupts every client of the watch.
-func (w *ctxWatch) fire() {
-	ctxWatches.Lock()
-	if ctxWatches.m[w.done] == w {
-		delete(ctxWatches.m, w.done)
-	}
-	ctxWatches.Unlock()
-	w.mu.Lock()
-	w.fired = true
-	clients := w.clients
-	w.clients = nil
-	w.mu.Unlock()
-	for c := range clients {
-		c.interrupt()
-	}
-}
-
-// remove ends the registration of c; the last client to leave a context
-// that is not done yet takes its watch away.
-func (w *ctxWatch) remove(c *http1Client) {
-	ctxWatches.Lock()
-	defer ctxWatches.Unlock()
-	w.mu.Lock()
-	delete(w.clients, c)
-	empty := len(w.clients) == 0 && !w.fired
-	w.mu.Unlock()
-	if empty && ctxWatches.m[w.done] == w {
-		delete(ctxWatches.m, w.done)
-		w.stop()
-	}
 }

@@ -43,6 +43,9 @@ const (
 	errLineTooLong      http1Error = "chunk line too long"
 	errTooManyInterim   http1Error = "too many 1xx responses"
 	errSwitching        http1Error = "unrequested 101 Switching Protocols"
+	// errUnasked: a second response to one request, or bytes on a kept-alive
+	// connection while no request was out on it (see peekIdle).
+	errUnasked http1Error = "the server sent bytes no request asked for"
 )
 
 // maxZeroReads stops a source that keeps returning nothing without error.

@@ -44,6 +44,9 @@ type rawExchange struct {
 	// rearm, when set, is asked whether a deadline that fired is early,
 	// and the wait goes on (see lazyDeadline).
 	rearm func() bool
+	// peek is peekStep bound once; peeked is what it found (see idle).
+	peek   func(fd uintptr)
+	peeked idleRead
 }
 
 // rawIdleLimit is how long a kept-alive connection may have been idle and
@@ -67,7 +70,7 @@ func (x *rawExchange) attach(conn net.Conn, rd *respReader) bool {
 	}
 	x.conn, x.rd = rc, rd
 	if x.step == nil {
-		x.step = x.rawStep
+		x.step, x.peek = x.rawStep, x.peekStep
 	}
 	return true
 }
@@ -127,3 +130,53 @@ func (x *rawExchange) rawStep(fd uintptr) bool {
 	}
 	return true
 }
+
+// idleRead is what a kept-alive connection holds while no request is out
+// on it, as peekIdle finds it.
+type idleRead uint8
+
+const (
+	// idleQuiet: nothing, or the server's close (or a failed socket),
+	// which the request's write and read report in their turn.
+	idleQuiet idleRead = iota
+	// idleClosing: "HTTP/1.1 408", with which some servers announce the
+	// close of a connection left idle, a normal end of a kept-alive
+	// connection, as net/http's Transport also takes it.
+	idleClosing
+	// idleUnasked: bytes no request asked for, a second response to the
+	// last request or one to none: a protocol failure (errUnasked).
+	idleUnasked
+)
+
+// peekIdle looks, without waiting and without taking them, at the bytes
+// the socket fd holds while no request is out on it. Both engines ask it
+// before reusing a connection: the lean client before it writes, the event
+// loop when an idle connection becomes readable.
+func peekIdle(fd uintptr) idleRead {
+	var b [len("HTTP/1.1 408")]byte
+	n, err := rawPeek(fd, b[:])
+	switch {
+	case err != nil || n == 0:
+		return idleQuiet
+	case is408(b[:n]):
+		return idleClosing
+	}
+	return idleUnasked
+}
+
+// is408 reports whether b is the start of a 408 response's status line.
+func is408(b []byte) bool {
+	return len(b) == len("HTTP/1.1 408") && string(b[:7]) == "HTTP/1." && string(b[8:]) == " 408"
+}
+
+// idle peeks at the connection before a request is written on it again
+// (see peekIdle).
+func (x *rawExchange) idle() idleRead {
+	x.peeked = idleQuiet
+	if x.conn.Control(x.peek) != nil {
+		return idleQuiet
+	}
+	return x.peeked
+}
+
+func (x *rawExchange) peekStep(fd uintptr) { x.peeked = peekIdle(fd) }

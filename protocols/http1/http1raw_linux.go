@@ -25,6 +25,22 @@ func rawRead(fd uintptr, b []byte) (int, error) {
 	return rawIO(syscall.SYS_READ, fd, b)
 }
 
+// rawPeek copies what the socket holds into b without taking it, or fails
+// with EAGAIN at once when it holds nothing; 0 bytes is the server's close.
+func rawPeek(fd uintptr, b []byte) (int, error) {
+	for {
+		n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)),
+			syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
+		switch e {
+		case 0:
+			return int(n), nil
+		case syscall.EINTR:
+			continue
+		}
+		return 0, e
+	}
+}
+
 func rawIO(trap, fd uintptr, b []byte) (int, error) {
 	for {
 		n, _, e := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)))

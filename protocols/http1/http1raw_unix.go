@@ -11,6 +11,16 @@ func rawWrite(fd uintptr, b []byte) (int, error) { return ignoringEINTR(syscall.
 
 func rawRead(fd uintptr, b []byte) (int, error) { return ignoringEINTR(syscall.Read, int(fd), b) }
 
+// rawPeek: the socket is non-blocking, so MSG_PEEK alone does not wait.
+func rawPeek(fd uintptr, b []byte) (int, error) {
+	for {
+		n, _, err := syscall.Recvfrom(int(fd), b, syscall.MSG_PEEK)
+		if err != syscall.EINTR {
+			return max(n, 0), err
+		}
+	}
+}
+
 func ignoringEINTR(f func(int, []byte) (int, error), fd int, b []byte) (int, error) {
 	for {
 		n, err := f(fd, b)

@@ -11,3 +11,5 @@ const rawSupported = false
 func rawWrite(uintptr, []byte) (int, error) { return 0, errors.ErrUnsupported }
 
 func rawRead(uintptr, []byte) (int, error) { return 0, errors.ErrUnsupported }
+
+func rawPeek(uintptr, []byte) (int, error) { return 0, errors.ErrUnsupported }
