@@ -118,8 +118,9 @@ func TestJudgeCapacity(t *testing.T) {
 			name: "limited by the generator",
 			c:    caseOf("api", 1, searchPhase(true, 3000)),
 			want: []brief{
-				{Case: "api concurrency=1", Rule: "capacity >= 4000", Status: StatusSkip, Reason: "capacity ≥ 3000 (limited by the generator)"},
-				{Case: "api concurrency=1", Rule: "capacity >= 6000 || rps > 1e9", Status: StatusSkip, Reason: "capacity ≥ 3000 (limited by the generator)"},
+				// An invalid case (SPEC §14): nothing is judged on it.
+				{Case: "api concurrency=1", Rule: "capacity >= 4000", Status: StatusNotJudged, Reason: ReasonInvalid + "phase capacity: the generator limited the capacity search: capacity ≥ 3,000/s"},
+				{Case: "api concurrency=1", Rule: "capacity >= 6000 || rps > 1e9", Status: StatusNotJudged, Reason: ReasonInvalid + "phase capacity: the generator limited the capacity search: capacity ≥ 3,000/s"},
 			},
 		},
 	}

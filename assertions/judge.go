@@ -52,7 +52,10 @@ type JudgeOptions struct {
 // (Threshold.Target and Threshold.Phase narrow it), in case order, then
 // threshold order. Only measured phases are seen: warm-up never enters a
 // rule. A case whose measured phases completed no request is still judged,
-// so `rps > 0` fails honestly instead of being skipped.
+// so `rps > 0` fails honestly instead of being skipped. A case whose
+// figures describe the generator rather than the server
+// (runner.Invalidity) is not judged at all: every verdict is
+// StatusNotJudged, saying why.
 //
 // A rule that reads baseline or calls regressed() compares with
 // opts.Baseline, or, on a case whose target names a baseline_target
@@ -137,6 +140,10 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 		// succeeded, its server did not start) describe no server: a zero
 		// p99 must not pass, and a skip would read as harmless.
 		v.Status, v.Reason = StatusError, "case was not carried out: "+cj.c.Err
+		return v
+	case runner.Invalidity(cj.c.Measured("")) != "":
+		// A p99 of loadgate's own queue must neither pass nor fail.
+		v.Status, v.Reason = StatusNotJudged, ReasonInvalid+runner.Invalidity(cj.c.Measured(""))
 		return v
 	case len(phases) == 0 && th.Phase != "":
 		v.Status, v.Reason = StatusSkip, fmt.Sprintf("%s named %q", ReasonNoPhase, th.Phase)

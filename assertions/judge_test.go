@@ -455,16 +455,23 @@ func TestJudgeGeneratorHealth(t *testing.T) {
 		at(2, 5, "!generator.saturated"),
 		at(3, 5, "generator.cpu < 90%"),
 	)
-	starved := openPhase(load{latency: time.Millisecond, n: 900}, 20*time.Millisecond, 100)
-	starved.Generator = runner.Generator{CPU: 0.97, SchedLagP99: 40 * time.Millisecond, Saturated: true, Reason: "late"}
+	// Busy but every arrival left: judged, and the rules can refuse it.
+	busy := openPhase(load{latency: time.Millisecond, n: 1000}, 20*time.Millisecond, 0)
+	busy.Generator = runner.Generator{CPU: 0.97, SchedLagP99: 40 * time.Millisecond, Saturated: true, Reason: "late"}
 	healthy := openPhase(load{latency: time.Millisecond, n: 1000}, 300*time.Microsecond, 0)
 	healthy.Generator = runner.Generator{CPU: 0.2}
-	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{caseOf("web", 1, starved), caseOf("web", 2, healthy)}}
+	// Busy and 10 % of the arrivals never left: not judged at all.
+	starved := openPhase(load{latency: time.Millisecond, n: 900}, 20*time.Millisecond, 100)
+	starved.Generator = busy.Generator
+	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{caseOf("web", 1, busy), caseOf("web", 2, healthy), caseOf("web", 3, starved)}}
+	notJudged := ReasonInvalid + "phase steady: the generator sent 90 % of the requested 1,000/s (900 of 1,000 due arrivals); late"
 	want := []brief{
 		{Case: "web concurrency=1", Rule: "!generator.saturated", Status: StatusFail, Actual: "generator.saturated = true"},
 		{Case: "web concurrency=1", Rule: "generator.cpu < 90%", Status: StatusFail, Actual: "generator.cpu = 0.97"},
 		{Case: "web concurrency=2", Rule: "!generator.saturated", Status: StatusPass, Actual: "generator.saturated = false"},
 		{Case: "web concurrency=2", Rule: "generator.cpu < 90%", Status: StatusPass, Actual: "generator.cpu = 0.2"},
+		{Case: "web concurrency=3", Rule: "!generator.saturated", Status: StatusNotJudged, Reason: notJudged},
+		{Case: "web concurrency=3", Rule: "generator.cpu < 90%", Status: StatusNotJudged, Reason: notJudged},
 	}
 	if diff := cmp.Diff(want, briefs(rules.Judge(res, JudgeOptions{}))); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)

@@ -20,7 +20,16 @@ const (
 	// comparison that the trials could not decide (too few of them, or too
 	// much spread). It fails the run only with FailOnInconclusive.
 	StatusInconclusive Status = "inconclusive"
+	// StatusNotJudged: the case's figures describe loadgate, not the
+	// server (its generator saturated, or it applied less of the load
+	// than its tolerance; runner.Invalidity), so no rule is judged on
+	// them. It never passes nor fails a rule; the run itself is invalid.
+	StatusNotJudged Status = "not_judged"
 )
+
+// ReasonInvalid begins the reason of a verdict not judged on an invalid
+// case, followed by why it is invalid.
+const ReasonInvalid = "invalid run — not judged: "
 
 // Verdict is one threshold judged on one case.
 type Verdict struct {

@@ -134,6 +134,8 @@ func worstIcon(vs []assertions.Verdict) string {
 		return "❔"
 	case t[classWarn] > 0:
 		return "⚠️"
+	case t[classNotJudged] > 0:
+		return "⚠"
 	case t[classPass] > 0:
 		return "✅"
 	default:

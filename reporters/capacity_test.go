@@ -3,6 +3,7 @@ package reporters
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,9 @@ func TestCapacityReportsGolden(t *testing.T) {
 		want        []string
 	}{
 		{"markdown", md.String(), []string{
-			"## ⛔ loadgate: aborted — p99 &lt; 50ms",
+			// The generator-limited search makes the run invalid (SPEC
+			// §14), which the headline says before the abort.
+			"## ⚠ loadgate: invalid — not judged",
 			"| capacity (rps) |",
 			"| 4,875 |",
 			"≥ 9,600 (generator-limited, invalid)",
@@ -50,7 +53,7 @@ func TestCapacityReportsGolden(t *testing.T) {
 			"| 5 | grow | 19,200 | 12,040.5 | 2.00ms | 9.00ms | 0.00% | ⚠️ generator saturated: generator CPU 98%, send lag p99 41ms |",
 			"    line [50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00]",
 			"> ⛔ **Aborted** at 3.2s into phase `measured` of `checkout`: `p99 < 50ms` failed over the last 10s: p99 = 812ms.",
-			"(invalid: generator saturated)",
+			"> - hello-capacity / edge: phase capacity: the generator limited the capacity search: capacity ≥ 9,600/s",
 		}},
 		{"console", con.String(), []string{
 			"Capacity search (phase capacity; SLO: p99 < 50ms && error_rate < 0.1%)",
@@ -162,6 +165,8 @@ func TestSLOLine(t *testing.T) {
 func TestCompareCapacity(t *testing.T) {
 	withCapacity := func(caps ...float64) *results.Run {
 		run := capacityRun()
+		// Without the generator-limited case: an invalid run is never compared.
+		run.Scenarios[0].Cases = slices.DeleteFunc(run.Scenarios[0].Cases, func(c *results.CaseRun) bool { return c.Invalidity() != "" })
 		p := run.Scenarios[0].Cases[0].Phases[0]
 		p.Trials = nil
 		for _, c := range caps {

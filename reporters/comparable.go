@@ -16,13 +16,17 @@ import (
 var ErrNotComparable = errors.New("not comparable")
 
 // comparable refuses interrupted documents (partial figures against whole
-// ones) and documents with no scenario in common (two different tests).
+// ones), invalid ones (figures of the generator, not the server) and
+// documents with no scenario in common (two different tests).
 func comparable(base, cand *results.Run, opts CompareOptions) error {
 	for _, side := range []struct {
 		name string
 		run  *results.Run
 	}{{opts.BaseName, base}, {opts.NewName, cand}} {
 		if err := results.RefuseInterrupted(side.run, "compared"); err != nil {
+			return fmt.Errorf("%s: %w", side.name, err)
+		}
+		if err := results.RefuseInvalid(side.run, "compared"); err != nil {
 			return fmt.Errorf("%s: %w", side.name, err)
 		}
 	}

@@ -37,9 +37,7 @@ func (c *Console) Summary(res *runner.ScenarioResult, verdicts []assertions.Verd
 			b.WriteString(consoleAborted(a))
 		}
 		for _, cr := range res.Cases {
-			if g := runner.Summarize(cr.Measured("")).Generator; g.Saturated {
-				fmt.Fprintf(&b, "INVALID: %s: the load generator was saturated (%s); these figures describe loadgate's limits, not the server's.\n\n", cr.ID, g.Reason)
-			}
+			consoleInvalid(&b, cr)
 		}
 	}
 	if len(verdicts) > 0 {
@@ -329,6 +327,8 @@ func consoleStatus(v assertions.Verdict) string {
 		return "! WARN"
 	case classSkip:
 		return "- skip"
+	case classNotJudged:
+		return "⚠ not judged"
 	default:
 		return "✓ pass"
 	}

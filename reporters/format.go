@@ -208,6 +208,9 @@ const (
 	// --fail-on-inconclusive: the report says the trials could not tell,
 	// and the headline says the run failed.
 	classInconclusive
+	// classNotJudged: the case was invalid (its figures describe the
+	// generator), so the rule was neither passed nor failed.
+	classNotJudged
 	numClasses
 )
 
@@ -215,6 +218,8 @@ func classify(v assertions.Verdict) verdictClass {
 	switch {
 	case v.Status == assertions.StatusSkip:
 		return classSkip
+	case v.Status == assertions.StatusNotJudged:
+		return classNotJudged
 	case v.Status == assertions.StatusInconclusive:
 		return classInconclusive
 	case v.Fails():
@@ -231,6 +236,9 @@ func classify(v assertions.Verdict) verdictClass {
 // judgement that decided it.
 func verdictActual(v assertions.Verdict) string {
 	switch {
+	case v.Status == assertions.StatusNotJudged:
+		// Why the run is invalid is said once, in its banner.
+		return "not judged: the run is invalid"
 	case v.Status == assertions.StatusError && v.Reason != "":
 		return "error: " + v.Reason
 	case v.Status == assertions.StatusSkip && v.Reason != "":

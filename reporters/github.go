@@ -37,6 +37,11 @@ func WriteAnnotations(w io.Writer, run *results.Run, path func(string) string) {
 		fmt.Fprintf(w, "::error title=%s::%s\n", escapeProperty("loadgate: interrupted"),
 			escapeData("the run was interrupted (SIGINT/SIGTERM): partial results, not judged"))
 	}
+	if why := run.InvalidReason(); why != "" {
+		// Its verdicts are not judged; the annotation says why, so the
+		// run never reads as green.
+		fmt.Fprintf(w, "::error title=%s::%s\n", escapeProperty("loadgate: invalid — not judged"), escapeData(why))
+	}
 	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
 		level := "warning"
 		if bi.StrictEnv {

@@ -96,6 +96,7 @@ const (
 	outcomeInterrupted
 	outcomeAborted
 	outcomeNotCarriedOut
+	outcomeInvalid
 )
 
 // runOutcome decides the headline the way the Markdown report does.
@@ -103,6 +104,8 @@ func runOutcome(run *results.Run) outcome {
 	switch {
 	case run.Interrupted:
 		return outcomeInterrupted
+	case run.Invalid():
+		return outcomeInvalid
 	case run.Aborted() != nil:
 		return outcomeAborted
 	case run.NotCarriedOut():
@@ -118,6 +121,8 @@ func htmlHeadline(run *results.Run) (text, class string) {
 	switch runOutcome(run) {
 	case outcomeInterrupted:
 		text, class = interruptedHeadline, "warn"
+	case outcomeInvalid:
+		text, class = invalidHeadline, "fail"
 	case outcomeAborted:
 		text, class = "⛔ loadgate: aborted — "+oneLine(abortedRule(run.Aborted())), "fail"
 	case outcomeNotCarriedOut:
@@ -127,10 +132,6 @@ func htmlHeadline(run *results.Run) (text, class string) {
 	default:
 		text, class = "✅ loadgate: passed", "pass"
 	}
-	if run.Invalid() {
-		text += " (invalid: generator saturated)"
-		class = "fail"
-	}
 	return text, class
 }
 
@@ -138,8 +139,8 @@ func htmlRunOf(nr NamedRun) htmlRun {
 	run := nr.Run
 	hr := htmlRun{Name: nr.Name}
 	hr.Headline, hr.Class = htmlHeadline(run)
-	if cases := results.Saturated(run); len(cases) > 0 {
-		b := htmlBanner{Class: "fail", Text: "Invalid run: the load generator was saturated. These figures describe loadgate's limits, not the server's; rerun on a less loaded machine or with a lower rate."}
+	if cases := results.InvalidCases(run); len(cases) > 0 {
+		b := htmlBanner{Class: "fail", Text: "⚠ Invalid — not judged. " + invalidAdvice}
 		for _, c := range cases {
 			b.Items = append(b.Items, c.Scenario+" / "+c.ID+": "+c.Reason)
 		}

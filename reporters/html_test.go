@@ -49,7 +49,7 @@ func TestWriteHTMLGolden(t *testing.T) {
 			"❌ Could not run: server did not become ready",
 		}},
 		{"ab.golden.html", abRun, []string{"A/B verdicts", "baseline case", `aria-label="pr concurrency=10 vs main concurrency=10: latency by percentile (HDR, log scale)"`}},
-		{"capacity.golden.html", capacityRun, []string{"Capacity search:", ": p99 by probe rate", "SLO p99", "missed SLO", "⛔ loadgate: aborted"}},
+		{"capacity.golden.html", capacityRun, []string{"Capacity search:", ": p99 by probe rate", "SLO p99", "missed SLO", "⚠ loadgate: invalid — not judged", "⛔ Aborted"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			page := renderHTML(t, tc.run())

@@ -65,7 +65,7 @@ func verdictCSS(v assertions.Verdict) string {
 		return "fail"
 	case classWarn, classInconclusive:
 		return "warn"
-	case classSkip:
+	case classSkip, classNotJudged:
 		return "skip"
 	}
 	return "pass"
@@ -82,6 +82,8 @@ func htmlScenarioOf(sr *results.ScenarioRun, withBaseline bool) htmlScenario {
 	switch {
 	case sr.Interrupted:
 		hs.Icon, hs.Class = "⏹ interrupted", "warn"
+	case scenarioInvalid(sr):
+		hs.Icon, hs.Class = "⚠ invalid — not judged", "fail"
 	case sr.Aborted != nil:
 		hs.Icon, hs.Class = "⛔ aborted", "fail"
 	case !sr.Passed():
@@ -131,6 +133,9 @@ func htmlVerdictOf(v assertions.Verdict) htmlVerdict {
 		rule += " (" + string(v.Severity) + ")"
 	}
 	word := map[string]string{"fail": "failed", "warn": "warned", "skip": "skipped", "pass": "passed"}[verdictCSS(v)]
+	if classify(v) == classNotJudged {
+		word = "not judged"
+	}
 	if v.Status == assertions.StatusInconclusive {
 		word = "inconclusive"
 	}

@@ -249,6 +249,10 @@ func junitScenarioCases(run *results.Run, sr *results.ScenarioRun) ([]junitCase,
 		out = append(out, "INTERRUPTED: the run was stopped early; figures are partial.")
 		cases = append(cases, junitInterrupted())
 	}
+	if tc, ok := junitInvalid(sr); ok {
+		out = append(out, "INVALID — NOT JUDGED: "+strings.TrimPrefix(tc.Error.Message, junitInvalidPrefix))
+		cases = append(cases, tc)
+	}
 	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
 		note := "BASELINE FROM A DIFFERENT ENVIRONMENT (" + oneLine(bi.File) + "): " + oneLine(envSummary(bi.Differences))
 		out = append(out, note)
@@ -284,7 +288,7 @@ func junitVerdict(scenario string, v assertions.Verdict) (junitCase, string) {
 	actual := verdictActual(v)
 	body := junitDetail(v, actual)
 	switch classify(v) {
-	case classSkip:
+	case classSkip, classNotJudged:
 		tc.Skipped = &junitSkipped{Message: oneLine(v.Reason)}
 	case classInconclusive:
 		msg := "inconclusive: " + oneLine(v.Reason)
@@ -388,8 +392,8 @@ func junitSuiteProperties(run *results.Run, sr *results.ScenarioRun) []junitProp
 		if openModel(c.Phases) {
 			add(id+".dropped", strconv.FormatInt(st.Dropped, 10))
 		}
-		if st.Generator.Saturated {
-			add(id+".invalid", "generator saturated: "+oneLine(st.Generator.Reason))
+		if why := c.Invalidity(); why != "" {
+			add(id+".invalid", oneLine(why))
 		}
 		if st.Trials != nil {
 			add(id+".rps_cv", strconv.FormatFloat(st.Trials.RPSCV, 'f', 4, 64))

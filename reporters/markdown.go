@@ -47,7 +47,7 @@ func (t verdictTally) String() string {
 		n     int
 		label string
 	}{{t[classPass], "passed"}, {t[classFail], "failed"}, {t[classInconclusive], "inconclusive"},
-		{t[classWarn], "warned"}, {t[classSkip], "skipped"}} {
+		{t[classWarn], "warned"}, {t[classSkip], "skipped"}, {t[classNotJudged], "not judged"}} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.label))
 		}
@@ -63,15 +63,14 @@ func mdHeadline(b *bytes.Buffer, run *results.Run) {
 	switch {
 	case run.Interrupted:
 		verdict = interruptedHeadline
+	case run.Invalid():
+		verdict = invalidHeadline
 	case run.Aborted() != nil:
 		verdict = mdAbortedHeadline(run.Aborted())
 	case run.NotCarriedOut():
 		verdict = "❌ loadgate: could not be carried out"
 	case !run.Passed:
 		verdict = "❌ loadgate: failed"
-	}
-	if run.Invalid() {
-		verdict += " (invalid: generator saturated)"
 	}
 	fmt.Fprintf(b, "## %s\n\n", verdict)
 	mdInvalid(b, run)
@@ -167,6 +166,8 @@ func mdScenario(b *bytes.Buffer, sr *results.ScenarioRun, withBaseline bool) {
 	switch {
 	case sr.Interrupted:
 		icon = "⏹"
+	case scenarioInvalid(sr):
+		icon = "⚠"
 	case sr.Aborted != nil:
 		icon = "⛔"
 	case !sr.Passed():
@@ -406,6 +407,8 @@ func verdictIcon(v assertions.Verdict) string {
 		return "⚠️"
 	case classSkip:
 		return "⏭"
+	case classNotJudged:
+		return "⚠"
 	default:
 		return "✅"
 	}

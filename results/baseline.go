@@ -56,6 +56,9 @@ func LoadBaseline(path string) (*Baseline, error) {
 		if err := RefuseInterrupted(run, "a baseline"); err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
+		if err := RefuseInvalid(run, "a baseline"); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
 		b.docs = append(b.docs, baselineDoc{path: f, run: run})
 	}
 	slices.SortStableFunc(b.docs, func(x, y baselineDoc) int { return y.run.End.Compare(x.run.End) })

@@ -17,7 +17,10 @@
 // (HostInfo, Fingerprint) matched, and each case's baseline figures.
 // MergeParts joins the documents of several segments or invocations of the
 // same scenarios into one. An interrupted document is never a baseline,
-// never merged and never compared (RefuseInterrupted).
+// never merged and never compared (RefuseInterrupted), nor is an invalid
+// one, whose figures describe the load generator (RefuseInvalid). ReadRun
+// derives Passed again from the figures and verdicts rather than trust the
+// stored flag.
 //
 // Nothing here renders: the reporters package turns a Run into console
 // text, JUnit, Markdown and HTML.

@@ -174,6 +174,9 @@ func checkSegments(parts []Part) ([]Part, error) {
 		if err := RefuseInterrupted(p.Run, "merged"); err != nil {
 			return nil, fmt.Errorf("%s (segment %s): %w: its figures are partial; run that segment again", p.Name, seg, err)
 		}
+		if err := RefuseInvalid(p.Run, "merged"); err != nil {
+			return nil, fmt.Errorf("%s (segment %s): %w: its figures describe the generator; run that segment again on a less loaded machine", p.Name, seg, err)
+		}
 		if prev, dup := byIndex[seg.Index]; dup {
 			return nil, fmt.Errorf("segment %s is given twice: %s and %s", seg, prev.Name, p.Name)
 		}

@@ -31,7 +31,7 @@ type Run struct {
 	Interrupted     bool          `json:"interrupted,omitempty"` // stopped by SIGINT/SIGTERM: figures are partial
 	Commit          string        `json:"commit,omitempty"`      // git commit of the code under test
 	Host            Host          `json:"host"`
-	Passed          bool          `json:"passed"`             // no fail-level verdict failed, nothing errored, not interrupted nor aborted
+	Passed          bool          `json:"passed"`             // no fail-level verdict failed, nothing errored, not interrupted, aborted nor invalid; derived again on reading
 	Baseline        *BaselineInfo `json:"baseline,omitempty"` // what --baseline loaded, and whether its environment matches
 	// Segment marks a part of a distributed run (run --segment, --start-at);
 	// nil for an ordinary run.
@@ -177,8 +177,9 @@ type ScenarioInput struct {
 // (Verdict.Case == CaseResult.ID), warm-up phases are dropped, and Passed is
 // true only when no verdict fails the run, no scenario or case errored, the
 // run was not interrupted (partial figures are never a pass) nor aborted
-// by an abort: true rule, and no
-// --strict-env baseline came from a different environment.
+// by an abort: true rule nor invalid (its generator saturated or it did not
+// apply its load), and no --strict-env baseline came from a different
+// environment.
 func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 	run := &Run{
 		Schema:          Schema,
@@ -192,17 +193,27 @@ func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 		Baseline:        BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv),
 		Scenarios:       make([]*ScenarioRun, 0, len(inputs)),
 	}
-	if run.Baseline.EnvFailed() || run.Interrupted {
-		run.Passed = false
-	}
 	for i, in := range inputs {
-		sr := newScenarioRun(i, in, meta.Baseline)
-		if !sr.Passed() {
-			run.Passed = false
-		}
-		run.Scenarios = append(run.Scenarios, sr)
+		run.Scenarios = append(run.Scenarios, newScenarioRun(i, in, meta.Baseline))
 	}
+	run.Passed = run.passed()
 	return run
+}
+
+// passed derives Passed from the document's figures and verdicts: never
+// for an interrupted run, a --strict-env baseline from another
+// environment, or a scenario that does not pass (ScenarioRun.Passed).
+// ReadRun derives it again rather than trust the stored flag.
+func (r *Run) passed() bool {
+	if r.Baseline.EnvFailed() || r.Interrupted {
+		return false
+	}
+	for _, sr := range r.Scenarios {
+		if !sr.Passed() {
+			return false
+		}
+	}
+	return true
 }
 
 // NotCarriedOut reports whether some scenario or case could not do its job
@@ -302,13 +313,14 @@ func (r *Run) Aborted() *runner.Aborted {
 	return nil
 }
 
-// Passed reports whether nothing in the scenario fails the run.
+// Passed reports whether nothing in the scenario fails the run: an
+// invalid case (CaseRun.Invalidity) never passes.
 func (sr *ScenarioRun) Passed() bool {
 	if sr.Error != "" || sr.Interrupted || sr.Aborted != nil {
 		return false
 	}
 	for _, c := range sr.Cases {
-		if c.Error != "" {
+		if c.Error != "" || c.Invalidity() != "" {
 			return false
 		}
 	}
@@ -401,6 +413,10 @@ func ReadRun(r io.Reader) (*Run, error) {
 	if err := validate(&run); err != nil {
 		return nil, err
 	}
+	// The stored verdict is an older loadgate's, or a hand edit's: the
+	// figures decide whether the run is judged and whether it passed.
+	notJudged(&run)
+	run.Passed = run.passed()
 	return &run, nil
 }
 

@@ -224,6 +224,12 @@ func TestMergeRefusesInterruptedAndImpossibleParts(t *testing.T) {
 		{"interrupted part", func(d map[string]any) { d["interrupted"] = true },
 			"(segment 2/2): the run was interrupted; an interrupted run cannot be merged: its figures are partial"},
 		{"negative requests", func(d map[string]any) { firstPhase(d)["requests"] = -100000 }, "requests is negative (-100000)"},
+		{"invalid part: 300 of 30,000 due arrivals sent by a busy generator", func(d map[string]any) {
+			p := firstPhase(d)
+			p["rate"] = map[string]any{"from": 10000, "to": 10000}
+			p["dropped"] = 29700
+			p["generator"] = map[string]any{"cpu": 0.97}
+		}, "(segment 2/2): the run is invalid (distributed / hello: phase measured: the generator sent 1.0 % of the requested 10,000/s (300 of 30,000 due arrivals); loadgate used 97% of its CPU); an invalid run cannot be merged"},
 		{"succeeded + failed != requests", func(d map[string]any) { firstPhase(d)["succeeded"] = 1 }, "is not requests 300"},
 		{"absurd rps", func(d map[string]any) { at(firstCase(d), "stats")["rps"] = 1e308 }, "rps is 1e+308"},
 		{"negative error count", func(d map[string]any) { at(firstPhase(d), "errors")["reset"] = -1 }, "errors.reset is negative (-1)"},

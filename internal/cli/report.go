@@ -97,15 +97,19 @@ func renderRuns(w io.Writer, f string, runs []reporters.NamedRun) error {
 }
 
 // storedEnding is the exit code the saved runs ended with, the worst one
-// across files: interrupted, then not carried out, then failed.
+// across files: interrupted, then not carried out or invalid, then failed.
+// It is derived from the figures and verdicts (ReadRun derives Passed
+// again), never from the stored "passed" flag alone.
 func storedEnding(runs []reporters.NamedRun) error {
-	var interrupted, notCarried, failed []string
+	var interrupted, notCarried, invalid, failed []string
 	for _, nr := range runs {
 		switch r := nr.Run; {
 		case r.Interrupted:
 			interrupted = append(interrupted, nr.Name)
 		case r.NotCarriedOut():
 			notCarried = append(notCarried, nr.Name)
+		case r.Invalid():
+			invalid = append(invalid, nr.Name+": "+r.InvalidReason())
 		case judged(r) != nil:
 			failed = append(failed, nr.Name)
 		}
@@ -115,6 +119,8 @@ func storedEnding(runs []reporters.NamedRun) error {
 		return withCode(ExitInterrupted, fmt.Errorf("report: %s: the run was interrupted; its figures are partial and not judged", strings.Join(interrupted, ", ")))
 	case len(notCarried) > 0:
 		return withCode(ExitRun, fmt.Errorf("report: %s: the run could not be carried out", strings.Join(notCarried, ", ")))
+	case len(invalid) > 0:
+		return withCode(ExitRun, fmt.Errorf("report: invalid run — not judged: %s", strings.Join(invalid, "; ")))
 	case len(failed) > 0:
 		return withCode(ExitFailed, fmt.Errorf("report: %s: the run failed", strings.Join(failed, ", ")))
 	}

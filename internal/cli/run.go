@@ -239,9 +239,11 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 }
 
 // finish is the one ending of run and merge: write every report, annotate
-// the run for GitHub, and pick the exit code. An interrupted run exits 130
-// and one that could not be carried out 3, whatever its verdicts; a segment
-// part (part) is judged later, by merge, so it passes here.
+// the run for GitHub, and pick the exit code. An interrupted run exits 130,
+// and one that could not be carried out or is invalid (its figures describe
+// the generator) 3, whatever its verdicts; a segment part (part) is judged
+// later, by merge, so it passes here unless it is invalid, which merge
+// would refuse.
 func finish(run *results.Run, opts runOptions, stdout, human io.Writer, gh github, runFailed, part bool) error {
 	if err := writeOutputs(run, opts, stdout); err != nil {
 		return withCode(ExitRun, err)
@@ -255,6 +257,8 @@ func finish(run *results.Run, opts runOptions, stdout, human io.Writer, gh githu
 		return withCode(ExitInterrupted, errors.New("interrupted: partial results written"))
 	case runFailed:
 		return silent(ExitRun)
+	case run.Invalid():
+		return withCode(ExitRun, invalidError(run))
 	case part:
 		return nil
 	}
@@ -404,4 +408,9 @@ func logDir(out string) string {
 		return ""
 	}
 	return out
+}
+
+// invalidError says why an invalid run was not judged, in one line.
+func invalidError(run *results.Run) error {
+	return fmt.Errorf("invalid run — not judged: %s", run.InvalidReason())
 }
