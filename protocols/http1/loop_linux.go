@@ -54,8 +54,10 @@ type httpLoop struct {
 	// head and tail end the list of the slots with a request in flight,
 	// oldest first (see link); noSlot when there is none.
 	head, tail int32
-	// opening counts the connections being opened (see loopConn.opening).
-	opening int
+	// opening counts the connections being opened (see loopConn.opening),
+	// sockets those open; maxSockets, once the system has refused one
+	// more, is how many it allows (0: no limit met yet).
+	opening, sockets, maxSockets int
 	// The open model's next arrival: number sent, due at due.
 	sent      int64
 	due       time.Time

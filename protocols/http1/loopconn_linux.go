@@ -39,6 +39,7 @@ type loopConn struct {
 	tried       int  // addresses that refused this request's connection
 	inPending   bool // bytes arrived while the request was still going out
 	hup         bool // the server has closed its end (or the socket failed)
+	unasked     bool // bytes came while no request was out: the next one fails
 	p           pushParser
 	buf         []byte
 	n           int // bytes of buf not parsed yet
@@ -69,6 +70,11 @@ func (l *httpLoop) issue(i int) {
 	c := &l.conns[i]
 	c.state, c.wrote, c.n = connWriting, 0, 0
 	c.p.reset(l.reqs[c.req].head, l.maxBody)
+	if c.unasked {
+		c.unasked = false
+		l.fail(i, protocols.KindProtocol, errUnasked)
+		return
+	}
 	if c.fd < 0 {
 		if c.dialAt.IsZero() {
 			c.dialAt = protocols.Now()
@@ -80,6 +86,7 @@ func (l *httpLoop) issue(i int) {
 		}
 		c.fd, c.reused, c.opening = fd, false, true
 		l.opening++
+		l.sockets++
 	}
 	l.write(i)
 }
@@ -91,6 +98,10 @@ func (l *httpLoop) issue(i int) {
 func (l *httpLoop) connectFailed(i int, op string, err error) {
 	c := &l.conns[i]
 	l.closeConn(c)
+	if l.outOfSockets(err) {
+		l.fail(i, protocols.KindOther, l.dialErrs.of(op, err))
+		return
+	}
 	if c.tried++; c.tried < len(l.socks) {
 		l.cur = (l.cur + 1) % len(l.socks)
 		l.issue(i)
@@ -200,7 +211,9 @@ func (l *httpLoop) onEvent(i int, events uint32) {
 		l.read(i)
 	default:
 		// An idle kept-alive connection became readable: the server closed
-		// it, or sent what was not asked for. Either way it is done.
+		// it, or sent what no request asked for, which the slot's next
+		// request is charged with (see peekIdle). Either way it is done.
+		c.unasked = c.fd >= 0 && peekIdle(uintptr(c.fd)) == idleUnasked
 		l.closeConn(c)
 	}
 }
@@ -289,9 +302,13 @@ func (l *httpLoop) complete(i int) {
 	r := c.p.result()
 	c.out.Status = r.status
 	c.out.Kind, c.out.Err = l.expect.verdict(r.status, r.bodyLen)
-	if r.close || l.reqs[c.req].close || c.n > 0 {
-		// Bytes after the response were not asked for: the connection's
-		// stream can no longer be trusted.
+	if c.n > 0 {
+		// More bytes came than the response holds: a second answer to one
+		// request, which is charged with it.
+		l.fail(i, protocols.KindProtocol, errUnasked)
+		return
+	}
+	if r.close || l.reqs[c.req].close {
 		l.closeConn(c)
 	} else {
 		c.reused = true
@@ -345,6 +362,7 @@ func (l *httpLoop) finish(i int) {
 func (l *httpLoop) closeConn(c *loopConn) {
 	if c.fd >= 0 {
 		_, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(c.fd), 0, 0)
+		l.sockets--
 	}
 	l.opened(c)
 	c.fd, c.events, c.reused, c.n, c.hup, c.inPending = -1, 0, false, 0, false, false

@@ -5,6 +5,8 @@ package http1
 import (
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/loadgate/loadgate/protocols"
 )
 
@@ -80,7 +82,22 @@ func (l *httpLoop) canSend() bool {
 	if n := len(l.idle); n > 0 && l.conns[l.idle[n-1]].fd >= 0 {
 		return true
 	}
-	return l.opening < maxOpening && (len(l.idle) > 0 || len(l.conns) < l.job.Slots)
+	return l.opening < maxOpening && (l.maxSockets == 0 || l.sockets < l.maxSockets) &&
+		(len(l.idle) > 0 || len(l.conns) < l.job.Slots)
+}
+
+// outOfSockets reports whether err says that this machine has no room for
+// another connection (its file descriptors or its ports ran out), which
+// the server has no part in; the open model then opens no more than are
+// open now, and its arrivals wait for one of them, late by the
+// generator's doing.
+func (l *httpLoop) outOfSockets(err error) bool {
+	switch err {
+	case unix.EMFILE, unix.ENFILE, unix.ENOBUFS, unix.ENOMEM, unix.EADDRNOTAVAIL:
+		l.maxSockets = max(1, l.sockets)
+		return true
+	}
+	return false
 }
 
 // freeSlot takes the idle slot used last, whose connection is the
