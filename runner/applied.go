@@ -50,10 +50,15 @@ func (p *PhaseResult) AppliedShare() (share float64, ok bool) {
 // running more than 10 ms late (p99) for arrivals it was free to send, or
 // the engine's own saturation verdict (which also sees arrivals dropped
 // while connections sat idle). Without any of these every connection was
-// waiting on the server, and the shortfall is the server's.
+// waiting on the server, and the shortfall is the server's. So it is when
+// some requests were still unanswered at the end of the phase's graceful
+// stop (errors.unfinished): the server held connections when the phase
+// ended, and the arrivals left over are its backlog — a server stalling
+// at the end of a phase on a busy machine, whose scheduler also ran late,
+// is not a generator that could not send.
 func (p *PhaseResult) Shortfall() string {
 	share, ok := p.AppliedShare()
-	if !ok || share >= AppliedTolerance {
+	if !ok || share >= AppliedTolerance || p.Errors.Unfinished > 0 {
 		return ""
 	}
 	why := ""

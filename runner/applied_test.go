@@ -37,6 +37,12 @@ func TestInvalidity(t *testing.T) {
 		{"saturated by the engine's verdict, yet every arrival left (a busy 2-core machine): judged",
 			open(200, 600, 0, Generator{CPU: 0.2, SchedLagP99: 18 * time.Millisecond, Saturated: true, Reason: "late"}), ""},
 		{"within the tolerance: 96 % sent by a late scheduler", open(1000, 960, 40, late), ""},
+		{"a server stalling at the end: 33 arrivals left behind 8 requests it never answered (a busy machine, 200/s)",
+			func() *PhaseResult {
+				p := open(200, 567, 33, Generator{CPU: 0.02, SchedLagP99: 12 * time.Millisecond, Saturated: true, Reason: "idle"})
+				p.Errors.Unfinished = 8
+				return p
+			}(), ""},
 		{"just outside it: 94 % sent", open(1000, 940, 60, Generator{CPU: 0.9}),
 			"the generator sent 94 % of the requested 1,000/s (940 of 1,000 due arrivals); loadgate used 90% of its CPU"},
 		{"a ramp is named as one",
