@@ -21,6 +21,34 @@ type Probe struct {
 	// Saturated marks a probe the generator, not the server, limited: it
 	// neither passes nor fails the SLO, and the search stops there.
 	Saturated bool `json:"saturated,omitempty"`
+	// Left counts the requests still waiting for an answer when the
+	// probe's step ended (abandoned, or unfinished after its graceful
+	// stop): a server with an unbounded queue may still be serving them
+	// while the next probe starts.
+	Left int64 `json:"left,omitempty"`
+	// Drain is what the probe did, before its measured step, so as not to
+	// start behind the backlog of the probe before it: set only when that
+	// probe failed.
+	Drain *ProbeDrain `json:"drain,omitempty"`
+}
+
+// ProbeDrain is how a probe after a failed one made sure the server had
+// served that one's backlog before its step was measured: an idle pause
+// long enough to serve what was left, then a warm-up extended until its
+// last two seconds show a steady state.
+type ProbeDrain struct {
+	// Pause is the idle time before the warm-up: the previous probe's
+	// Left at its achieved rate, and a tenth more; at most 30 s.
+	Pause time.Duration `json:"pause_ns"`
+	// Extensions counts the warm-ups run beyond the first, each as long
+	// as the first; at most 4.
+	Extensions int `json:"extensions"`
+	// Steady: the last two seconds of the warm-up showed neither a
+	// backlog draining nor one growing. False when the warm-up ran out of
+	// extensions while still draining, or showed the rate itself over
+	// capacity (then the step was measured at once).
+	Steady bool   `json:"steady"`
+	Note   string `json:"note"` // in words, e.g. "warm-up extended 2× until steady"
 }
 
 // SearchResult is what a capacity-search phase found.

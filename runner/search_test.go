@@ -112,8 +112,24 @@ func TestSearchPhaseProbesAndMerges(t *testing.T) {
 	if pr := p.Search.Probes[2]; pr.Passed || pr.Reason == "" {
 		t.Errorf("failed probe %+v has no reason", pr)
 	}
-	if len(log.started) != 2*len(p.Search.Probes) || !strings.Contains(log.started[1], "probe 1, grow 50/s") {
-		t.Errorf("progress shows %q, want a warm-up and a step per probe", log.started)
+	phases := 2 * len(p.Search.Probes)
+	for i, pr := range p.Search.Probes {
+		afterFail := i > 0 && !p.Search.Probes[i-1].Passed
+		switch {
+		case afterFail && pr.Drain == nil:
+			t.Errorf("probe %d follows a failed one but has no drain", i+1)
+		case !afterFail && pr.Drain != nil:
+			t.Errorf("probe %d follows a passed one but drained: %+v", i+1, *pr.Drain)
+		case pr.Drain != nil:
+			// One warm-up of one tick is no trend: at least one more is run.
+			if pr.Drain.Extensions < 1 || pr.Drain.Extensions > maxWarmupExtensions || pr.Drain.Note == "" {
+				t.Errorf("probe %d drained with %+v, want 1 to %d extensions and a note", i+1, *pr.Drain, maxWarmupExtensions)
+			}
+			phases += pr.Drain.Extensions
+		}
+	}
+	if len(log.started) != phases || !strings.Contains(log.started[1], "probe 1, grow 50/s") {
+		t.Errorf("progress shows %q, want a warm-up and a step per probe, and each warm-up extension", log.started)
 	}
 }
 

@@ -148,3 +148,160 @@ func TestSearchOutcome(t *testing.T) {
 		})
 	}
 }
+
+func TestDrainFrom(t *testing.T) {
+	tests := []struct {
+		name   string
+		probes []Probe
+		want   float64 // the rate of the probe to drain, 0 for none
+	}{
+		{"first probe: nothing to drain", nil, 0},
+		{"after a pass: its few in flight are no backlog", []Probe{pass(ProbeGrow, 100)}, 0},
+		{"after a failure: drain it", []Probe{pass(ProbeGrow, 100), fail(ProbeGrow, 200)}, 200},
+		{"only the last probe counts", []Probe{fail(ProbeGrow, 200), pass(ProbeBisect, 150)}, 0},
+		{"a saturated probe ends the search, and judged nothing", []Probe{{Rate: 400, Saturated: true}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := drainFrom(tt.probes)
+			if (got == nil) != (tt.want == 0) || got != nil && got.Rate != tt.want {
+				t.Errorf("drainFrom = %+v, want the probe at %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDrainPause(t *testing.T) {
+	tests := []struct {
+		name string
+		p    *Probe
+		want time.Duration
+	}{
+		{"no probe", nil, 0},
+		{"nothing left", &Probe{Rate: 1600, Achieved: 900, Left: 0}, 0},
+		{"1000 left by an overload the server took at 900/s: 1.11 s, plus a tenth", &Probe{Rate: 1600, Achieved: 900, Left: 1000}, 1222222222},
+		{"nothing achieved: at the requested rate", &Probe{Rate: 500, Left: 100}, 220 * time.Millisecond},
+		{"a backlog of minutes is waited for at most maxDrainPause", &Probe{Rate: 1000, Achieved: 10, Left: 1000}, maxDrainPause},
+		{"no rate at all: the longest pause", &Probe{Left: 5}, maxDrainPause},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := drainPause(tt.p); got != tt.want {
+				t.Errorf("drainPause = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLeftBehind(t *testing.T) {
+	tests := []struct {
+		name string
+		r    PhaseResult
+		want int64
+	}{
+		{"no series", PhaseResult{}, 0},
+		{"abandoned at the end: the last point's in flight", PhaseResult{Series: []Second{{InFlight: 1000}, {InFlight: 979}}}, 979},
+		{"graceful stop ran out: its unfinished", PhaseResult{Series: []Second{{InFlight: 3}},
+			Counters: Counters{Errors: ErrorCounts{Unfinished: 40}}}, 40},
+		{"all answered", PhaseResult{Series: []Second{{InFlight: 900}, {InFlight: 0}}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := leftBehind(&tt.r); got != tt.want {
+				t.Errorf("leftBehind = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSendingPoints(t *testing.T) {
+	series := []Second{{At: 0}, {At: 1}, {At: 2}, {At: 3}}
+	tests := []struct {
+		name          string
+		tick, sending time.Duration
+		want          int
+	}{
+		{"1 s of sending: one point, not the graceful stop's", time.Second, time.Second, 1},
+		{"2 s of sending", time.Second, 2 * time.Second, 2},
+		{"2.1 s: the third point is mostly not sending", time.Second, 2100 * time.Millisecond, 2},
+		{"2.9 s: the third point is, within a quarter tick", time.Second, 2900 * time.Millisecond, 3},
+		{"ticks of 50 ms, 100 ms of sending", 50 * time.Millisecond, 100 * time.Millisecond, 2},
+		{"shorter than a tick: no whole point", time.Second, 500 * time.Millisecond, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sendingPoints(series, tt.tick, tt.sending); len(got) != tt.want {
+				t.Errorf("%d sending points, want %d", len(got), tt.want)
+			}
+		})
+	}
+}
+
+// pt is a one-second point: answered requests, requests waiting at its
+// end, and p99 in milliseconds.
+func pt(completed, inFlight int64, p99ms float64) Second {
+	return Second{Completed: completed, InFlight: inFlight, P99: time.Duration(p99ms * float64(time.Millisecond))}
+}
+
+func TestWarmupTrend(t *testing.T) {
+	// At 800/s a one-second point has 800 arrivals; 5 % is 40.
+	tests := []struct {
+		name string
+		a, b Second
+		want int
+	}{
+		{"server keeping up: same counts, p99 of its service time", pt(800, 4, 6), pt(799, 5, 8), trendSteady},
+		{"noise within 5 % and half again", pt(790, 4, 6), pt(830, 40, 10), trendSteady},
+		{"backlog draining: fewer waiting", pt(870, 900, 1100), pt(880, 300, 900), trendDraining},
+		{"backlog draining: latency falling", pt(820, 20, 400), pt(810, 5, 30), trendDraining},
+		{"catching up: more answered than arrive", pt(700, 40, 30), pt(900, 30, 25), trendDraining},
+		{"the oldest waiting request is latency too", Second{Completed: 800, InFlight: 5, P99: 8e6, OldestWait: 2e9}, pt(800, 5, 8), trendDraining},
+		{"over capacity: more waiting each second", pt(700, 300, 350), pt(700, 400, 450), trendGrowing},
+		{"over capacity: latency rising", pt(800, 10, 10), pt(800, 20, 60), trendGrowing},
+		{"over capacity at the max_in_flight cap: fewer answered than arrive", pt(700, 1000, 1400), pt(700, 1000, 1500), trendGrowing},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, why := warmupTrend(800, time.Second, 0.05, tt.a, tt.b)
+			if got != tt.want || (got != trendSteady) != (why != "") {
+				t.Errorf("trend %d (%q), want %d", got, why, tt.want)
+			}
+		})
+	}
+}
+
+func TestWarmupNext(t *testing.T) {
+	steady := []Second{pt(800, 4, 6), pt(800, 4, 7)}
+	draining := []Second{pt(870, 900, 1100), pt(880, 300, 900)}
+	growing := []Second{pt(700, 300, 350), pt(700, 400, 450)}
+	tests := []struct {
+		name       string
+		pts        []Second
+		dropped    bool
+		extensions int
+		extend     bool
+		steady     bool
+		note       string
+	}{
+		{"one point is no trend: extend", steady[:1], false, 0, true, false, ""},
+		{"two steady points in the first warm-up", steady, false, 0, false, true, "warm-up steady"},
+		{"steady after two extensions", steady, false, 2, false, true, "warm-up extended 2× until steady"},
+		{"still draining: extend", draining, false, 1, true, false, ""},
+		{"still draining after the last extension: measured, and said",
+			draining, false, maxWarmupExtensions, false, false, "warm-up extended 4× and still draining (requests waiting fell from 900 to 300): measured anyway"},
+		{"growing: over capacity, no point waiting",
+			growing, false, 1, false, false, "backlog growing in the warm-up (requests waiting grew from 300 to 400): the rate is over capacity, measured at once"},
+		{"arrivals dropped at max_in_flight: over capacity",
+			steady[:1], true, 0, false, false, "max_in_flight turned arrivals away in the warm-up: the rate is over capacity, measured at once"},
+		{"never two points, out of extensions",
+			nil, false, maxWarmupExtensions, false, false, "warm-up extended 4× without two whole ticks to compare: measured anyway"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			extend, steady, note := warmupNext(800, time.Second, 0.05, tt.pts, tt.dropped, tt.extensions)
+			if extend != tt.extend || steady != tt.steady || note != tt.note {
+				t.Errorf("warmupNext = %v, %v, %q; want %v, %v, %q", extend, steady, note, tt.extend, tt.steady, tt.note)
+			}
+		})
+	}
+}

@@ -63,7 +63,7 @@ func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 			reason = why
 			break
 		}
-		r, a, err := runProbe(ctx, scenario, c, ph, cfg, probeLabel(label, len(probes)+1, kind, rate), rate, start)
+		r, drain, a, err := runProbe(ctx, scenario, c, ph, cfg, probeLabel(label, len(probes)+1, kind, rate), rate, start, drainFrom(probes))
 		if err != nil {
 			return nil, err
 		}
@@ -76,10 +76,15 @@ func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 			break
 		}
 		p := judgeProbe(c, ph, cfg, kind, rate, r)
+		p.Drain = drain
 		probes = append(probes, p)
-		cfg.Logger.Info().Str("case", c.ID).Str("phase", ph.Name).Str("kind", kind).Float64("rate", rate).
+		ev := cfg.Logger.Info().Str("case", c.ID).Str("phase", ph.Name).Str("kind", kind).Float64("rate", rate).
 			Float64("achieved", p.Achieved).Dur("p99", p.P99).Bool("passed", p.Passed).Bool("saturated", p.Saturated).
-			Str("reason", p.Reason).Msg("probe judged")
+			Str("reason", p.Reason).Int64("left", p.Left)
+		if drain != nil {
+			ev = ev.Dur("drain_pause", drain.Pause).Str("drain", drain.Note)
+		}
+		ev.Msg("probe judged")
 	}
 	if aborted != nil {
 		reason = fmt.Sprintf("stopped by the abort rule %q", aborted.Name)
@@ -100,30 +105,69 @@ func probeLabel(label string, n int, kind string, rate float64) string {
 }
 
 // runProbe loads the case at rate: its warm-up, unmeasured, then its
-// step; the step's result is nil when the run stopped during the warm-up.
-// An abort rule that stopped either comes back with its time counted from
-// since, the search's start.
-func runProbe(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string, rate float64, since time.Time) (*PhaseResult, *Aborted, error) {
-	s := ph.Search
-	warmup := s.ProbeWarmup
-	if warmup <= 0 {
-		warmup = defaultProbeWarmup
+// step; the step's result is nil when the run stopped before it. After a
+// failed probe, prev, the warm-up first makes sure the server has served
+// what prev left (warmUp), and says how in the ProbeDrain. An abort rule
+// that stopped either comes back with its time counted from since, the
+// search's start.
+func runProbe(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string, rate float64, since time.Time, prev *Probe) (*PhaseResult, *ProbeDrain, *Aborted, error) {
+	load := scenarios.Phase{Name: ph.Name, Pos: ph.Pos, Warmup: true, Duration: probeWarmup(ph.Search),
+		Rate: scenarios.Rate{From: rate, To: rate}, MaxInFlight: ph.Search.MaxInFlight, GracefulStop: ph.GracefulStop}
+	drain, a, err := warmUp(ctx, scenario, c, ph, cfg, &load, label, since, prev)
+	if err != nil || a != nil || ctx.Err() != nil {
+		return nil, drain, a, err
 	}
-	load := scenarios.Phase{Name: ph.Name, Pos: ph.Pos, Warmup: true, Duration: warmup,
-		Rate: scenarios.Rate{From: rate, To: rate}, MaxInFlight: s.MaxInFlight}
-	w, err := runPhase(ctx, scenario, c, &load, cfg, label+", warm-up")
-	if err != nil {
-		return nil, nil, err
-	}
-	if w.Aborted != nil || ctx.Err() != nil {
-		return nil, sinceSearch(w, since), nil
-	}
-	load.Warmup, load.Duration = false, s.Step
+	load.Warmup, load.Duration = false, ph.Search.Step
 	r, err := runPhase(ctx, scenario, c, &load, cfg, label)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return r, sinceSearch(r, since), nil
+	return r, drain, sinceSearch(r, since), nil
+}
+
+// probeWarmup is a probe's warm-up, or the default.
+func probeWarmup(s *scenarios.Search) time.Duration {
+	if s.ProbeWarmup > 0 {
+		return s.ProbeWarmup
+	}
+	return defaultProbeWarmup
+}
+
+// warmUp runs the warm-up load of a probe. After a failed probe prev it
+// first waits idle for drainPause, then runs the warm-up again while
+// warmupNext asks for it; the ProbeDrain (nil without prev) says what was
+// done.
+func warmUp(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, load *scenarios.Phase, label string, since time.Time, prev *Probe) (*ProbeDrain, *Aborted, error) {
+	var drain *ProbeDrain
+	if prev != nil {
+		drain = &ProbeDrain{Pause: drainPause(prev)}
+		if drain.Pause > 0 && !sleepCtx(ctx, cfg.Clock, drain.Pause) {
+			return drain, nil, nil
+		}
+	}
+	var pts []Second
+	for n := 0; ; n++ {
+		l := label + ", warm-up"
+		if n > 0 {
+			l = fmt.Sprintf("%s, warm-up %d", label, n+1)
+		}
+		w, err := runPhase(ctx, scenario, c, load, cfg, l)
+		if err != nil {
+			return drain, nil, err
+		}
+		if w.Aborted != nil || ctx.Err() != nil {
+			return drain, sinceSearch(w, since), nil
+		}
+		if drain == nil {
+			return nil, nil, nil
+		}
+		pts = append(pts, sendingPoints(w.Series, cfg.Tick, load.Duration)...)
+		extend, steady, note := warmupNext(load.Rate.From, cfg.Tick, precisionOf(ph), pts, w.Dropped > 0, n)
+		if !extend {
+			drain.Extensions, drain.Steady, drain.Note = n, steady, note
+			return drain, nil, nil
+		}
+	}
 }
 
 // sinceSearch is r's abort, if any, timed from the search's start rather
@@ -143,7 +187,8 @@ func sinceSearch(r *PhaseResult, since time.Time) *Aborted {
 func judgeProbe(c *scenarios.Case, ph *scenarios.Phase, cfg *Config, kind string, rate float64, r *PhaseResult) Probe {
 	st := Summarize([]*PhaseResult{r})
 	p := Probe{Kind: kind, Rate: rate, Achieved: st.RPS, Requests: r.Requests, Failed: r.Failed,
-		ErrorRate: st.ErrorRate, P50: st.Latency.P50, P99: st.Latency.P99, Start: r.Start, Elapsed: r.Elapsed}
+		ErrorRate: st.ErrorRate, P50: st.Latency.P50, P99: st.Latency.P99, Start: r.Start, Elapsed: r.Elapsed,
+		Left: leftBehind(r)}
 	if r.Generator.Saturated && !cfg.ignoreSaturation {
 		p.Saturated, p.Reason = true, r.Generator.Reason
 		return p
