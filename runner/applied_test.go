@@ -39,10 +39,16 @@ func TestInvalidity(t *testing.T) {
 		{"within the tolerance: 96 % sent by a late scheduler", open(1000, 960, 40, late), ""},
 		{"a server stalling at the end: 33 arrivals left behind 8 requests it never answered (a busy machine, 200/s)",
 			func() *PhaseResult {
-				p := open(200, 567, 33, Generator{CPU: 0.02, SchedLagP99: 12 * time.Millisecond, Saturated: true, Reason: "idle"})
+				p := open(200, 567, 33, Generator{CPU: 0.02, SchedLagP99: 4700 * time.Microsecond, Saturated: true, Reason: "idle"})
 				p.Errors.Unfinished = 8
 				return p
 			}(), ""},
+		{"a flood: 1,000 requests unanswered by the end too, but behind a scheduler 365 ms late: the generator's",
+			func() *PhaseResult {
+				p := open(2e6, 10658, 994671, Generator{CPU: 0.17, SchedLagP99: 365 * time.Millisecond, Saturated: true, Reason: "late"})
+				p.Errors.Unfinished = 1000
+				return p
+			}(), "the generator sent 1.1 % of the requested 2,000,000/s (10,658 of 1,005,329 due arrivals); late"},
 		{"just outside it: 94 % sent", open(1000, 940, 60, Generator{CPU: 0.9}),
 			"the generator sent 94 % of the requested 1,000/s (940 of 1,000 due arrivals); loadgate used 90% of its CPU"},
 		{"a ramp is named as one",
