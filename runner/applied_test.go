@@ -49,12 +49,16 @@ func TestInvalidity(t *testing.T) {
 				p.Errors.Unfinished = 1000
 				return p
 			}(), "the generator sent 1.1 % of the requested 2,000,000/s (10,658 of 1,005,329 due arrivals); late"},
-		{"just outside it: 94 % sent", open(1000, 940, 60, Generator{CPU: 0.9}),
-			"the generator sent 94 % of the requested 1,000/s (940 of 1,000 due arrivals); loadgate used 90% of its CPU"},
+		{"just outside it: 94 % of 3 s sent", open(1000, 2820, 180, Generator{CPU: 0.9}),
+			"the generator sent 94 % of the requested 1,000/s (2,820 of 3,000 due arrivals); loadgate used 90% of its CPU"},
 		{"a ramp is named as one",
 			&PhaseResult{Name: "m", Rate: &scenarios.Rate{From: 100, To: 5000}, Counters: Counters{Requests: 10}, Dropped: 990, Generator: late},
 			"the generator sent 1.0 % of the requested 100→5,000/s (10 of 1,000 due arrivals); " + late.Reason},
 		{"nothing due (a phase that ended at once)", open(1000, 0, 0, late), ""},
+		{"a 300 ms phase at 200/s ending 7 arrivals behind a 35 ms lag: the end of the schedule, within the slack",
+			open(200, 53, 7, late), ""},
+		{"21 arrivals owed at 200/s: beyond 100 ms of the schedule", open(200, 79, 21, late),
+			"the generator sent 79 % of the requested 200/s (79 of 100 due arrivals); " + late.Reason},
 		{"a capacity search the generator stopped",
 			&PhaseResult{Name: "m", Search: &SearchResult{LimitedByGenerator: true, Capacity: 19200.4}},
 			"the generator limited the capacity search: capacity ≥ 19,200/s"},
