@@ -75,6 +75,11 @@ type CaseMetrics struct {
 	// the generator's own scheduling error, or the wait behind max_in_flight
 	// when the server fell behind; zero in the closed model.
 	SendLag runner.Distribution `expr:"send_lag"`
+	// StallMax is the longest stall of the measured phases: a time of at
+	// least runner.MinStall (1 s) in which requests were waiting and the
+	// server answered none, what a frozen server looks like however short
+	// its phase; 0 when there was none. A duration: `stall_max < 2s`.
+	StallMax time.Duration `expr:"stall_max"`
 	// Trials is how many times the measured phases ran (trials: N); 1 when
 	// they ran once. With trials, rps is the median trial's.
 	Trials int `expr:"trials"`
@@ -222,7 +227,7 @@ func metricsOf(s runner.Stats) Metrics {
 // caseMetricsOf converts the figures of a case's measured phases and, when
 // it was sampled, its server's usage.
 func caseMetricsOf(st runner.Stats, u *sut.Usage) CaseMetrics {
-	cm := CaseMetrics{Metrics: metricsOf(st), Dropped: st.Dropped, SendLag: st.SendLag, Trials: 1,
+	cm := CaseMetrics{Metrics: metricsOf(st), Dropped: st.Dropped, SendLag: st.SendLag, StallMax: st.StallMax, Trials: 1,
 		Generator: GeneratorMetrics{CPU: st.Generator.CPU, Saturated: st.Generator.Saturated, SchedLag: st.Generator.SchedLagP99}}
 	if st.Trials != nil {
 		cm.Trials, cm.RPSCV = st.Trials.N, st.Trials.RPSCV

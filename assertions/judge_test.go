@@ -460,11 +460,11 @@ func TestJudgeGeneratorHealth(t *testing.T) {
 	busy.Generator = runner.Generator{CPU: 0.97, SchedLagP99: 40 * time.Millisecond, Saturated: true, Reason: "late"}
 	healthy := openPhase(load{latency: time.Millisecond, n: 1000}, 300*time.Microsecond, 0)
 	healthy.Generator = runner.Generator{CPU: 0.2}
-	// Busy and 10 % of the arrivals never left: not judged at all.
-	starved := openPhase(load{latency: time.Millisecond, n: 900}, 20*time.Millisecond, 100)
+	// Busy and 30 % of the arrivals never left: not judged at all.
+	starved := openPhase(load{latency: time.Millisecond, n: 700}, 20*time.Millisecond, 300)
 	starved.Generator = busy.Generator
 	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{caseOf("web", 1, busy), caseOf("web", 2, healthy), caseOf("web", 3, starved)}}
-	notJudged := ReasonInvalid + "phase steady: the generator sent 90 % of the requested 1,000/s (900 of 1,000 due arrivals); late"
+	notJudged := ReasonInvalid + "phase steady: the generator sent 70 % of the requested 1,000/s (700 of 1,000 due arrivals); late"
 	want := []brief{
 		{Case: "web concurrency=1", Rule: "!generator.saturated", Status: StatusFail, Actual: "generator.saturated = true"},
 		{Case: "web concurrency=1", Rule: "generator.cpu < 90%", Status: StatusFail, Actual: "generator.cpu = 0.97"},
@@ -531,5 +531,28 @@ func TestJudgeStatusCodes(t *testing.T) {
 	got := briefs(mustCompile(t, at(2, 5, `status["200"] == 0`)).Judge(none, JudgeOptions{}))
 	if len(got) != 1 || got[0].Status != StatusPass {
 		t.Errorf("nil status: verdicts = %+v, want a pass", got)
+	}
+}
+
+func TestJudgeStallMax(t *testing.T) {
+	frozen := phase("m", false, 5*time.Second, load{latency: time.Millisecond, n: 100})
+	frozen.Stalls = []runner.Stall{{At: time.Second, Duration: 2 * time.Second, Waiting: 4}, {At: 4 * time.Second, Duration: 1200 * time.Millisecond, Waiting: 1}}
+	frozen.Series = nil
+	calm := phase("m", false, 5*time.Second, load{latency: time.Millisecond, n: 100})
+	for _, tt := range []struct {
+		name   string
+		p      *runner.PhaseResult
+		rule   string
+		status Status
+		actual string
+	}{
+		{"the longest of two stalls", frozen, "stall_max < 1s", StatusFail, "stall_max = 2s"},
+		{"within a generous bound", frozen, "stall_max <= 2s", StatusPass, "stall_max = 2s"},
+		{"no stall reads 0", calm, "stall_max == 0s", StatusPass, "stall_max = 0s"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := &runner.ScenarioResult{Cases: []*runner.CaseResult{caseOf("web", 1, tt.p)}}
+			judgeOne(t, res, tt.rule, tt.status, tt.actual)
+		})
 	}
 }
