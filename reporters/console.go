@@ -209,6 +209,15 @@ func progressLine(s runner.Snapshot) string {
 		b.WriteString(" (" + fmtPct(float64(s.Failed)/float64(s.Completed)) + ")")
 	}
 	b.WriteString("  p99 " + fmtDur(s.P99))
+	if s.OldestWait >= time.Second {
+		// A request waiting this long says more than the p99 of those
+		// that came back: the server may have stopped answering.
+		b.WriteString("  " + group(s.InFlight) + " waiting, oldest " + fmtElapsed(s.OldestWait))
+	}
+	if s.Stopping {
+		b.WriteString("  stopping: waiting for " + group(s.InFlight) + " in flight")
+		return b.String()
+	}
 	if left, ok := eta(s); ok {
 		b.WriteString("  ETA " + fmtElapsed(left))
 	}

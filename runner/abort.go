@@ -92,14 +92,23 @@ func newAbortWatch(cfg *Config, c *scenarios.Case, ph *scenarios.Phase) *abortWa
 }
 
 // check asks the judge about the phase so far (elapsed since it started);
-// a failing rule comes back with its case, phase and time filled in.
-func (w *abortWatch) check(res *PhaseResult, elapsed time.Duration) *Aborted {
+// a failing rule comes back with its case, phase and time filled in. The
+// requests still waiting on board that have waited a tick or more count
+// in the latency the rules see, as the lower bounds they are: a window in
+// which nothing was answered is evidence, not "no data".
+func (w *abortWatch) check(res *PhaseResult, elapsed time.Duration, board *waitBoard) *Aborted {
 	a := w.judge(w.c, w.ph, elapsed, func(window time.Duration) Stats {
+		var st Stats
 		if window <= 0 {
-			return Summarize([]*PhaseResult{{Counters: res.Counters, Elapsed: elapsed, Latency: res.Latency,
+			lat := NewHistogram()
+			lat.Merge(res.Latency)
+			_, waiting := board.scan(elapsed, lat, w.tick)
+			st = Summarize([]*PhaseResult{{Counters: res.Counters, Elapsed: elapsed, Latency: lat,
 				FailedLatency: res.FailedLatency, Connect: res.Connect, Dropped: res.Dropped, Generator: res.Generator}})
+			st.Waiting = waiting
+			return st
 		}
-		return w.window(window)
+		return w.window(window, elapsed, board)
 	})
 	if a == nil {
 		return nil
@@ -117,13 +126,17 @@ func (w *abortWatch) check(res *PhaseResult, elapsed time.Duration) *Aborted {
 	return &out
 }
 
-// window is the Stats of the last window of the phase, in whole ticks.
-func (w *abortWatch) window(window time.Duration) Stats {
+// window is the Stats of the last window of the phase, in whole ticks,
+// with the requests waiting on board at elapsed.
+func (w *abortWatch) window(window, elapsed time.Duration, board *waitBoard) Stats {
 	window = min(window, maxAbortWindow)
 	k := max(1, int((window+w.tick-1)/w.tick))
 	w.ring.grow(k)
 	c, lat, n := w.ring.last(k)
-	return Summarize([]*PhaseResult{{Counters: c, Elapsed: time.Duration(n) * w.tick, Latency: lat}})
+	_, waiting := board.scan(elapsed, lat, w.tick)
+	st := Summarize([]*PhaseResult{{Counters: c, Elapsed: time.Duration(n) * w.tick, Latency: lat}})
+	st.Waiting = waiting
+	return st
 }
 
 // phaseAbort is the abort recorded on a phase of cases, the one reports

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -42,10 +43,10 @@ type Config struct {
 	// Kill, when closed, ends every server under test with SIGKILL at once
 	// instead of waiting out its stop timeout (a second Ctrl-C).
 	Kill <-chan struct{}
-	// Clock times the requests, paces the open model, ends the phases and
-	// reads the generator's CPU. nil = WallClock. (Progress ticks and the
-	// grace period stay on the wall clock: they pace reporting, not the
-	// measurement.)
+	// Clock times the requests, paces the open model, ends the phases,
+	// ticks (stalls and abort windows are measurements too) and reads the
+	// generator's CPU. nil = WallClock. (Grace stays on the wall clock: it
+	// guards against a client that ignores its context.)
 	Clock Clock
 
 	// Judge holds the rule evaluations the engine needs while it runs
@@ -182,11 +183,25 @@ type phaseRun struct {
 	flow      bool // the target runs a flow: workers iterate, not request
 	clock     Clock
 	start     time.Time
-	end       time.Time // the phase's hard deadline
-	shards    []*shard
-	weights   []int // cumulative weights of the request mix
-	claimed   atomic.Int64
-	inFlight  atomic.Int64
+	end       time.Time // when the phase stops sending: its duration, or the run's hard deadline
+	// grace is how long requests in flight at end may take to be answered
+	// (graceful_stop, at most the target's timeout); reqCtx, which every
+	// request is sent with, ends then, or at once on an interrupt or an
+	// abort, and a request it cut short is a failure of KindUnfinished.
+	grace      time.Duration
+	reqCtx     context.Context
+	cancelReqs context.CancelFunc
+	// board holds when every request in flight was due, for the
+	// collector: a request still waiting is evidence of its latency.
+	board  waitBoard
+	stalls stallWatch // owned by the collector's goroutine
+	// giveUp is when the requests still waiting were given up, from the
+	// phase's start: the end of its graceful stop, or an abort's time.
+	giveUp   atomic.Int64
+	shards   []*shard
+	weights  []int // cumulative weights of the request mix
+	claimed  atomic.Int64
+	inFlight atomic.Int64
 	// exhausted is set when a user found a data source with no row left
 	// (on_exhausted: stop): the open model's scheduler then stops.
 	exhausted atomic.Bool
@@ -298,31 +313,44 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	cpu0 := clock.CPU()
 	res.Start = clock.Now()
 	pr.start = res.Start
-	phaseCtx, cancel := clock.WithTimeout(ctx, limit)
+	pr.grace = gracefulStop(ph, &c.Target)
+	res.GracefulStop = pr.grace
+	// Two contexts: sending stops at the phase's end (phaseCtx), the
+	// requests already sent may be answered until the graceful stop has
+	// passed too (reqCtx). An interrupt or an abort ends both at once.
+	reqCtx, cancelReqs := clock.WithTimeout(ctx, limit+pr.grace)
+	defer cancelReqs()
+	pr.reqCtx, pr.cancelReqs = context.WithCancel(reqCtx)
+	defer pr.cancelReqs()
+	phaseCtx, cancel := clock.WithTimeout(pr.reqCtx, limit)
 	defer cancel()
 	phaseCtx, pr.stop = context.WithCancel(phaseCtx)
 	defer pr.stop()
 	pr.end = res.Start.Add(limit)
+	pr.giveUp.Store(int64(limit + pr.grace))
 	var sent atomic.Int64
+	// The first tick is armed before any load, so that it falls a tick
+	// after the phase's start however late await begins.
+	ticker := clock.NewTimer(cfg.Tick)
+	defer ticker.Stop()
 	var done <-chan struct{}
 	if loops != nil {
-		done = pr.startLoops(phaseCtx, loops, parallel, &sent)
+		done = pr.startLoops(loops, parallel, &sent)
 	} else {
 		done = pr.startWorkers(phaseCtx, open, parallel, &sent)
 	}
-	second := pr.await(phaseCtx, done, cfg, col, res, &snap)
+	second := pr.await(done, ticker, cfg, col, res, &snap)
 	res.End = clock.Now()
 	if ph.Duration > 0 && res.End.Sub(res.Start) > ph.Duration {
-		// Requests still running at the deadline were abandoned, not counted,
-		// so the time spent winding them down is not measured time either.
+		// The requests answered in the graceful stop were sent within the
+		// duration and are counted; the time spent waiting for them is
+		// not load, so it is not measured time either.
 		res.End = res.Start.Add(ph.Duration)
 	}
 	res.Elapsed = res.End.Sub(res.Start)
-	col.drain()
-	if col.pending.Requests > 0 {
-		col.closeSecond(second, pr.inFlight.Load())
-	}
+	pr.finish(col, res, second)
 	res.Interrupted = ctx.Err() != nil && res.Aborted == nil
+	res.Ended, res.EndedDetail = pr.ended(ctx, res, &sent)
 	res.Generator.CPU = cpuShare(clock.CPU()-cpu0, clock.Since(res.Start))
 	if open {
 		pr.openFigures(res, done, &sent)
@@ -387,43 +415,95 @@ func (pr *phaseRun) startWorkers(ctx context.Context, open bool, parallel int, s
 }
 
 // await closes a second of the time series every tick and reports
-// progress until the workers are done, or the phase's deadline plus the
-// grace period has passed; it returns the number of seconds closed.
-func (pr *phaseRun) await(phaseCtx context.Context, done <-chan struct{}, cfg *Config, col *collector, res *PhaseResult, snap *Snapshot) int {
-	ticker := time.NewTicker(cfg.Tick)
-	defer ticker.Stop()
-	var grace <-chan time.Time
-	deadline := phaseCtx.Done()
+// progress until the workers are done, also through the graceful stop;
+// once the requests' context has ended, it gives the clients Config.Grace
+// to return. It returns the number of seconds closed.
+//
+// Ticks are on the engine's clock: stalls and abort windows are
+// measurements, decided the same on a busy machine as on an idle one.
+func (pr *phaseRun) await(done <-chan struct{}, ticker Timer, cfg *Config, col *collector, res *PhaseResult, snap *Snapshot) int {
+	var late <-chan time.Time
+	reqsEnded := pr.reqCtx.Done()
 	second := 0
 	last := res.Start
 	for {
 		select {
 		case <-done:
 			return second
-		case <-deadline:
-			grace = time.After(cfg.Grace)
-			deadline = nil // workers have seen it; now only wait for them
-		case <-grace:
-			cfg.Logger.Warn().Str("case", snap.Case).Str("phase", snap.Phase).
-				Int64("in_flight", pr.inFlight.Load()).Msg("in-flight requests did not stop in time; abandoning them")
+		case <-reqsEnded:
+			late = time.After(cfg.Grace)
+			reqsEnded = nil // the clients have seen it; now only wait for them
+		case <-late:
+			pr.abandonLate(cfg, col, snap)
 			return second
-		case <-ticker.C:
-			now := pr.clock.Now()
-			pt := col.closeSecond(second, pr.inFlight.Load())
+		case now := <-ticker.C():
+			// The tick's own time, not when this goroutine got to it: a
+			// busy machine must not stretch what the tick saw.
+			ticker.Reset(cfg.Tick - pr.clock.Since(res.Start)%cfg.Tick)
+			pt := pr.tick(col, second, now.Sub(res.Start))
 			second++
-			if cfg.Observer != nil {
-				snap.update(res, now.Sub(res.Start), pt.Completed-pt.Errors, now.Sub(last), pt.InFlight)
-				cfg.Observer.Progress(*snap)
-			}
-			last = now
 			if pr.watch != nil && res.Aborted == nil {
-				if res.Aborted = pr.watch.check(res, now.Sub(res.Start)); res.Aborted != nil {
+				if res.Aborted = pr.watch.check(res, now.Sub(res.Start), &pr.board); res.Aborted != nil {
 					pr.abort(cfg, res.Aborted)
 					ticker.Stop() // the phase is over: no more seconds to close
 				}
 			}
+			if cfg.Observer != nil {
+				snap.update(res, now.Sub(res.Start), pt.Completed-pt.Errors, now.Sub(last), pt.InFlight)
+				snap.OldestWait, snap.Stopping = pt.OldestWait, !now.Before(pr.end)
+				cfg.Observer.Progress(*snap)
+			}
+			last = now
 		}
 	}
+}
+
+// tick closes second at elapsed, with the requests still waiting, and
+// looks for a stall.
+func (pr *phaseRun) tick(col *collector, second int, elapsed time.Duration) Second {
+	inFlight := pr.inFlight.Load()
+	oldest, _ := pr.board.scan(elapsed, nil, 0)
+	pt, answers := col.closeSecond(second, inFlight, oldest)
+	// Past the give-up time the requests in flight are being cut: no
+	// stall lasts longer than that, however late the clients return.
+	waiting, since := inFlight, oldest
+	if answers.gaveUp > inFlight {
+		// Given up since the last tick: they waited since the last
+		// answer at least.
+		waiting, since = answers.gaveUp, elapsed
+	}
+	pr.stalls.observe(pr.gaveUpAt(elapsed), answers, waiting, since)
+	return pt
+}
+
+// finish closes the phase's last second and its stalls, once its workers
+// are done: the requests given up at the end are unfinished, and a
+// stall that lasted to the end includes the graceful stop they waited.
+func (pr *phaseRun) finish(col *collector, res *PhaseResult, second int) {
+	col.drain()
+	end := pr.gaveUpAt(pr.clock.Since(res.Start))
+	// Every unfinished request was waiting until the end.
+	pr.stalls.observe(end, col.answers, col.total.Errors.Unfinished, end)
+	if col.pending.Requests > 0 {
+		col.closeSecond(second, pr.inFlight.Load(), 0)
+	}
+	res.Stalls = pr.stalls.done()
+}
+
+// abandonLate counts the requests whose clients did not return Config.Grace
+// after their context ended as unfinished, without a latency: a client
+// that ignores its context must not make a request vanish.
+func (pr *phaseRun) abandonLate(cfg *Config, col *collector, snap *Snapshot) {
+	n := pr.inFlight.Load()
+	cfg.Logger.Error().Str("case", snap.Case).Str("phase", snap.Phase).Int64("in_flight", n).
+		Msg("clients did not return after their requests were cut; counting those requests unfinished")
+	col.pending.Requests += n
+	col.pending.Failed += n
+	col.pending.Errors.Unfinished += n
+	col.total.Requests += n
+	col.total.Failed += n
+	col.total.Errors.Unfinished += n
+	col.total.noteError(protocols.KindUnfinished, errUnfinished.Error())
 }
 
 // abort stops the phase's load at once and, through Run, the rest of the
@@ -433,6 +513,9 @@ func (pr *phaseRun) abort(cfg *Config, a *Aborted) {
 	cfg.Logger.Warn().Str("case", a.Case).Str("phase", a.Phase).Str("rule", a.Rule).
 		Dur("at", a.At).Str("actual", a.Actual).Msg("abort rule failed; stopping the run")
 	pr.stop()
+	// The answer is known: requests in flight are not waited for.
+	pr.giveUp.Store(int64(a.At))
+	pr.cancelReqs()
 	if cfg.stopRun != nil {
 		cfg.stopRun(a)
 	}
@@ -515,7 +598,7 @@ func (pr *phaseRun) closeClients() {
 }
 
 // closedWorker is one closed-model worker: request, wait for the response,
-// think, repeat, until the phase's deadline or request limit.
+// think, repeat, until the phase stops sending or its request limit.
 func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl protocols.Client, sh *shard) {
 	ph := pr.phase
 	if at := rampStart(ph, w); at > 0 && !sleepCtx(ctx, pr.clock, at) {
@@ -527,8 +610,9 @@ func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl protocols.Client
 		think = pr.clock.NewTimer(time.Hour)
 		think.Stop()
 	}
+	wait := pr.board.worker()
 	var out protocols.Outcome
-	for ctx.Err() == nil {
+	for now := pr.clock.Now(); pr.sending(ctx, now); {
 		if ph.Requests > 0 && pr.claimed.Add(1) > ph.Requests {
 			return
 		}
@@ -536,15 +620,14 @@ func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl protocols.Client
 		pr.inFlight.Add(1)
 		// In the closed model a request is due when its worker is ready,
 		// so latency runs from here, not from when the bytes left.
-		start := pr.clock.Now()
-		cl.Do(ctx, req, &out)
-		done := pr.clock.Now()
-		latency := done.Sub(start)
+		start := now
+		waitingSince(wait, start.Sub(pr.start))
+		cl.Do(pr.reqCtx, req, &out)
+		now = pr.clock.Now()
+		at := pr.settle(&out, now.Sub(pr.start))
+		sh.record(req, at, at-start.Sub(pr.start), 0, &out)
+		idle(wait)
 		pr.inFlight.Add(-1)
-		if out.Kind != protocols.KindNone && pr.cutShort(ctx, done) {
-			return
-		}
-		sh.record(req, latency, 0, &out)
 		if think != nil {
 			think.Reset(ph.ThinkTime)
 			select {
@@ -553,18 +636,40 @@ func (pr *phaseRun) closedWorker(ctx context.Context, w int, cl protocols.Client
 				return
 			case <-think.C():
 			}
+			now = pr.clock.Now()
 		}
 	}
 }
 
-// cutShort reports whether a request that failed at done was cut short by
-// the phase's end rather than failed by the server: such a request is not
-// completed, so it is neither counted nor timed. The phase's deadline is
-// checked as well as ctx: a client that fails instantly once the deadline
-// has passed (a dialer does, without a system call) would otherwise count
-// failures in a tight loop until the context's timer has run.
-func (pr *phaseRun) cutShort(ctx context.Context, done time.Time) bool {
-	return ctx.Err() != nil || (!pr.end.IsZero() && !done.Before(pr.end))
+// sending reports whether a worker may start another request at now: the
+// phase has not stopped sending.
+func (pr *phaseRun) sending(ctx context.Context, now time.Time) bool {
+	return ctx.Err() == nil && now.Before(pr.end)
+}
+
+// errUnfinished is the failure of a request still waiting when the
+// phase's graceful stop ran out, or when the run was interrupted or
+// aborted.
+var errUnfinished = errors.New("no response by the end of the phase and its graceful stop")
+
+// settle makes a request that failed because its context ended (the
+// graceful stop ran out, an interrupt, an abort) what it is: unfinished,
+// a failure of the server to answer in time, not of the kind the client
+// saw when it was cut. It returns when the request ended, from the
+// phase's start, given that its client returned at: an unfinished one
+// ended when it was given up, however late its goroutine woke.
+func (pr *phaseRun) settle(out *protocols.Outcome, at time.Duration) time.Duration {
+	if out.Kind != protocols.KindNone && pr.reqCtx.Err() != nil {
+		out.Kind, out.Err = protocols.KindUnfinished, errUnfinished
+		return pr.gaveUpAt(at)
+	}
+	return at
+}
+
+// gaveUpAt is at, or when the phase gave its requests up if that was
+// earlier.
+func (pr *phaseRun) gaveUpAt(at time.Duration) time.Duration {
+	return min(at, time.Duration(pr.giveUp.Load()))
 }
 
 func (pr *phaseRun) pick(rng *rand.Rand) int {

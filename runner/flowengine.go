@@ -40,12 +40,13 @@ func (s *flowSink) Sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// Step records a step; a step cut short by the end of the requests'
+// context is unfinished, and its iteration ends there.
 func (s *flowSink) Step(ctx context.Context, i int, name string, latency time.Duration, out *protocols.Outcome) bool {
-	if out.Kind != protocols.KindNone && s.pr.cutShort(ctx, s.pr.clock.Now()) {
-		return false
-	}
-	s.sh.recordStep(i, name, latency, out)
-	return true
+	at := s.pr.clock.Since(s.pr.start)
+	end := s.pr.settle(out, at)
+	s.sh.recordStep(i, name, end, max(0, latency-(at-end)), out)
+	return out.Kind != protocols.KindUnfinished
 }
 
 func (s *flowSink) stop() {
@@ -64,12 +65,17 @@ func (pr *phaseRun) closedFlowWorker(ctx context.Context, w int, it protocols.It
 	}
 	sink := &flowSink{pr: pr, sh: sh}
 	defer sink.stop()
-	for ctx.Err() == nil {
+	wait := pr.board.worker()
+	for now := pr.clock.Now(); pr.sending(ctx, now); now = pr.clock.Now() {
 		if ph.Requests > 0 && pr.claimed.Add(1) > ph.Requests {
 			return
 		}
 		pr.inFlight.Add(1)
-		r := it.Iterate(ctx, pr.clock.Now(), sink)
+		waitingSince(wait, now.Sub(pr.start))
+		// An iteration begun before the phase stopped sending runs on
+		// through the graceful stop, as a k6 iteration does.
+		r := it.Iterate(pr.reqCtx, now, sink)
+		idle(wait)
 		pr.inFlight.Add(-1)
 		if !pr.endIteration(sh, r, 0) {
 			return
@@ -85,6 +91,7 @@ func (pr *phaseRun) closedFlowWorker(ctx context.Context, w int, it protocols.It
 func (pr *phaseRun) openFlowWorker(ctx context.Context, r *relay, it protocols.Iterator, sh *shard, lead bool) {
 	sink := &flowSink{pr: pr, sh: sh}
 	defer sink.stop()
+	wait := pr.board.worker()
 	timer := pr.clock.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -95,8 +102,10 @@ func (pr *phaseRun) openFlowWorker(ctx context.Context, r *relay, it protocols.I
 		}
 		lead = false
 		pr.inFlight.Add(1)
+		waitingSince(wait, due)
 		lag := pr.clock.Since(pr.start) - due
-		res := it.Iterate(ctx, pr.start.Add(due), sink)
+		res := it.Iterate(pr.reqCtx, pr.start.Add(due), sink)
+		idle(wait)
 		pr.inFlight.Add(-1)
 		if !pr.endIteration(sh, res, max(lag, 0)) {
 			// Leave the rest of the arrivals to the other workers; the
@@ -108,7 +117,8 @@ func (pr *phaseRun) openFlowWorker(ctx context.Context, r *relay, it protocols.I
 
 // endIteration records iteration r; false when the worker must stop: its
 // data ran out (which ends the phase cleanly, nothing counted) or the
-// phase ended under it.
+// requests' context ended under it (its step was unfinished, and so is
+// the iteration).
 func (pr *phaseRun) endIteration(sh *shard, r protocols.IterOutcome, lag time.Duration) bool {
 	switch {
 	case r.Exhausted:
@@ -118,6 +128,7 @@ func (pr *phaseRun) endIteration(sh *shard, r protocols.IterOutcome, lag time.Du
 		})
 		return false
 	case r.Cut:
+		sh.recordIteration(r.Latency, lag, protocols.KindUnfinished)
 		return false
 	}
 	sh.recordIteration(r.Latency, lag, r.Kind)

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -64,7 +63,10 @@ func (pr *phaseRun) loopsFor(cfg *Config, caseID string) []protocols.Loop {
 // workers among them as cards: loop k of n has workers k, k+n, k+2n...,
 // so that a ramp starts them on every loop alike. The channel closes when
 // all are done.
-func (pr *phaseRun) startLoops(ctx context.Context, loops []protocols.Loop, parallel int, sent *atomic.Int64) <-chan struct{} {
+// A loop stops sending at the job's Stop by itself and is run with the
+// requests' context, so that it waits out the graceful stop.
+func (pr *phaseRun) startLoops(loops []protocols.Loop, parallel int, sent *atomic.Int64) <-chan struct{} {
+	ctx := pr.reqCtx
 	for k, lp := range loops {
 		slots := parallel / len(loops)
 		if k < parallel%len(loops) {
@@ -90,13 +92,14 @@ func (pr *phaseRun) loopJob(k, n, slots int, sh *shard, sent *atomic.Int64) *pro
 	ph := pr.phase
 	rng := rand.New(rand.NewPCG(uint64(k), 0x9e3779b97f4a7c15))
 	job := &protocols.LoopJob{
-		Start: pr.start, Stop: pr.end, End: pr.end, Slots: slots,
+		Start: pr.start, Stop: pr.end, End: pr.end.Add(pr.grace), Slots: slots,
 		Claim: func() bool { return ph.Requests <= 0 || pr.claimed.Add(1) <= ph.Requests },
 		Pick:  func() int { return pr.pick(rng) },
 		Done: func(req int, latency, lag time.Duration, out *protocols.Outcome) {
-			sh.record(req, latency, lag, out)
+			sh.record(req, pr.clock.Since(pr.start), latency, lag, out)
 		},
 		InFlight: &pr.inFlight,
+		Oldest:   pr.board.loop(),
 	}
 	if !ph.Rate.Open() {
 		job.Think = ph.ThinkTime

@@ -16,6 +16,12 @@ type Snapshot struct {
 	RPS       float64       // succeeded per second, over the last second
 	P99       time.Duration // over the phase so far
 	InFlight  int64
+	// OldestWait is how long the oldest request in flight has waited: a
+	// frozen server shows here long before any request completes.
+	OldestWait time.Duration
+	// Stopping is set once the phase has stopped sending and waits for
+	// the requests in flight (its graceful stop).
+	Stopping bool
 }
 
 // Observer watches a run: the console reporter implements it. Calls come

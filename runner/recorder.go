@@ -30,6 +30,46 @@ type shard struct {
 	// statuses, when set, counts the responses' status codes: HTTP
 	// targets only (countStatus), since a gRPC status is another code.
 	statuses *statusCounts
+	// answers spans the responses of the current second, for stalls.
+	answers answerSpan
+}
+
+// answerSpan is when the first and the last of n answers came, as
+// offsets from the phase's start. An answer is any response, accepted or
+// not, and any failure but a timeout or an unfinished request: a refused
+// connection is the server's answer too, silence is not.
+// gaveUp counts the unfinished requests among those that ended: they
+// were waiting until they were given up.
+type answerSpan struct {
+	n           int64
+	first, last time.Duration
+	gaveUp      int64
+}
+
+func (a *answerSpan) add(at time.Duration, kind protocols.ErrorKind) {
+	if kind == protocols.KindUnfinished {
+		a.gaveUp++
+	}
+	if at < 0 || kind == protocols.KindTimeout || kind == protocols.KindUnfinished {
+		return
+	}
+	if a.n == 0 || at < a.first {
+		a.first = at
+	}
+	a.last = max(a.last, at)
+	a.n++
+}
+
+func (a *answerSpan) merge(o answerSpan) {
+	a.gaveUp += o.gaveUp
+	if o.n == 0 {
+		return
+	}
+	if a.n == 0 || o.first < a.first {
+		a.first = o.first
+	}
+	a.last = max(a.last, o.last)
+	a.n += o.n
 }
 
 type namedShard struct {
@@ -63,11 +103,14 @@ func newShard(names int, open, flow bool) *shard {
 	return s
 }
 
-// record adds one completed request; lag is its send lag in the open model.
-// It allocates nothing, except once per error kind per phase to describe it.
-func (s *shard) record(req int, latency, lag time.Duration, o *protocols.Outcome) {
+// record adds one completed request that ended at (an offset from the
+// phase's start; negative when unknown); lag is its send lag in the open
+// model. It allocates nothing, except once per error kind per phase to
+// describe it.
+func (s *shard) record(req int, at, latency, lag time.Duration, o *protocols.Outcome) {
 	s.mu.Lock()
 	s.add(req, "", latency, o)
+	s.answers.add(at, o.Kind)
 	if s.sendLag != nil {
 		s.sendLag.Record(lag)
 	}
@@ -75,12 +118,13 @@ func (s *shard) record(req int, latency, lag time.Duration, o *protocols.Outcome
 }
 
 // recordStep adds one completed step of a flow iteration, named request
-// req; req < 0 is a failed setup step, counted among the phase's requests
+// req, that ended at; req < 0 is a failed setup step, counted among the phase's requests
 // and errors only (setup is not measured, but its failures must show). A
 // step has no send lag of its own: its iteration has (recordIteration).
-func (s *shard) recordStep(req int, name string, latency time.Duration, o *protocols.Outcome) {
+func (s *shard) recordStep(req int, name string, at, latency time.Duration, o *protocols.Outcome) {
 	s.mu.Lock()
 	s.add(req, name, latency, o)
+	s.answers.add(at, o.Kind)
 	s.mu.Unlock()
 }
 
@@ -168,6 +212,7 @@ type collector struct {
 	total   *PhaseResult
 	second  *Histogram  // reused for each second's percentiles
 	pending Counters    // counted this second
+	answers answerSpan  // answered this second
 	ring    *secondRing // the last seconds, for abort rules with a window; nil without
 }
 
@@ -218,6 +263,8 @@ func (c *collector) drain() {
 			it.iterations, it.succeeded, it.failed = 0, 0, 0
 			it.latency.Reset()
 		}
+		c.answers.merge(s.answers)
+		s.answers = answerSpan{}
 		s.counters = Counters{}
 		s.latency.Reset()
 		s.failed.Reset()
@@ -226,22 +273,27 @@ func (c *collector) drain() {
 	}
 }
 
-// closeSecond drains and appends one point to the time series.
-func (c *collector) closeSecond(at int, inFlight int64) Second {
+// closeSecond drains and appends one point to the time series: inFlight
+// requests are waiting at its end, the oldest for oldest. It returns the
+// point and when the second's answers came.
+func (c *collector) closeSecond(at int, inFlight int64, oldest time.Duration) (Second, answerSpan) {
 	c.drain()
 	pt := Second{
-		At:        at,
-		Completed: c.pending.Requests,
-		Errors:    c.pending.Failed,
-		P50:       c.second.Quantile(50),
-		P99:       c.second.Quantile(99),
-		InFlight:  inFlight,
+		At:         at,
+		Completed:  c.pending.Requests,
+		Errors:     c.pending.Failed,
+		P50:        c.second.Quantile(50),
+		P99:        c.second.Quantile(99),
+		InFlight:   inFlight,
+		OldestWait: oldest,
 	}
+	answers := c.answers
 	c.total.Series = append(c.total.Series, pt)
 	if c.ring != nil {
 		c.ring.push(c.pending, c.second)
 	}
 	c.pending = Counters{}
+	c.answers = answerSpan{}
 	c.second.Reset()
-	return pt
+	return pt, answers
 }

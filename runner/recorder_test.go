@@ -18,12 +18,12 @@ func TestCollectorSeriesAndTotals(t *testing.T) {
 	ok := protocols.Outcome{BytesSent: 10, BytesReceived: 100}
 	bad := protocols.Outcome{Kind: protocols.KindStatus, Status: 503, BytesSent: 10, BytesReceived: 50, Connect: time.Millisecond}
 	for i := 0; i < 9; i++ {
-		shards[i%2].record(0, 10*time.Millisecond, 0, &ok)
+		shards[i%2].record(0, -1, 10*time.Millisecond, 0, &ok)
 	}
-	shards[1].record(0, 500*time.Millisecond, 0, &bad)
-	first := col.closeSecond(0, 3)
-	shards[0].record(0, 20*time.Millisecond, 0, &ok)
-	second := col.closeSecond(1, 0)
+	shards[1].record(0, -1, 500*time.Millisecond, 0, &bad)
+	first, _ := col.closeSecond(0, 3, 0)
+	shards[0].record(0, -1, 20*time.Millisecond, 0, &ok)
+	second, _ := col.closeSecond(1, 0, 0)
 
 	if first.Completed != 10 || first.Errors != 1 || first.InFlight != 3 {
 		t.Errorf("first second = %+v", first)
@@ -118,7 +118,7 @@ func BenchmarkRecord(b *testing.B) {
 	out := protocols.Outcome{Status: 200, BytesSent: 80, BytesReceived: 160}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		sh.record(i%3, time.Duration(i%5000)*time.Microsecond, 0, &out)
+		sh.record(i%3, -1, time.Duration(i%5000)*time.Microsecond, 0, &out)
 	}
 }
 
@@ -127,10 +127,10 @@ func TestRecordDoesNotAllocate(t *testing.T) {
 	sh.statuses = new(statusCounts)
 	out := protocols.Outcome{Kind: protocols.KindTimeout}
 	status := protocols.Outcome{Kind: protocols.KindStatus, Status: 503}
-	sh.record(0, time.Millisecond, 0, &status) // the one description of the kind
+	sh.record(0, -1, time.Millisecond, 0, &status) // the one description of the kind
 	allocs := testing.AllocsPerRun(1000, func() {
-		sh.record(1, 3*time.Millisecond, 0, &out)
-		sh.record(1, 3*time.Millisecond, 0, &status)
+		sh.record(1, -1, 3*time.Millisecond, 0, &out)
+		sh.record(1, -1, 3*time.Millisecond, 0, &status)
 	})
 	if allocs != 0 {
 		t.Errorf("record allocates %v times per request", allocs)
@@ -141,11 +141,11 @@ func TestRecordStepAndIterationDoNotAllocate(t *testing.T) {
 	sh := newShard(3, true, true)
 	ok := protocols.Outcome{BytesSent: 80}
 	bad := protocols.Outcome{Kind: protocols.KindExtract}
-	sh.recordStep(0, "list", time.Millisecond, &bad) // the one description of the kind
+	sh.recordStep(0, "list", -1, time.Millisecond, &bad) // the one description of the kind
 	allocs := testing.AllocsPerRun(1000, func() {
-		sh.recordStep(1, "get", 3*time.Millisecond, &ok)
-		sh.recordStep(2, "order", 3*time.Millisecond, &bad)
-		sh.recordStep(-1, "login", 0, &bad)
+		sh.recordStep(1, "get", -1, 3*time.Millisecond, &ok)
+		sh.recordStep(2, "order", -1, 3*time.Millisecond, &bad)
+		sh.recordStep(-1, "login", -1, 0, &bad)
 		sh.recordIteration(9*time.Millisecond, time.Microsecond, protocols.KindNone)
 		sh.recordIteration(0, 0, protocols.KindExtract)
 	})
@@ -164,15 +164,15 @@ func TestCollectorFlowTotals(t *testing.T) {
 	ok, bad := protocols.Outcome{}, protocols.Outcome{Kind: protocols.KindExtract, Err: errNotFound}
 	for i := range 4 {
 		sh := shards[i%2]
-		sh.recordStep(0, "a", time.Millisecond, &ok)
-		sh.recordStep(1, "b", 2*time.Millisecond, &ok)
+		sh.recordStep(0, "a", -1, time.Millisecond, &ok)
+		sh.recordStep(1, "b", -1, 2*time.Millisecond, &ok)
 		sh.recordIteration(3*time.Millisecond, 0, protocols.KindNone)
 	}
-	shards[0].recordStep(0, "a", time.Millisecond, &bad)
+	shards[0].recordStep(0, "a", -1, time.Millisecond, &bad)
 	shards[0].recordIteration(0, 0, protocols.KindExtract)
-	shards[1].recordStep(-1, "login", 0, &protocols.Outcome{Kind: protocols.KindStatus, Status: 500})
+	shards[1].recordStep(-1, "login", -1, 0, &protocols.Outcome{Kind: protocols.KindStatus, Status: 500})
 	shards[1].recordIteration(0, 0, protocols.KindStatus)
-	col.closeSecond(0, 0)
+	col.closeSecond(0, 0, 0)
 	if got := *p.Iterations; got.Iterations != 6 || got.Succeeded != 4 || got.Failed != 2 || got.Latency.Count() != 4 {
 		t.Errorf("iterations = %+v, want 6: 4 succeeded, 2 failed, 4 latencies", got)
 	}

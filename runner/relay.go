@@ -321,6 +321,7 @@ func (pr *phaseRun) openWorker(ctx context.Context, r *relay, w int, cl protocol
 	timer := pr.clock.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	wait := pr.board.worker()
 	var out protocols.Outcome
 	for {
 		due, ok := r.take(ctx, lead, timer)
@@ -330,17 +331,15 @@ func (pr *phaseRun) openWorker(ctx context.Context, r *relay, w int, cl protocol
 		lead = false
 		req := pr.pick(rng)
 		pr.inFlight.Add(1)
+		waitingSince(wait, due)
 		lag := pr.clock.Since(pr.start) - due
-		cl.Do(ctx, req, &out)
+		cl.Do(pr.reqCtx, req, &out)
 		// Latency runs from the scheduled time, not from when the request
 		// finally left: a request that waited behind a stall was slow for
 		// the user who sent it, even if the server answered it quickly.
-		done := pr.clock.Now()
-		latency := done.Sub(pr.start) - due
+		at := pr.settle(&out, pr.clock.Since(pr.start))
+		sh.record(req, at, at-due, max(lag, 0), &out)
+		idle(wait)
 		pr.inFlight.Add(-1)
-		if out.Kind != protocols.KindNone && pr.cutShort(ctx, done) {
-			return
-		}
-		sh.record(req, latency, max(lag, 0), &out)
 	}
 }

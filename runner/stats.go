@@ -60,6 +60,10 @@ type Stats struct {
 	// StallMax is the longest stall of the phases (Stall), 0 when none
 	// lasted MinStall.
 	StallMax time.Duration `json:"stall_max_ns,omitempty"`
+	// Waiting, in the figures of a phase still running (abort rules),
+	// counts the requests in flight that have waited a tick or more; their
+	// ages are in Latency as lower bounds. 0 in a finished phase.
+	Waiting int64 `json:"-"`
 	// Trials is set when the phases ran trials: N > 1; RPS is then their median.
 	Trials *Spread `json:"trials,omitempty"`
 	// LatencyHist is the merged latency histogram, for arbitrary percentiles.

@@ -53,11 +53,11 @@ func TestCollectorSumsStatusesOverShards(t *testing.T) {
 	refused := protocols.Outcome{Kind: protocols.KindConnect} // no response, no status
 	for sec := range 2 {
 		for i := range 6 {
-			shards[i%2].record(i%2, time.Millisecond, 0, &ok)
+			shards[i%2].record(i%2, -1, time.Millisecond, 0, &ok)
 		}
-		shards[1].record(1, time.Millisecond, 0, &unavailable)
-		shards[0].record(0, time.Millisecond, 0, &refused)
-		col.closeSecond(sec, 0)
+		shards[1].record(1, -1, time.Millisecond, 0, &unavailable)
+		shards[0].record(0, -1, time.Millisecond, 0, &refused)
+		col.closeSecond(sec, 0, 0)
 	}
 	if diff := cmp.Diff(map[string]int64{"200": 12, "503": 2}, p.StatusCodes); diff != "" {
 		t.Errorf("phase (-want +got):\n%s", diff)
@@ -78,8 +78,8 @@ func TestShardWithoutStatusesCountsNone(t *testing.T) {
 	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram()}
 	sh := newShard(0, false, false)
 	col := newCollector(p, []*shard{sh})
-	sh.record(0, time.Millisecond, 0, &protocols.Outcome{Kind: protocols.KindGRPC, Status: 14})
-	col.closeSecond(0, 0)
+	sh.record(0, -1, time.Millisecond, 0, &protocols.Outcome{Kind: protocols.KindGRPC, Status: 14})
+	col.closeSecond(0, 0, 0)
 	if p.StatusCodes != nil {
 		t.Errorf("status codes = %v, want none", p.StatusCodes)
 	}
