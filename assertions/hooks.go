@@ -125,9 +125,9 @@ func (r *Rules) SLO(c *scenarios.Case, ph *scenarios.Phase, probe runner.Stats) 
 // Abort evaluates every abort rule of case c that applies to phase ph (a
 // threshold's phase: and target: narrow it, as in Judge) on the phase so
 // far, or on its last Window; it returns the first that fails, nil when
-// none does. A rule with nothing completed in its span is not evaluated:
-// there is no evidence yet either way, and `rps > 100` must not stop a
-// phase in its first second. A rule that cannot be evaluated (p(200))
+// none does. A rule with nothing completed in its span, and no request
+// waiting for a tick or more, is not evaluated: there is no evidence yet
+// either way, and `rps > 100` must not stop a phase in its first second. A rule that cannot be evaluated (p(200))
 // does not stop the run; its verdict reports the error afterwards.
 func (r *Rules) Abort(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) runner.Stats) *runner.Aborted {
 	if r == nil || c == nil || ph == nil || ph.Warmup {
@@ -135,6 +135,7 @@ func (r *Rules) Abort(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Durat
 	}
 	var m vm.VM
 	envs := map[time.Duration]*Env{}
+	waiting := map[time.Duration]int64{} // requests that have waited a tick, per window
 	for _, ru := range r.rules {
 		th := ru.th
 		if !th.Abort || ru.program == nil || (th.Target != "" && th.Target != c.Target.Name) || (th.Phase != "" && th.Phase != ph.Name) {
@@ -142,10 +143,14 @@ func (r *Rules) Abort(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Durat
 		}
 		env, ok := envs[th.Window]
 		if !ok {
-			env = liveEnv(c, th.Phase, stats(th.Window))
-			envs[th.Window] = env
+			st := stats(th.Window)
+			env = liveEnv(c, th.Phase, st)
+			envs[th.Window], waiting[th.Window] = env, st.Waiting
 		}
-		if env.Requests == 0 {
+		if env.Requests == 0 && waiting[th.Window] == 0 {
+			// Nothing completed and nothing has waited long: no evidence
+			// yet. Requests that have waited a tick are evidence of their
+			// latency even before they end (a frozen server).
 			continue
 		}
 		got, err := m.Run(ru.program, env)

@@ -19,13 +19,18 @@ func TestCapacitySearch(t *testing.T) {
 	code, stdout, stderr := run(t, "run", "--no-progress", "-o", out,
 		"--var", "host="+srv.HTTPAddr(), "--var", "step=300ms", "--var", "probe_warmup=200ms",
 		"capacity/scenario.yaml")
-	if code != cli.ExitFailed && code != cli.ExitOK {
+	if code != cli.ExitFailed && code != cli.ExitOK && code != cli.ExitRun {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	c := readRun(t, out).Scenarios[0].Cases[0]
 	s := c.Stats.Search
 	if s == nil || len(s.Probes) == 0 || (len(s.Probes) < 2 && !s.LimitedByGenerator) {
 		t.Fatalf("search = %+v, want its probes\n%s\n%s", s, stdout, stderr)
+	}
+	// A search the generator limited is an invalid run: exit 3, never a
+	// pass or a fail on a lower bound.
+	if s.LimitedByGenerator != (code == cli.ExitRun) {
+		t.Errorf("exit %d with the search limited by the generator: %v; want exit 3 exactly when it was\n%s", code, s.LimitedByGenerator, stdout)
 	}
 	// capacity >= 4000 fails against a server that serves 2000/s, unless
 	// a busy machine's generator limited the search: the rule is then
