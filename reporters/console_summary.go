@@ -95,6 +95,7 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 			fmt.Fprintf(b, "%s: %s\n", label, phaseFigures(p))
 		}
 	}
+	consoleNotes(b, cr.Phases)
 	if len(measured) == 0 {
 		b.WriteString("No measured phase completed.\n\n")
 		return

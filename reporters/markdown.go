@@ -74,6 +74,7 @@ func mdHeadline(b *bytes.Buffer, run *results.Run) {
 	}
 	fmt.Fprintf(b, "## %s\n\n", verdict)
 	mdInvalid(b, run)
+	mdNotes(b, run)
 	if run.Interrupted {
 		b.WriteString("> ⏹ **Interrupted:** the run was stopped early; figures are partial.\n\n")
 	}

@@ -1,0 +1,34 @@
+package reporters
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/loadgate/loadgate/runner"
+)
+
+func TestPhaseNotes(t *testing.T) {
+	tests := []struct {
+		name  string
+		phase runner.PhaseResult
+		want  []string
+	}{
+		{"a phase that ran its course says nothing", runner.PhaseResult{Name: "m", Ended: runner.EndDuration}, nil},
+		{"a frozen server", runner.PhaseResult{Name: "m", Ended: runner.EndDuration,
+			Stalls: []runner.Stall{{At: time.Second, Duration: 2 * time.Second, Waiting: 4}}},
+			[]string{"phase m: the server answered nothing for 2.0 s, from 1.0 s into the phase, 4 requests waiting"}},
+		{"data that ran out", runner.PhaseResult{Name: "m", Ended: runner.EndData,
+			EndedDetail: "ended after 3ms: data source `users` ran out of unique rows (2)"},
+			[]string{"phase m ended after 3ms: data source `users` ran out of unique rows (2)"}},
+		{"an early end without words still says why", runner.PhaseResult{Name: "m", Ended: runner.EndInterrupted},
+			[]string{"phase m ended early: interrupted"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := phaseNotes([]*runner.PhaseResult{&tt.phase}); !slices.Equal(got, tt.want) {
+				t.Errorf("phaseNotes = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
