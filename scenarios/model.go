@@ -206,7 +206,7 @@ type Phase struct {
 	// target's timeout; those still waiting then fail as unfinished.
 	// Default DefaultGracefulStop (k6's gracefulStop); 0 gives up at once.
 	GracefulStop time.Duration
-	Trials          int           // measured phases: run the phase this many times (≥ 1; default 1)
+	Trials       int // measured phases: run the phase this many times (≥ 1; default 1)
 	// Search, when set, makes this a capacity-search phase (SPEC §14): Rate,
 	// Concurrency, Duration and Requests are then unset, and the probes are
 	// open-model loads at the rates the search picks.
