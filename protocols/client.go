@@ -2,6 +2,7 @@ package protocols
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/loadgate/loadgate/scenarios"
@@ -33,6 +34,15 @@ const (
 	// NumKinds is the number of kinds, KindNone included: the length of
 	// an array indexed by kind.
 	NumKinds
+)
+
+// ErrUnfinished and ErrStopped are the failures of KindUnfinished: a
+// request still waiting when its phase's graceful stop ran out, or when
+// the run was interrupted or aborted. Made once, so that a request
+// costs no allocation.
+var (
+	ErrUnfinished = errors.New("no response by the end of the phase and its graceful stop")
+	ErrStopped    = errors.New("no response before the phase was stopped")
 )
 
 var kindNames = [NumKinds]string{"", "connect", "timeout", "reset", "status", "length", "check", "extract", "protocol", "grpc", "unfinished", "other"}

@@ -53,10 +53,11 @@ type LoopJob struct {
 	Think   time.Duration
 	// Pick chooses the next request of the target's mix.
 	Pick func() int
-	// Done records a completed request: its latency (from when it was
-	// due in the open model, from when it was sent in the closed one) and,
-	// in the open model, how late it left.
-	Done func(req int, latency, lag time.Duration, out *Outcome)
+	// Done records a completed request: when it ended (an offset from
+	// Start), its latency (from when it was due in the open model, from
+	// when it was sent in the closed one) and, in the open model, how late
+	// it left.
+	Done func(req int, at, latency, lag time.Duration, out *Outcome)
 	// Late records, in the open model, how late an arrival was sent when
 	// a connection was free for it when it fell due: the generator's own
 	// lateness, as opposed to a wait for max_in_flight.

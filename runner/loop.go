@@ -95,8 +95,8 @@ func (pr *phaseRun) loopJob(k, n, slots int, sh *shard, sent *atomic.Int64) *pro
 		Start: pr.start, Stop: pr.end, End: pr.end.Add(pr.grace), Slots: slots,
 		Claim: func() bool { return ph.Requests <= 0 || pr.claimed.Add(1) <= ph.Requests },
 		Pick:  func() int { return pr.pick(rng) },
-		Done: func(req int, latency, lag time.Duration, out *protocols.Outcome) {
-			sh.record(req, pr.clock.Since(pr.start), latency, lag, out)
+		Done: func(req int, at, latency, lag time.Duration, out *protocols.Outcome) {
+			sh.record(req, at, latency, lag, out)
 		},
 		InFlight: &pr.inFlight,
 		Oldest:   pr.board.loop(),

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
@@ -63,14 +62,14 @@ func (pr *phaseRun) tick(col *collector, second int, elapsed time.Duration) Seco
 	inFlight := pr.inFlight.Load()
 	oldest, _ := pr.board.scan(elapsed, nil, 0)
 	pt, answers := col.closeSecond(second, inFlight, oldest)
-	// Past the give-up time the requests in flight are being cut: no
-	// stall lasts longer than that, however late the clients return.
 	waiting, since := inFlight, oldest
 	if answers.gaveUp > inFlight {
 		// Given up since the last tick: they waited since the last
 		// answer at least.
 		waiting, since = answers.gaveUp, elapsed
 	}
+	// Past the give-up time the requests in flight are being cut: no
+	// stall lasts longer than that, however late the clients return.
 	pr.stalls.observe(pr.gaveUpAt(elapsed), answers, waiting, since)
 	return pt
 }
@@ -96,13 +95,10 @@ func (pr *phaseRun) abandonLate(cfg *Config, col *collector, snap *Snapshot) {
 	n := pr.inFlight.Load()
 	cfg.Logger.Error().Str("case", snap.Case).Str("phase", snap.Phase).Int64("in_flight", n).
 		Msg("clients did not return after their requests were cut; counting those requests unfinished")
-	col.pending.Requests += n
-	col.pending.Failed += n
-	col.pending.Errors.Unfinished += n
-	col.total.Requests += n
-	col.total.Failed += n
-	col.total.Errors.Unfinished += n
-	col.total.noteError(protocols.KindUnfinished, errUnfinished.Error())
+	cut := Counters{Requests: n, Failed: n, Errors: ErrorCounts{Unfinished: n}}
+	col.pending.Merge(cut)
+	col.total.Merge(cut)
+	col.total.noteError(protocols.KindUnfinished, protocols.ErrUnfinished.Error())
 }
 
 // sending reports whether a worker may start another request at now: the
@@ -110,11 +106,6 @@ func (pr *phaseRun) abandonLate(cfg *Config, col *collector, snap *Snapshot) {
 func (pr *phaseRun) sending(ctx context.Context, now time.Time) bool {
 	return ctx.Err() == nil && now.Before(pr.end)
 }
-
-// errUnfinished is the failure of a request still waiting when the
-// phase's graceful stop ran out, or when the run was interrupted or
-// aborted.
-var errUnfinished = errors.New("no response by the end of the phase and its graceful stop")
 
 // settle makes a request that failed because its context ended (the
 // graceful stop ran out, an interrupt, an abort) what it is: unfinished,
@@ -124,7 +115,7 @@ var errUnfinished = errors.New("no response by the end of the phase and its grac
 // ended when it was given up, however late its goroutine woke.
 func (pr *phaseRun) settle(out *protocols.Outcome, at time.Duration) time.Duration {
 	if out.Kind != protocols.KindNone && pr.reqCtx.Err() != nil {
-		out.Kind, out.Err = protocols.KindUnfinished, errUnfinished
+		out.Kind, out.Err = protocols.KindUnfinished, protocols.ErrUnfinished
 		return pr.gaveUpAt(at)
 	}
 	return at

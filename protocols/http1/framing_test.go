@@ -185,8 +185,8 @@ func runOneSlotLoop(t *testing.T, srv *hostileServer, limit int) engineCounts {
 		job.Think = loopThink
 	}
 	done := job.Done
-	job.Done = func(req int, latency, lag time.Duration, out *protocols.Outcome) {
-		done(req, latency, lag, out)
+	job.Done = func(req int, at, latency, lag time.Duration, out *protocols.Outcome) {
+		done(req, at, latency, lag, out)
 		if out.Kind == protocols.KindNone {
 			srv.release()
 		}

@@ -22,7 +22,7 @@ func countingJob(slots int, limit int64, ok *int64) *protocols.LoopJob {
 		Start: start, Stop: start.Add(time.Minute), End: start.Add(time.Minute), Slots: slots,
 		Claim: func() bool { claimed++; return claimed <= limit },
 		Pick:  func() int { return 0 },
-		Done: func(_ int, _, _ time.Duration, out *protocols.Outcome) {
+		Done: func(_ int, _, _, _ time.Duration, out *protocols.Outcome) {
 			if out.Kind == protocols.KindNone {
 				*ok++
 			}

@@ -110,9 +110,9 @@ func (l *httpLoop) Run(ctx context.Context, job *protocols.LoopJob) error {
 	stop := context.AfterFunc(ctx, l.wakeUp)
 	defer stop()
 	err := l.drive(ctx)
-	why := errUnfinished
+	why := protocols.ErrUnfinished
 	if ctx.Err() != nil {
-		why = errStopped
+		why = protocols.ErrStopped
 	}
 	l.giveUp(why)
 	return err

@@ -45,7 +45,7 @@ func (lt *loopTally) job(slots, limit int, every time.Duration) *protocols.LoopJ
 		Start: start, Stop: start.Add(30 * time.Second), End: start.Add(30 * time.Second), Slots: slots,
 		Claim: func() bool { lt.claimed++; return lt.claimed <= limit },
 		Pick:  func() int { return 0 },
-		Done: func(_ int, _, lag time.Duration, out *protocols.Outcome) {
+		Done: func(_ int, _, _, lag time.Duration, out *protocols.Outcome) {
 			lt.mu.Lock()
 			defer lt.mu.Unlock()
 			lt.kinds[out.Kind]++

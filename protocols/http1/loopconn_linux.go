@@ -348,7 +348,7 @@ func (l *httpLoop) finish(i int) {
 			lag = max(0, now.Sub(c.due))
 		}
 	}
-	l.job.Done(c.req, now.Sub(c.origin), lag, &c.out)
+	l.job.Done(c.req, now.Sub(l.job.Start), now.Sub(c.origin), lag, &c.out)
 	l.dropBuf(c)
 	if l.job.Arrival == nil {
 		l.rest(int32(i), now)

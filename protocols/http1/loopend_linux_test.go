@@ -71,7 +71,7 @@ type latencies struct {
 
 func (r *latencies) record(job *protocols.LoopJob) {
 	r.kinds, r.errs, r.min = map[protocols.ErrorKind]int{}, map[error]int{}, time.Hour
-	job.Done = func(_ int, latency, _ time.Duration, out *protocols.Outcome) {
+	job.Done = func(_ int, _, latency, _ time.Duration, out *protocols.Outcome) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.kinds[out.Kind]++
@@ -97,8 +97,8 @@ func TestLoopPhaseEnd(t *testing.T) {
 	}{
 		{"closed model, answered in the grace", 0, 2 * stop, 30 * time.Second, protocols.KindNone, nil},
 		{"open model, answered in the grace", 20 * time.Millisecond, 2 * stop, 30 * time.Second, protocols.KindNone, nil},
-		{"closed model, waiting at the end", 0, 0, 200 * time.Millisecond, protocols.KindUnfinished, errUnfinished},
-		{"open model, waiting at the end", 20 * time.Millisecond, 0, 200 * time.Millisecond, protocols.KindUnfinished, errUnfinished},
+		{"closed model, waiting at the end", 0, 0, 200 * time.Millisecond, protocols.KindUnfinished, protocols.ErrUnfinished},
+		{"open model, waiting at the end", 20 * time.Millisecond, 0, 200 * time.Millisecond, protocols.KindUnfinished, protocols.ErrUnfinished},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, url := newHoldServer(t, tc.delay)
@@ -155,7 +155,7 @@ func TestLoopStopsWithContext(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Run did not return after its context ended")
 	}
-	if n := lt.inFlight.Load(); n != 0 || rec.done != 5 || rec.errs[errStopped] != 5 {
+	if n := lt.inFlight.Load(); n != 0 || rec.done != 5 || rec.errs[protocols.ErrStopped] != 5 {
 		t.Errorf("after cancel: %d in flight, %d done (kinds %v, errors %v); want the 5 unfinished", n, rec.done, rec.kinds, rec.errs)
 	}
 	if got := awaitCount(&srv.requests, rec.done); got != rec.done {

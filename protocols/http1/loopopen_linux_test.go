@@ -27,11 +27,11 @@ func TestLoopReadsWhileBehind(t *testing.T) {
 	job.IdleHandoff = func() {}
 	sentAtFirst := int64(-1)
 	done := job.Done
-	job.Done = func(req int, latency, lag time.Duration, out *protocols.Outcome) {
+	job.Done = func(req int, at, latency, lag time.Duration, out *protocols.Outcome) {
 		if sentAtFirst < 0 {
 			sentAtFirst = lt.sent.Load()
 		}
-		done(req, latency, lag, out)
+		done(req, at, latency, lag, out)
 	}
 	runLoop(t, http1Target(srv.URL+"/", nil), job)
 	if lt.kinds[protocols.KindNone] != arrivals {

@@ -3,7 +3,6 @@
 package http1
 
 import (
-	"errors"
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
@@ -18,13 +17,6 @@ import (
 
 // noSlot ends the list.
 const noSlot = -1
-
-// The errors of requests still waiting when the loop gives up on them,
-// made once: a request must not cost an allocation.
-var (
-	errUnfinished = errors.New("no response by the end of the phase and its graceful stop")
-	errStopped    = errors.New("no response before the phase was stopped")
-)
 
 // link appends slot i, whose request has just been sent, to the list.
 func (l *httpLoop) link(i int) {
