@@ -339,13 +339,12 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 		done = pr.startWorkers(phaseCtx, open, parallel, &sent)
 	}
 	second := pr.await(done, ticker, cfg, col, res, &snap)
-	res.End = clock.Now()
-	if ph.Duration > 0 && res.End.Sub(res.Start) > ph.Duration {
-		// The requests answered in the graceful stop were sent within the
-		// duration and are counted; the time spent waiting for them is
-		// not load, so it is not measured time either.
-		res.End = res.Start.Add(ph.Duration)
-	}
+	// The requests answered in the graceful stop are counted, so the time
+	// the server took to answer them is measured time too: an overloaded
+	// server's backlog, answered after the end, must not read as
+	// throughput it never had. It ends when the last request did, or when
+	// the rest were given up, however late this goroutine got here.
+	res.End = res.Start.Add(pr.gaveUpAt(clock.Since(res.Start)))
 	res.Elapsed = res.End.Sub(res.Start)
 	pr.finish(col, res, second)
 	res.Interrupted = ctx.Err() != nil && res.Aborted == nil
