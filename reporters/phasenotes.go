@@ -24,11 +24,11 @@ func phaseNotes(phases []*runner.PhaseResult) []string {
 				p.Name, fmtTenths(st.Duration), fmtTenths(st.At), plural(int(st.Waiting), "request")))
 		}
 		if endedEarly(p) {
-			detail := p.EndedDetail
-			if detail == "" {
-				detail = "ended early: " + p.Ended
+			cause := p.EndedDetail
+			if cause == "" {
+				cause = p.Ended
 			}
-			out = append(out, fmt.Sprintf("phase %s %s", p.Name, detail))
+			out = append(out, fmt.Sprintf("phase %s ended after %s: %s", p.Name, fmtDur(p.Elapsed), cause))
 		}
 	}
 	return out

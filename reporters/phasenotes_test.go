@@ -18,11 +18,11 @@ func TestPhaseNotes(t *testing.T) {
 		{"a frozen server", runner.PhaseResult{Name: "m", Ended: runner.EndDuration,
 			Stalls: []runner.Stall{{At: time.Second, Duration: 2 * time.Second, Waiting: 4}}},
 			[]string{"phase m: the server answered nothing for 2.0 s, from 1.0 s into the phase, 4 requests waiting"}},
-		{"data that ran out", runner.PhaseResult{Name: "m", Ended: runner.EndData,
-			EndedDetail: "ended after 3ms: data source `users` ran out of unique rows (2)"},
-			[]string{"phase m ended after 3ms: data source `users` ran out of unique rows (2)"}},
-		{"an early end without words still says why", runner.PhaseResult{Name: "m", Ended: runner.EndInterrupted},
-			[]string{"phase m ended early: interrupted"}},
+		{"data that ran out", runner.PhaseResult{Name: "m", Ended: runner.EndData, Elapsed: 3 * time.Millisecond,
+			EndedDetail: "data source `users` ran out of unique rows (2)"},
+			[]string{"phase m ended after 3.00ms: data source `users` ran out of unique rows (2)"}},
+		{"an early end without words still says why", runner.PhaseResult{Name: "m", Ended: runner.EndInterrupted, Elapsed: 1500 * time.Millisecond},
+			[]string{"phase m ended after 1.50s: interrupted"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

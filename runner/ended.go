@@ -38,29 +38,28 @@ func targetTimeout(t *scenarios.Target) time.Duration {
 	return 0
 }
 
-// ended says why the phase stopped sending, and for a phase cut short, in
-// words. ctx is the run's context.
+// ended says why the phase stopped sending, and for a phase cut short,
+// the cause in words (reports say when). ctx is the run's context.
 func (pr *phaseRun) ended(ctx context.Context, res *PhaseResult, sent *atomic.Int64) (reason, detail string) {
 	ph := pr.phase
-	after := fmt.Sprintf("ended after %s: ", fmtElapsed(res.Elapsed))
 	switch {
 	case res.Aborted != nil:
-		return EndAborted, after + "abort rule " + quoteRule(res.Aborted) + " failed"
+		return EndAborted, "abort rule " + quoteRule(res.Aborted) + " failed"
 	case sut.ExitCause(ctx) != nil:
-		return EndServer, after + "the server under test exited"
+		return EndServer, "the server under test exited"
 	case ctx.Err() != nil:
-		return EndInterrupted, after + "the run was interrupted"
+		return EndInterrupted, "the run was interrupted"
 	case pr.exhausted.Load():
-		return EndData, after + pr.exhaustedData()
+		return EndData, pr.exhaustedData()
 	case pr.clientErr() != nil:
-		return EndClientSetup, after + "a client could not be made"
+		return EndClientSetup, "a client could not be made"
 	case ph.Requests > 0 && pr.claimed.Load() >= ph.Requests,
 		ph.Requests > 0 && ph.Rate.Open() && sent.Load() >= ph.Requests:
 		return EndRequests, ""
 	case ph.Duration > 0:
 		return EndDuration, ""
 	}
-	return EndTimeLimit, after + "the phase reached the run's time limit before its request count"
+	return EndTimeLimit, "the phase reached the run's time limit before its request count"
 }
 
 // exhaustedData names the data source that ran out.
@@ -86,17 +85,4 @@ func quoteRule(a *Aborted) string {
 		return fmt.Sprintf("%q (%s)", a.Name, a.Rule)
 	}
 	return "`" + a.Rule + "`"
-}
-
-// fmtElapsed is a phase's time the way a person says it: 3ms, 1.2s, 2m5s.
-func fmtElapsed(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return d.Round(time.Microsecond).String()
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	case d < time.Minute:
-		return d.Round(10 * time.Millisecond).String()
-	}
-	return d.Round(time.Second).String()
 }

@@ -228,7 +228,7 @@ type PhaseResult struct {
 	// aborted, interrupted, search, generator, server, schedule, time
 	// limit or client setup.
 	Ended string `json:"ended,omitempty"`
-	// EndedDetail says in words why a phase cut short ended ("data source
+	// EndedDetail says in words what cut a phase short ("data source
 	// `users` ran out of unique rows (2)"); empty when it ran its course.
 	EndedDetail string `json:"ended_detail,omitempty"`
 	// GracefulStop is how long the requests in flight at the phase's stop
