@@ -199,7 +199,7 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 	if open {
 		dropped := strconv.FormatInt(st.Dropped, 10)
 		if st.Dropped > 0 {
-			dropped += " (due but never sent: max_in_flight requests were outstanding)"
+			dropped += " (due but never sent: " + droppedCause(st) + ")"
 		}
 		row("Dropped", "%s", dropped)
 		row("Send lag (ms)", "p50 %.2f, p99 %.2f, max %.2f", ms(st.SendLag.P50), ms(st.SendLag.P99), ms(st.SendLag.Max))

@@ -353,8 +353,8 @@ func mdCaseTable(b *bytes.Buffer, sr *results.ScenarioRun, knees []knee, withBas
 			fmt.Fprintf(b, "> ⚠️ %s\n\n", mdText(note))
 		}
 		if c.Stats.Dropped > 0 {
-			fmt.Fprintf(b, "> ⚠️ %s dropped %s arrivals, which fell due while max_in_flight requests were outstanding and were never sent: the server, or the machine generating the load, could not keep up with the requested rate.\n\n",
-				mdCode(c.ID), group(c.Stats.Dropped))
+			fmt.Fprintf(b, "> ⚠️ %s dropped %s arrivals, which fell due and were never sent: %s.\n\n",
+				mdCode(c.ID), group(c.Stats.Dropped), mdText(droppedCause(c.Stats)))
 		}
 	}
 }

@@ -75,3 +75,13 @@ func mdNotes(b *bytes.Buffer, run *results.Run) {
 	}
 	b.WriteString("\n")
 }
+
+// droppedCause says who held back the arrivals that were due and never
+// sent: the generator when it was saturated (its own verdict says why),
+// else the server, which kept max_in_flight requests outstanding.
+func droppedCause(st runner.Stats) string {
+	if g := st.Generator; g.Saturated {
+		return "the generator could not send them in time (" + g.Reason + ")"
+	}
+	return "max_in_flight requests were outstanding: the server did not keep up with the requested rate"
+}

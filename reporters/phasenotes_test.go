@@ -32,3 +32,14 @@ func TestPhaseNotes(t *testing.T) {
 		})
 	}
 }
+
+func TestDroppedCause(t *testing.T) {
+	server := runner.Stats{Dropped: 5}
+	gen := runner.Stats{Dropped: 5, Generator: runner.Generator{Saturated: true, Reason: "the scheduler ran 12ms late (p99)"}}
+	if got, want := droppedCause(server), "max_in_flight requests were outstanding: the server did not keep up with the requested rate"; got != want {
+		t.Errorf("a server that held arrivals back: %q, want %q", got, want)
+	}
+	if got, want := droppedCause(gen), "the generator could not send them in time (the scheduler ran 12ms late (p99))"; got != want {
+		t.Errorf("a saturated generator: %q, want %q", got, want)
+	}
+}
