@@ -15,17 +15,19 @@ type htmlScenario struct {
 	Name, Description, File, Hash string
 	Icon, Class                   string
 	Error, Aborted                string
-	Columns                       []string
-	Rows                          []htmlRow
-	Notes                         []string
-	Knees                         []string
-	MatrixCharts                  []template.HTML
-	Searches                      []htmlSearch
-	Thresholds                    []htmlVerdict
-	AB                            []htmlAB
-	ABSummary                     []string
-	Errors                        []string
-	Cases                         []htmlCase
+	// Stalls are the stalls and early ends of the scenario's phases.
+	Stalls       []string
+	Columns      []string
+	Rows         []htmlRow
+	Notes        []string
+	Knees        []string
+	MatrixCharts []template.HTML
+	Searches     []htmlSearch
+	Thresholds   []htmlVerdict
+	AB           []htmlAB
+	ABSummary    []string
+	Errors       []string
+	Cases        []htmlCase
 }
 
 type htmlRow struct {
@@ -97,6 +99,11 @@ func htmlScenarioOf(sr *results.ScenarioRun, withBaseline bool) htmlScenario {
 	}
 	if sr.Aborted != nil {
 		hs.Aborted = "⛔ Aborted " + abortedText(sr.Aborted) + ". The load was stopped there; the run fails."
+	}
+	for _, c := range sr.Cases {
+		for _, n := range phaseNotes(c.Phases) {
+			hs.Stalls = append(hs.Stalls, c.ID+": "+n)
+		}
 	}
 	knees := findKnees(sr)
 	htmlCaseTable(&hs, sr, knees, withBaseline)

@@ -1,7 +1,9 @@
 package reporters
 
 import (
+	"bytes"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,5 +43,26 @@ func TestDroppedCause(t *testing.T) {
 	}
 	if got, want := droppedCause(gen), "the generator could not send them in time (the scheduler ran 12ms late (p99))"; got != want {
 		t.Errorf("a saturated generator: %q, want %q", got, want)
+	}
+}
+
+// TestStallsInEveryReport puts a stall on a phase of the fixture run:
+// summary.md and report.html both say it, in the same words.
+func TestStallsInEveryReport(t *testing.T) {
+	run := fixtureRun()
+	c := run.Scenarios[0].Cases[0]
+	c.Phases[0].Stalls = []runner.Stall{{At: time.Second, Duration: 2 * time.Second, Waiting: 4}}
+	want := "the server answered nothing for 2.0 s, from 1.0 s into the phase, 4 requests waiting"
+	var md, html bytes.Buffer
+	if err := WriteMarkdown(&md, run); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&html, run); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"summary.md": md.String(), "report.html": html.String()} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s does not say %q", name, want)
+		}
 	}
 }
