@@ -32,6 +32,13 @@ func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResu
 			m.End = p.End
 		}
 		m.Interrupted = m.Interrupted || p.Interrupted
+		// The segments ran at once: each one's stalls are the whole's,
+		// and the first that ended early says why.
+		m.Stalls = append(m.Stalls, p.Stalls...)
+		if m.Ended == "" || (m.EndedDetail == "" && p.EndedDetail != "") {
+			m.Ended, m.EndedDetail = p.Ended, p.EndedDetail
+		}
+		m.GracefulStop = max(m.GracefulStop, p.GracefulStop)
 		m.Counters.Merge(p.Counters)
 		m.Dropped += p.Dropped
 		m.Latency.Merge(p.Latency)

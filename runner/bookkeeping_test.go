@@ -331,3 +331,24 @@ func TestEveryRequestEndsOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestTrialsKeepStallsAndWhyTheyEnded merges two trials: the second's
+// stall is kept at its time in the merged phase, and its early end is
+// what the whole says.
+func TestTrialsKeepStallsAndWhyTheyEnded(t *testing.T) {
+	trial := func(stalls []Stall, ended, detail string) *PhaseResult {
+		return &PhaseResult{Name: "m", Elapsed: 3 * time.Second, Latency: NewHistogram(), FailedLatency: NewHistogram(),
+			Connect: NewHistogram(), Stalls: stalls, Ended: ended, EndedDetail: detail}
+	}
+	m := mergeTrials([]*PhaseResult{
+		trial([]Stall{{At: time.Second, Duration: time.Second, Waiting: 2}}, EndDuration, ""),
+		trial([]Stall{{At: 500 * time.Millisecond, Duration: 2 * time.Second, Waiting: 4}}, EndData, "data source `users` ran out of unique rows (2)"),
+	})
+	want := []Stall{{At: time.Second, Duration: time.Second, Waiting: 2}, {At: 3500 * time.Millisecond, Duration: 2 * time.Second, Waiting: 4}}
+	if !slices.Equal(m.Stalls, want) {
+		t.Errorf("stalls %+v, want %+v", m.Stalls, want)
+	}
+	if m.Ended != EndData || m.EndedDetail == "" {
+		t.Errorf("ended %q (%q), want the second trial's early end", m.Ended, m.EndedDetail)
+	}
+}

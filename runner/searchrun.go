@@ -239,6 +239,10 @@ func mergeProbes(ph *scenarios.Phase, c *scenarios.Case, measured []*PhaseResult
 	}
 	m := mergeTrials(measured)
 	m.Name, m.Trials, m.Rate = ph.Name, nil, nil
+	if m.EndedDetail == "" {
+		// Each probe ran its step; the search ended because it decided.
+		m.Ended = EndSearch
+	}
 	return m
 }
 

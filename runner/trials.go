@@ -25,7 +25,19 @@ func mergeTrials(runs []*PhaseResult) *PhaseResult {
 		m.Iterations = &IterationResult{Latency: NewHistogram()}
 	}
 	offset := 0
+	var before time.Duration // measured time of the runs before r
 	for _, r := range runs {
+		// A run's stalls, at their time in the merged phase; the first
+		// run that ended early says why the whole did.
+		for _, st := range r.Stalls {
+			st.At += before
+			m.Stalls = append(m.Stalls, st)
+		}
+		before += r.Elapsed
+		if m.Ended == "" || (m.EndedDetail == "" && r.EndedDetail != "") {
+			m.Ended, m.EndedDetail = r.Ended, r.EndedDetail
+		}
+		m.GracefulStop = r.GracefulStop
 		m.End = r.End
 		m.Elapsed += r.Elapsed
 		m.Interrupted = m.Interrupted || r.Interrupted
