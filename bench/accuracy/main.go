@@ -143,6 +143,9 @@ func withLoopback(cfg demoserver.Config) demoserver.Config {
 // machine's CPU that other processes used meanwhile (-1: unknown).
 func measure(ctx context.Context, url string, ph scenarios.Phase) (*runner.PhaseResult, float64, error) {
 	ph.Trials = max(ph.Trials, 1)
+	// As a scenario's phase has by default: the requests in flight at the
+	// end are answered, not given up.
+	ph.GracefulStop = scenarios.DefaultGracefulStop
 	tg := scenarios.Target{Name: "demoserver", HTTP: &scenarios.HTTPTarget{
 		Requests:  []scenarios.HTTPRequest{{Method: "GET", URL: url, Weight: 1}},
 		Keepalive: true, Timeout: 10 * time.Second, MaxBody: 1 << 20, Expect: scenarios.Expect{Length: -1},

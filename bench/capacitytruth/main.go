@@ -260,9 +260,11 @@ func measure(ctx context.Context, target string, c int, warmup, d time.Duration)
 	}}
 	var phases []scenarios.Phase
 	if warmup > 0 {
-		phases = append(phases, scenarios.Phase{Name: "warmup", Warmup: true, Concurrency: c, Duration: warmup, Trials: 1})
+		phases = append(phases, scenarios.Phase{Name: "warmup", Warmup: true, Concurrency: c, Duration: warmup, Trials: 1,
+			GracefulStop: scenarios.DefaultGracefulStop})
 	}
-	phases = append(phases, scenarios.Phase{Name: "saturate", Concurrency: c, Duration: d, Trials: 1})
+	phases = append(phases, scenarios.Phase{Name: "saturate", Concurrency: c, Duration: d, Trials: 1,
+		GracefulStop: scenarios.DefaultGracefulStop})
 	sc := &scenarios.Scenario{Name: "capacitytruth", Targets: []scenarios.Target{tg},
 		Cases: []scenarios.Case{{ID: "target", Target: tg, Phases: phases}}}
 	res, err := runner.Run(ctx, sc, runner.Config{})

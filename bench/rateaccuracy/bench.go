@@ -169,6 +169,7 @@ func (b *bench) row(share, rate float64, m measurement, verdict string) {
 // and by everything else on the machine.
 func (b *bench) measure(ctx context.Context, ph scenarios.Phase) (measurement, error) {
 	ph.Trials = 1
+	ph.GracefulStop = scenarios.DefaultGracefulStop // as a scenario's phase has by default
 	tg := scenarios.Target{Name: "target", HTTP: &scenarios.HTTPTarget{
 		Requests:  []scenarios.HTTPRequest{{Method: "GET", URL: b.url, Weight: 1}},
 		Keepalive: true, Timeout: 5 * time.Second, MaxBody: 10 << 20,
