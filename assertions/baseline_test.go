@@ -81,7 +81,7 @@ func TestRegressedVerdicts(t *testing.T) {
 		{"10% slower is a regression", caseOf("web", 10, trialRun("steady", time.Millisecond, 900, 905, 895, 898, 903)),
 			noRegress, StatusFail, "rps 10.0% lower, beyond the 5.0% tolerance and significant (p = 0.008, 5 vs 5 trials)", "rps = 900 (baseline 1000)"},
 		{"3 trials cannot tell", caseOf("web", 10, trialRun("steady", time.Millisecond, 900, 905, 895)),
-			noRegress, StatusInconclusive, "rps 10.0% lower, beyond the 5.0% tolerance but not significant (p = 0.100 ≥ 0.05, 3 vs 3 trials); 3 trials a side can never reach p < 0.05", "rps = 900 (baseline 1000)"},
+			noRegress, StatusInconclusive, "rps 10.0% lower, beyond the 5.0% tolerance, but 3 vs 3 trials cannot show significance: the smallest p they can give is 0.100 (use trials: 5 or more)", "rps = 900 (baseline 1000)"},
 		{"latency is worse upwards", caseOf("web", 10, trialRun("steady", 2*time.Millisecond, 1000, 1010, 990, 1005, 995)),
 			at(2, 5, `!regressed("p50", 10%)`), StatusFail, "p50 100.0% higher, beyond the 10.0% tolerance and significant", "p50 = 2ms (baseline 1ms)"},
 		{"lower latency is no regression", caseOf("web", 10, trialRun("steady", 500*time.Microsecond, 1000, 1010, 990, 1005, 995)),

@@ -65,10 +65,10 @@ func Judge(base, cand []float64, dir Direction, tolerance float64) Judgement {
 		j.Reason = fmt.Sprintf("%s, within the %s tolerance", describe(j.Change), pct(tolerance))
 		return j
 	}
-	if len(base) < 3 || len(cand) < 3 {
+	if least := SmallestP(len(base), len(cand)); least >= Alpha {
 		j.Status = Inconclusive
-		j.Reason = fmt.Sprintf("%s, beyond the %s tolerance, but %d vs %d trials cannot show significance (use trials: 5 or more)",
-			describe(j.Change), pct(tolerance), len(base), len(cand))
+		j.Reason = fmt.Sprintf("%s, beyond the %s tolerance, but %d vs %d trials cannot show significance: the smallest p they can give is %.3f (%s)",
+			describe(j.Change), pct(tolerance), len(base), len(cand), least, moreTrials(len(base)))
 		return j
 	}
 	mw := MannWhitneyU(base, cand)
@@ -82,10 +82,35 @@ func Judge(base, cand []float64, dir Direction, tolerance float64) Judgement {
 	j.Status = Inconclusive
 	j.Reason = fmt.Sprintf("%s, beyond the %s tolerance but not significant (p = %.3f ≥ %.2f, %d vs %d trials)",
 		describe(j.Change), pct(tolerance), mw.P, Alpha, len(base), len(cand))
-	if min(len(base), len(cand)) <= 3 {
-		j.Reason += "; 3 trials a side can never reach p < 0.05"
-	}
 	return j
+}
+
+// SmallestP is the smallest two-sided p-value the rank test can give n
+// trials against m: every one of one side beyond every one of the other,
+// 2 / C(n+m, n). When it is not below Alpha, no result of those trials can
+// be significant, however far apart.
+func SmallestP(n, m int) float64 {
+	if n == 0 || m == 0 {
+		return 1
+	}
+	// C(n+m, n) as a float: exact for the trial counts a run has.
+	c := 1.0
+	for i := 1; i <= n; i++ {
+		c = c * float64(m+i) / float64(i)
+	}
+	return math.Min(1, 2/c)
+}
+
+// moreTrials says what trial counts would make significance reachable
+// against a baseline of base trials: the candidate's alone when a few more
+// suffice, else both sides'.
+func moreTrials(base int) string {
+	for k := 3; k <= 10; k++ {
+		if SmallestP(base, k) < Alpha {
+			return fmt.Sprintf("use trials: %d or more", k)
+		}
+	}
+	return fmt.Sprintf("the baseline has %d; give both runs trials: 5 or more", base)
 }
 
 func median(xs []float64) float64 {

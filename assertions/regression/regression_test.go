@@ -159,7 +159,16 @@ func TestJudge(t *testing.T) {
 		{"latency 10% lower is not", base, []float64{900, 905, 895, 898, 903}, LowerIsBetter, 0.05, Pass, "lower"},
 		{"within tolerance even if significant", base, []float64{970, 975, 968, 972, 971}, HigherIsBetter, 0.05, Pass, "within"},
 		{"one trial a side cannot tell", []float64{1000}, []float64{800}, HigherIsBetter, 0.05, Inconclusive, "cannot show"},
-		{"3 vs 3 never significant", base[:3], []float64{800, 810, 790}, HigherIsBetter, 0.05, Inconclusive, "never reach"},
+		{"3 vs 3 never significant", base[:3], []float64{800, 810, 790}, HigherIsBetter, 0.05, Inconclusive,
+			"3 vs 3 trials cannot show significance: the smallest p they can give is 0.100 (use trials: 5 or more)"},
+		{"4 vs 3 never significant either", base[:4], []float64{800, 810, 790}, HigherIsBetter, 0.05, Inconclusive,
+			"smallest p they can give is 0.057"},
+		// 5 vs 3 wholly apart: 2/56 = 0.036, which the old rule of thumb
+		// "3 trials a side can never reach p < 0.05" wrongly refused.
+		{"5 vs 3 can be significant", base, []float64{800, 810, 790}, HigherIsBetter, 0.05, Regressed, "p = 0.036, 5 vs 3 trials"},
+		{"2 vs 8 can be significant", base[:2], []float64{800, 810, 790, 805, 795, 801, 799, 803}, HigherIsBetter, 0.05, Regressed, "2 vs 8 trials"},
+		{"a baseline of one trial needs more on both sides", base[:1], []float64{800, 810, 790, 805, 795}, HigherIsBetter, 0.05, Inconclusive,
+			"the baseline has 1; give both runs trials: 5 or more"},
 		{"too much spread", base, []float64{500, 1400, 700, 1300, 800}, HigherIsBetter, 0.05, Inconclusive, "not significant"},
 		{"no trials", nil, base, HigherIsBetter, 0.05, Inconclusive, "no trials"},
 	} {
@@ -176,6 +185,32 @@ func TestJudge(t *testing.T) {
 // noisy CI runner produces: 5 trials a side, coefficient of variation 3 %.
 // Identical distributions must be called regressions at most 5 % of the
 // time; a true 10 % drop must be caught at least 90 % of the time.
+func TestSmallestP(t *testing.T) {
+	for _, tc := range []struct {
+		n, m int
+		want float64
+	}{
+		{1, 1, 1}, {3, 3, 2.0 / 20}, {4, 3, 2.0 / 35}, {5, 3, 2.0 / 56}, {4, 4, 2.0 / 70}, {5, 5, 2.0 / 252}, {0, 5, 1},
+	} {
+		if got := SmallestP(tc.n, tc.m); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("SmallestP(%d, %d) = %v, want %v", tc.n, tc.m, got, tc.want)
+		}
+		// It is what the test gives to samples wholly apart.
+		if tc.n > 0 && tc.m > 0 {
+			a, b := make([]float64, tc.n), make([]float64, tc.m)
+			for i := range a {
+				a[i] = float64(i)
+			}
+			for i := range b {
+				b[i] = float64(100 + i)
+			}
+			if got := MannWhitneyU(a, b).P; math.Abs(got-math.Min(1, tc.want)) > 1e-12 {
+				t.Errorf("MannWhitneyU of %d vs %d apart: p = %v, want %v", tc.n, tc.m, got, tc.want)
+			}
+		}
+	}
+}
+
 func TestSimulatedErrorRates(t *testing.T) {
 	const runs = 4000
 	rng := rand.New(rand.NewPCG(7, 11))
