@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
 )
 
@@ -31,6 +32,10 @@ type BaselineCase struct {
 	// Server is the case's server usage; nil when none was sampled, which
 	// skips the rules that read baseline.server or baseline.host.
 	Server *sut.Usage
+	// Load is the fingerprint of the load the case measured; nil when it
+	// is unknown (a document written before loads had one), which
+	// compares as if alike.
+	Load *scenarios.LoadShape
 }
 
 // NewBaselineCase summarises measured phases for a Baseline to return.
@@ -61,6 +66,37 @@ func TrialsOf(phases []*runner.PhaseResult) []runner.Trial {
 		out = append(out, t)
 	}
 	return out
+}
+
+// Medians are a case's figures as regressed() compares them: the median
+// of its trials (TrialsOf), so that a report's delta is the verdict's.
+// With one trial they are that trial's, which are all its requests'.
+type Medians struct {
+	Trials    int
+	RPS       float64
+	P50, P99  time.Duration
+	ErrorRate float64
+}
+
+// TrialMedians gives the Medians of phases.
+func TrialMedians(phases []*runner.PhaseResult) Medians {
+	trials := TrialsOf(phases)
+	of := func(name string) float64 {
+		m, _ := trialMetricNamed(name)
+		xs := make([]float64, len(trials))
+		for i, t := range trials {
+			xs[i] = m.of(t)
+		}
+		if len(xs) == 0 {
+			return 0
+		}
+		return regression.Median(xs)
+	}
+	return Medians{
+		Trials: len(trials), RPS: of("rps"),
+		P50: time.Duration(math.Round(of("p50"))), P99: time.Duration(math.Round(of("p99"))),
+		ErrorRate: of("error_rate"),
+	}
 }
 
 // trialMetric is a figure that every trial records on its own, which is
@@ -182,6 +218,10 @@ type regressState struct {
 	// lists the inconclusive ones that evaluation met.
 	forced map[regressKey]bool
 	found  []regressKey
+	// loadDiffs lists how the baseline's load differs from the
+	// candidate's; when it is not empty every judgement is undecided, so
+	// a rule stands only where it holds whatever the comparison says.
+	loadDiffs []string
 }
 
 func newRegressState(base, cand []runner.Trial) *regressState {
@@ -202,10 +242,11 @@ func (s *regressState) regressed(metric string, tolerance float64) (bool, error)
 	if !slices.Contains(s.consulted, k) {
 		s.consulted = append(s.consulted, k)
 	}
-	switch r.Status {
-	case regression.Regressed:
+	switch {
+	case len(s.loadDiffs) > 0:
+	case r.Status == regression.Regressed:
 		return true, nil
-	case regression.Pass:
+	case r.Status == regression.Pass:
 		return false, nil
 	}
 	if !slices.Contains(s.found, k) {

@@ -39,6 +39,8 @@ type rule struct {
 	needsBaseline bool
 	// regressed: the rule calls regressed(), which more trials can decide.
 	regressed bool
+	// baseFigures: the rule reads baseline.* figures.
+	baseFigures bool
 	// usage says which sampled figures the rule reads, which a case (or
 	// a baseline case) without them cannot answer.
 	usage usageReads
@@ -190,6 +192,7 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 	r.program = prog
 	r.needsBaseline = in.baseline
 	r.regressed = in.regressed
+	r.baseFigures = in.baseFigures
 	r.usage = in.usage
 	r.byName = in.byName
 	r.requests = in.requests

@@ -28,6 +28,9 @@ type inspector struct {
 	declared  map[string]bool   // names bound by `let`
 	baseline  bool
 	regressed bool // calls regressed()
+	// baseFigures: reads baseline.* figures, which no both-ways
+	// evaluation can stand in for when the loads compared differ.
+	baseFigures bool
 	usage     usageReads
 	byName    bool
 	requests  []string // literal keys of requests_by_name
@@ -64,7 +67,7 @@ func (in *inspector) Visit(n *ast.Node) {
 	case *ast.IdentifierNode:
 		switch x.Value {
 		case "baseline":
-			in.baseline = true
+			in.baseline, in.baseFigures = true, true
 		case "regressed":
 			in.baseline, in.regressed = true, true
 		case "capacity":

@@ -83,8 +83,11 @@ func (r *Rules) Judge(res *runner.ScenarioResult, opts JudgeOptions) []Verdict {
 			c: c, m: &m, opts: opts, scenario: scenario,
 			envs: map[string]*Env{}, regress: map[string]*regressState{},
 		}
+		cj.shape = shapeOf(res.Scenario, c.ID)
 		if cj.abTarget = baselineTargetOf(res.Scenario, c); cj.abTarget != "" {
-			cj.ref = referenceCase(res.Cases, c, cj.abTarget)
+			if cj.ref = referenceCase(res.Cases, c, cj.abTarget); cj.ref != nil {
+				cj.refShape = shapeOf(res.Scenario, cj.ref.ID)
+			}
 		}
 		for _, ru := range r.rules {
 			if ru.th.Target != "" && ru.th.Target != c.Target {
@@ -110,6 +113,9 @@ type caseJudge struct {
 	// target's case with the same matrix values, nil when there is none.
 	abTarget string
 	ref      *runner.CaseResult
+	// shape is the case's load shape, refShape its reference case's; nil
+	// when the scenario is not at hand.
+	shape, refShape *scenarios.LoadShape
 }
 
 func (cj *caseJudge) judge(ru *rule) Verdict {
@@ -197,11 +203,35 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 		}
 		rs.startRule()
 	}
+	if rs != nil && len(rs.loadDiffs) > 0 && ru.baseFigures {
+		// baseline.p99 of another load is no yardstick, and unlike a
+		// regressed() judgement it cannot be tried both ways.
+		v.Status, v.Reason = StatusIncomparable, cj.incomparableReason(rs.loadDiffs)
+		v.Actual = cj.actual(ru, env)
+		v.FailOnInconclusive = cj.opts.FailOnInconclusive
+		return v
+	}
 	status, err := cj.evaluate(ru, env, rs)
 	v.Status = status
 	v.Actual = cj.actual(ru, env)
 	if err != nil {
 		v.Status, v.Reason = StatusError, runtimeMessage(err)
+		return v
+	}
+	if rs != nil && len(rs.loadDiffs) > 0 {
+		// Every comparison was left undecided: a rule that holds either
+		// way was judged on the case alone, one that hangs on it is not
+		// judged.
+		if status == StatusInconclusive {
+			v.Status = StatusIncomparable
+		}
+		v.Reason = cj.incomparableReason(rs.loadDiffs)
+		if v.Status != StatusIncomparable {
+			v.Reason = "judged without the comparison, which does not decide it (" + v.Reason + ")"
+		}
+		if v.Status == StatusIncomparable {
+			v.FailOnInconclusive = cj.opts.FailOnInconclusive
+		}
 		return v
 	}
 	if rs != nil {
@@ -329,6 +359,7 @@ func (cj *caseJudge) withBaseline(env *Env, phase string, phases []*runner.Phase
 		rs.usage = bc.Server
 		rs.flow = bc.Stats.Iterations != nil
 		rs.stats = bc.Stats
+		rs.loadDiffs = cj.loadDifferences(bc, phase)
 		env.Regressed = rs.regressed
 	}
 	cj.regress[phase] = rs

@@ -3,6 +3,7 @@ package assertions
 import (
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
@@ -77,7 +78,42 @@ func (cj *caseJudge) baselineCase(phase string) (BaselineCase, bool) {
 	}
 	bc := NewBaselineCase(phases)
 	bc.Server = cj.ref.Server
+	bc.Load = cj.refShape
 	return bc, true
+}
+
+// shapeOf is the load shape of sc's case id; nil when sc does not have it.
+func shapeOf(sc *scenarios.Scenario, id string) *scenarios.LoadShape {
+	if sc == nil {
+		return nil
+	}
+	for i := range sc.Cases {
+		if sc.Cases[i].ID == id {
+			s := scenarios.LoadShapeOf(&sc.Cases[i], sc.ServerOf(&sc.Cases[i]))
+			return &s
+		}
+	}
+	return nil
+}
+
+// loadDifferences lists how the load of what cj compares with (bc)
+// differs from the case's own. A same-job reference target may differ in
+// what it hits, which is the point of comparing it; never in how the load
+// is applied.
+func (cj *caseJudge) loadDifferences(bc BaselineCase, phase string) []string {
+	if bc.Load == nil || cj.shape == nil {
+		return nil
+	}
+	return scenarios.LoadDifferences(*bc.Load, *cj.shape, phase, cj.abTarget == "")
+}
+
+// incomparableReason is the reason of a verdict whose comparison differs
+// in load (diffs).
+func (cj *caseJudge) incomparableReason(diffs []string) string {
+	if cj.abTarget != "" {
+		return ReasonIncomparableTarget + strings.Join(diffs, ", ")
+	}
+	return ReasonIncomparable + strings.Join(diffs, ", ")
 }
 
 // noBaselineReason says why baselineCase found nothing.

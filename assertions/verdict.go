@@ -25,6 +25,20 @@ const (
 	// than its tolerance; runner.Invalidity), so no rule is judged on
 	// them. It never passes nor fails a rule; the run itself is invalid.
 	StatusNotJudged Status = "not_judged"
+	// StatusIncomparable: the rule compares with a baseline case (or a
+	// same-job reference target) whose load was shaped differently
+	// (scenarios.LoadDifferences): "concurrency 4 → 1" says nothing about
+	// the code. Like an inconclusive verdict it fails the run only with
+	// FailOnInconclusive; its reason names each difference.
+	StatusIncomparable Status = "incomparable"
+)
+
+// ReasonIncomparable begins the reason of an incomparable verdict against
+// a baseline, followed by the differences; ReasonIncomparableTarget the
+// same against a same-job reference target.
+const (
+	ReasonIncomparable       = "not compared: the load changed since the baseline: "
+	ReasonIncomparableTarget = "not compared: the two targets' loads differ: "
 )
 
 // ReasonInvalid begins the reason of a verdict not judged on an invalid
@@ -53,9 +67,9 @@ type Verdict struct {
 	// the rule compared with that target's case of the same matrix values
 	// in the same run, not with --baseline.
 	BaselineTarget string `json:"baseline_target,omitempty"`
-	// FailOnInconclusive is set on an inconclusive verdict of a run that
-	// treats those as failures (--fail-on-inconclusive), so the verdict
-	// alone tells whether it failed the run.
+	// FailOnInconclusive is set on an inconclusive or incomparable verdict
+	// of a run that treats those as failures (--fail-on-inconclusive), so
+	// the verdict alone tells whether it failed the run.
 	FailOnInconclusive bool `json:"fail_on_inconclusive,omitempty"`
 }
 
@@ -67,7 +81,7 @@ func (v Verdict) Fails() bool {
 	switch v.Status {
 	case StatusFail, StatusError:
 		return true
-	case StatusInconclusive:
+	case StatusInconclusive, StatusIncomparable:
 		return v.FailOnInconclusive
 	}
 	return false

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/scenarios"
 )
 
 // Baseline is one or more earlier results documents that a run is judged
@@ -122,6 +123,7 @@ func (b *Baseline) Case(scenario, caseID, phase string) (assertions.BaselineCase
 	// Usage covers the case's measured phases together, so a phase
 	// narrowing sees the whole case's, as the case being judged does.
 	bc.Server = c.Server
+	bc.Load = c.Load
 	return bc, true
 }
 
@@ -228,26 +230,34 @@ func FingerprintDiff(a, b Fingerprint, aName, bName string) []string {
 
 // CaseBaseline is a case's figures in the baseline, kept beside the case
 // in results.json so that every report can show the change without the
-// baseline file at hand.
+// baseline file at hand. Its figures are the ones regressed() compares:
+// with trials, the median trial's (assertions.TrialMedians), so that a
+// report's delta is the verdict's.
 type CaseBaseline struct {
 	File      string        `json:"file"`   // the results file the case came from
 	Trials    int           `json:"trials"` // 1 when the phases ran once
 	RPS       float64       `json:"rps"`    // the median trial's with trials
-	P50       time.Duration `json:"p50_ns"`
-	P99       time.Duration `json:"p99_ns"`
+	P50       time.Duration `json:"p50_ns"` // the median trial's with trials
+	P99       time.Duration `json:"p99_ns"` // the median trial's with trials
 	ErrorRate float64       `json:"error_rate"`
+	// LoadDifferences lists how the baseline case's load differs from
+	// this case's ("concurrency 4 → 1"); empty when alike. A case whose
+	// load differs is not compared: its rules comparing with the baseline
+	// are incomparable, and reports show no delta.
+	LoadDifferences []string `json:"load_differences,omitempty"`
 }
 
-// caseBaseline looks up the figures of a case in b; nil when none matches.
-func (b *Baseline) caseBaseline(scenario, caseID string) *CaseBaseline {
+// caseBaseline looks up the figures of a case in b; nil when none
+// matches. load is the case's own load shape, nil when unknown.
+func (b *Baseline) caseBaseline(scenario, caseID string, load *scenarios.LoadShape) *CaseBaseline {
 	c, file := b.find(scenario, caseID)
 	if c == nil {
 		return nil
 	}
-	st := c.Stats
-	cb := &CaseBaseline{File: file, Trials: 1, RPS: st.RPS, P50: st.Latency.P50, P99: st.Latency.P99, ErrorRate: st.ErrorRate}
-	if st.Trials != nil {
-		cb.Trials = st.Trials.N
+	m := assertions.TrialMedians(c.Phases)
+	cb := &CaseBaseline{File: file, Trials: m.Trials, RPS: m.RPS, P50: m.P50, P99: m.P99, ErrorRate: m.ErrorRate}
+	if c.Load != nil && load != nil {
+		cb.LoadDifferences = scenarios.LoadDifferences(*c.Load, *load, "", true)
 	}
 	return cb
 }

@@ -115,6 +115,10 @@ type CaseRun struct {
 	// SearchSpecs are the SLO and precision of the case's capacity-search
 	// phases, for reports rendered without the scenario; nil without one.
 	SearchSpecs []SearchSpec `json:"search_specs,omitempty"`
+	// Load is the fingerprint of the case's load (scenarios.LoadShape):
+	// a later run compares with this case only if its load is alike.
+	// nil in a document written before loads had one.
+	Load *scenarios.LoadShape `json:"load,omitempty"`
 }
 
 // MatrixEntry is one matrix key of a case with its typed value: int64,
@@ -203,7 +207,8 @@ func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 // passed derives Passed from the document's figures and verdicts: never
 // for an interrupted run, a --strict-env baseline from another
 // environment, or a scenario that does not pass (ScenarioRun.Passed).
-// ReadRun derives it again rather than trust the stored flag.
+// ReadRun derives it again, and refuses a document whose stored flag
+// differs (checkPassed).
 func (r *Run) passed() bool {
 	if r.Baseline.EnvFailed() || r.Interrupted {
 		return false
@@ -281,13 +286,14 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 			ByName:   NamedStatsOf(measured),
 			Verdicts: byCase[c.ID],
 			Error:    c.Err,
-			Baseline: bl.caseBaseline(sr.Name, c.ID),
 
 			Server:     c.Server,
 			ServerName: c.ServerName,
 
 			SearchSpecs: SearchSpecs(sc, c.ID),
+			Load:        LoadShapeOf(sc, c.ID),
 		}
+		cr.Baseline = bl.caseBaseline(sr.Name, c.ID, cr.Load)
 		if cr.Phases == nil {
 			cr.Phases = []*runner.PhaseResult{}
 		}
@@ -356,7 +362,8 @@ func (sr *ScenarioRun) Targets() []string {
 
 // ReadRun decodes a results document. It refuses documents of another
 // schema rather than guessing at their meaning, and documents with figures
-// no run writes (see validate), and rebuilds what is not
+// no run writes (see validate), and documents whose "passed" contradicts
+// their verdicts and figures (ErrPassedContradicts), and rebuilds what is not
 // stored: Stats.LatencyHist is merged again from the phases' histograms.
 func ReadRun(r io.Reader) (*Run, error) {
 	data, err := io.ReadAll(r)
@@ -364,7 +371,8 @@ func ReadRun(r io.Reader) (*Run, error) {
 		return nil, fmt.Errorf("read results: %w", err)
 	}
 	var probe struct {
-		Schema *int `json:"schema"`
+		Schema *int            `json:"schema"`
+		Passed json.RawMessage `json:"passed"` // decoded with the document
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, fmt.Errorf("results are not valid JSON: %w", err)
@@ -413,10 +421,14 @@ func ReadRun(r io.Reader) (*Run, error) {
 	if err := validate(&run); err != nil {
 		return nil, err
 	}
-	// The stored verdict is an older loadgate's, or a hand edit's: the
-	// figures decide whether the run is judged and whether it passed.
+	// The figures decide whether the run is judged and whether it passed;
+	// a stored verdict that says otherwise is a hand edit's, and refused
+	// rather than corrected, so that no command shows it either way.
 	notJudged(&run)
 	run.Passed = run.passed()
+	if err := checkPassed(&run, probe.Passed); err != nil {
+		return nil, err
+	}
 	return &run, nil
 }
 

@@ -490,7 +490,7 @@ var fieldNotes = map[string]string{
 	"Verdict.phase":             "The phase the rule was judged on; absent when judged on the whole case.",
 	"Verdict.rule":              "The threshold's expression.",
 	"Verdict.severity":          "fail: a failing rule fails the run; warn: it is reported only.",
-	"Verdict.status":            "pass, fail, skip (could not be judged), error (evaluation failed at run time) or inconclusive (regressed() could not decide).",
+	"Verdict.status":            "pass, fail, skip (could not be judged), error (evaluation failed at run time), inconclusive (regressed() could not decide), incomparable (the baseline measured another load: case.load differs) or not_judged (the run is invalid).",
 	"Pos.file":                  "Scenario file of the rule.",
 	"Pos.line":                  "Line of the rule, 1-based.",
 	"Pos.col":                   "Column of the rule, 1-based.",

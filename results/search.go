@@ -35,6 +35,21 @@ func SearchSpecs(sc *scenarios.Scenario, id string) []SearchSpec {
 	return out
 }
 
+// LoadShapeOf is the load shape of sc's case id; nil when sc is nil or
+// has no such case.
+func LoadShapeOf(sc *scenarios.Scenario, id string) *scenarios.LoadShape {
+	if sc == nil {
+		return nil
+	}
+	for i := range sc.Cases {
+		if c := &sc.Cases[i]; c.ID == id {
+			shape := scenarios.LoadShapeOf(c, sc.ServerOf(c))
+			return &shape
+		}
+	}
+	return nil
+}
+
 // SearchedPhases lists the phases that ran a capacity search.
 func SearchedPhases(phases []*runner.PhaseResult) []*runner.PhaseResult {
 	var out []*runner.PhaseResult

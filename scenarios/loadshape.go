@@ -29,14 +29,14 @@ type LoadShape struct {
 
 // PhaseShape is the load settings of one measured phase.
 type PhaseShape struct {
-	Name     string        `json:"name"`
-	Settings []LoadSetting `json:"settings"`
+	Name     string        `json:"name"` // the phase's name
+	Settings []LoadSetting `json:"settings"` // in a fixed order: model, then what it needs
 }
 
 // LoadSetting is one setting of a LoadShape, e.g. {concurrency, 4}.
 type LoadSetting struct {
-	Key   string `json:"key"`
-	Value string `json:"value"`
+	Key   string `json:"key"`   // the setting's name, as the scenario spells it where it can: concurrency, rate, duration
+	Value string `json:"value"` // its resolved value as text: "4", "1s", "100/s → 500/s", a digest of a body
 }
 
 // LoadShapeOf is case c's fingerprint, with the server loadgate starts for

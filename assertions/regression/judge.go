@@ -48,7 +48,7 @@ func Judge(base, cand []float64, dir Direction, tolerance float64) Judgement {
 		j.Status, j.Reason = Inconclusive, "no trials to compare"
 		return j
 	}
-	j.Base, j.Cand = median(base), median(cand)
+	j.Base, j.Cand = Median(base), Median(cand)
 	switch {
 	case j.Base != 0:
 		j.Change = (j.Cand - j.Base) / math.Abs(j.Base)
@@ -113,7 +113,9 @@ func moreTrials(base int) string {
 	return fmt.Sprintf("the baseline has %d; give both runs trials: 5 or more", base)
 }
 
-func median(xs []float64) float64 {
+// Median is the median of xs, the mean of the middle two for an even
+// count; the figure a judgement compares.
+func Median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	mid := len(s) / 2
