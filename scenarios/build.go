@@ -3,6 +3,7 @@ package scenarios
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -327,12 +328,21 @@ func isFalse(n *yaml.Node) bool {
 
 // rulePos is where a rule's first character is, so that a column inside
 // the rule maps onto the file by addition. Quoted rules start one column
-// after the quote; block scalars start on the next line, whose indentation
-// is not known here, so they keep the node's position.
+// after the quote; a block scalar's text starts on its first line that is
+// not blank, after the block's indentation. A block whose text starts
+// with a line break keeps the node's position.
 func rulePos(d *decoder, n *yaml.Node) Pos {
 	p := d.pos(n)
-	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+	switch {
+	case n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0:
 		p.Col++
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 && n.Value != "" && n.Value[0] != '\n':
+		for line := p.Line + 1; line <= len(d.src.lines); line++ {
+			text := d.src.lineText(line)
+			if rest := strings.TrimLeft(text, " "); rest != "" {
+				return Pos{File: p.File, Line: line, Col: utf8.RuneCountInString(text[:len(text)-len(rest)]) + 1}
+			}
+		}
 	}
 	return p
 }

@@ -251,7 +251,7 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 			{Name: "server.rss_max < 512MiB", Rule: "server.rss_max < 512MiB", Severity: SeverityWarn, Pos: Pos{f, 20, 5}, RulePos: Pos{f, 20, 14}},
 			{Name: "peak only", Rule: "rps > 1000", Severity: SeverityFail, Phase: "peak", Pos: Pos{f, 21, 5}, RulePos: Pos{f, 21, 30}},
 			{Name: "p50 < 10ms", Rule: "p50 < 10ms", Severity: SeverityFail, Phase: "steady", Target: "b", Pos: Pos{f, 22, 5}, RulePos: Pos{f, 22, 13}},
-			{Name: "requests > 0 && failed == 0", Rule: "requests > 0 && failed == 0", Severity: SeverityFail, Pos: Pos{f, 23, 5}, RulePos: Pos{f, 23, 11}},
+			{Name: "requests > 0 && failed == 0", Rule: "requests > 0 && failed == 0", Severity: SeverityFail, Pos: Pos{f, 23, 5}, RulePos: Pos{f, 24, 7}},
 		}
 		if diff := cmp.Diff(want, s.Thresholds); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
