@@ -162,7 +162,8 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 		return r, scenarios.ErrorList{ruleError(th, lerr.Off, lerr.Msg)}
 	}
 	in := &inspector{src: rw, known: k, inner: map[ast.Node]bool{}, declared: map[string]bool{}}
-	if tree, err := parser.Parse(rw.Text); err == nil {
+	tree, perr := parser.Parse(rw.Text)
+	if perr == nil {
 		ast.Walk(&tree.Node, callChecker{in})
 	}
 	if len(in.keyErrs) > 0 {
@@ -178,6 +179,11 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 	if err != nil {
 		var fe *file.Error
 		if errors.As(err, &fe) {
+			if perr == nil {
+				if off, msg, ok := durationHint(th.Rule, rw, tree.Node, fe); ok {
+					return r, scenarios.ErrorList{ruleError(th, off, msg)}
+				}
+			}
 			return r, scenarios.ErrorList{ruleError(th, rw.Orig(fe.From), explain(fe.Message))}
 		}
 		return r, scenarios.ErrorList{ruleError(th, 0, explain(err.Error()))}

@@ -108,7 +108,7 @@ func TestCompileErrors(t *testing.T) {
 			// A latency is a duration, so a bare number is refused.
 			name: "duration compared with a number",
 			th:   at(9, 5, `p99 < 50`),
-			want: []string{`load.yaml:9:9: invalid rule: invalid operation: < (mismatched types time.Duration and int)`},
+			want: []string{`load.yaml:9:5: invalid rule: p99 < 50: p99 is a duration; write the number with its unit, e.g. 50ms`},
 		},
 		{
 			// A threshold must be true or false; the whole rule is wrong,
