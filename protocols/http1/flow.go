@@ -78,6 +78,10 @@ type flowStep struct {
 	extract  []extractor
 	think    time.Duration
 	check    *ResponseCheck // the response's checks, with a StepTransport
+
+	// fixedBody is the body when it has no placeholder: the scenario's
+	// own bytes, which every virtual user sends without a copy.
+	fixedBody []byte
 }
 
 var errFlowDo = errors.New("a flow target runs whole iterations, not single requests")
@@ -169,6 +173,9 @@ func (c *flowClient) compile(t *scenarios.Target, s *scenarios.Step, origins map
 		target: rest, host: u.Host, body: s.Body, think: s.ThinkTime,
 		length: method == "POST" || method == "PUT" || method == "PATCH",
 		close:  !c.h.Keepalive, keepHead: c.flow.Cookies,
+	}
+	if len(s.Body.Parts) == 1 && s.Body.Parts[0].Kind == scenarios.PartLiteral {
+		fs.fixedBody = s.Body.Parts[0].Literal
 	}
 	if route != nil && u.Scheme == "http" {
 		fs.absolute, fs.auth = true, route.auth

@@ -139,7 +139,7 @@ func (c *flowClient) send(ctx context.Context, s *flowStep, out *protocols.Outco
 	if s.keepHead {
 		conn.rd.head = &c.head
 	}
-	c.req = http1Request{wire: c.wire, head: s.isHead, close: s.close}
+	c.req.head, c.req.close = s.isHead, s.close
 	conn.exchange(ctx, &c.req, out)
 	if out.Kind != protocols.KindNone {
 		return
@@ -166,10 +166,11 @@ func (c *flowClient) afterStep(s *flowStep, out *protocols.Outcome) {
 // one line of HTTP.
 var ErrUnsafeValue = errors.New("a {{placeholder}} value holds a line break (or, in the URL, a space): the request would not be valid HTTP/1.1")
 
-// render writes step s as it goes on the wire into c.wire; false when a
-// placeholder's value made the request line or a header invalid.
+// render writes step s as it goes on the wire into c.req, its head into
+// c.wire; false when a placeholder's value made the request line or a
+// header invalid.
 func (c *flowClient) render(s *flowStep) bool {
-	c.body = c.env.Render(c.body[:0], &s.body)
+	body := c.renderBody(s)
 	w := append(c.wire[:0], s.method...)
 	w = append(w, ' ')
 	if s.absolute {
@@ -206,15 +207,28 @@ func (c *flowClient) render(s *flowStep) bool {
 	if c.jar != nil && c.cookieURL != nil {
 		w = appendCookies(w, c.jar.Cookies(c.cookieURL))
 	}
-	if s.length || len(c.body) > 0 {
-		w = appendContentLength(w, len(c.body))
+	if s.length || len(body) > 0 {
+		w = appendContentLength(w, len(body))
 	}
 	if !c.h.Keepalive {
 		w = append(w, "Connection: close\r\n"...)
 	}
 	w = append(w, "\r\n"...)
-	c.wire = append(w, c.body...)
+	withBody(&c.req, w, body)
+	c.wire = c.req.wire
 	return true
+}
+
+// renderBody is step s's body for this request: the step's own bytes when
+// it has no placeholder, as a body_file has none, shared by every user and
+// never copied; else rendered into the user's buffer, where a large one's
+// literal bulk is copied once per request, and not again into the wire.
+func (c *flowClient) renderBody(s *flowStep) []byte {
+	if s.fixedBody != nil {
+		return s.fixedBody
+	}
+	c.body = c.env.Render(c.body[:0], &s.body)
+	return c.body
 }
 
 func appendHeader(w []byte, name, value string) []byte {

@@ -111,7 +111,7 @@ func (c *flowClient) sendStep(ctx context.Context, s *flowStep, out *protocols.O
 // renderStep renders step s into c.sreq, its values into c.wire; false
 // when a placeholder's value would make the request invalid.
 func (c *flowClient) renderStep(s *flowStep) bool {
-	c.body = c.env.Render(c.body[:0], &s.body)
+	body := c.renderBody(s)
 	w := c.env.Render(c.wire[:0], &s.target)
 	if bytes.ContainsAny(w, " \r\n") {
 		return false
@@ -151,15 +151,15 @@ func (c *flowClient) renderStep(s *flowStep) bool {
 			c.spans = append(c.spans, span{name: "cookie", from: at, to: len(w)})
 		}
 	}
-	if s.length || len(c.body) > 0 {
+	if s.length || len(body) > 0 {
 		at := len(w)
-		w = strconv.AppendInt(w, int64(len(c.body)), 10)
+		w = strconv.AppendInt(w, int64(len(body)), 10)
 		c.spans = append(c.spans, span{name: "content-length", from: at, to: len(w)})
 	}
 	c.wire = w
 	r := &c.sreq
 	*r = StepRequest{Origin: s.origin, Method: s.method, Authority: s.host, Path: w[:pathEnd],
-		Headers: r.Headers[:0], Body: c.body, Check: s.check}
+		Headers: r.Headers[:0], Body: body, Check: s.check}
 	for i, sp := range c.spans {
 		v := w[sp.from:sp.to]
 		if sp.lit != nil {

@@ -48,6 +48,7 @@ type http1Client struct {
 	// how long the connection has been idle.
 	lastStart time.Time
 	dl        lazyDeadline // of a plain socket
+	vec       vecWriter    // writes a request whose body is apart
 
 	// mu guards conn, closed and watcher against interrupt and Close, which
 	// run on other goroutines. Do, the only writer of conn, reads it without
@@ -59,9 +60,13 @@ type http1Client struct {
 	watcher *ctxWatch
 }
 
-// http1Request is one entry of the mix, ready for the wire.
+// http1Request is one entry of the mix, ready for the wire: wire, then
+// body. A body of up to maxInlineBody bytes is copied into wire and body
+// is nil; a bigger one is the target's own bytes, never copied, shared
+// read-only by every worker and connection (see maxInlineBody).
 type http1Request struct {
 	wire  []byte
+	body  []byte
 	head  bool // a HEAD response has no body
 	close bool // the request itself asks the server to close
 }
@@ -210,7 +215,7 @@ func (c *http1Client) exchange(ctx context.Context, p *http1Request, out *protoc
 		reused, connecting := c.reused, c.connecting
 		c.resp.wire = 0
 		// A new connection has had no time to be closed while idle.
-		n, sentAt, err := c.send(p.wire, connecting || reused && idle < rawIdleLimit)
+		n, sentAt, err := c.send(p, connecting || reused && idle < rawIdleLimit)
 		out.BytesSent += int64(n)
 		if connecting && !c.connected(ctx, deadline, n, sentAt, err, out) {
 			return
@@ -254,20 +259,21 @@ func (c *http1Client) open(ctx context.Context, deadline, now time.Time, out *pr
 	return true
 }
 
-// send writes wire, through the raw exchange when raw allows it, which
-// also reads the answer's first bytes. It returns the bytes written, when
-// the first of them left if the exchange knows, and the write's error.
-func (c *http1Client) send(wire []byte, raw bool) (n int, sentAt time.Time, err error) {
-	if raw && c.rawOK && c.rd.r == c.rd.w {
+// send writes p, through the raw exchange when raw allows it and p is
+// one piece, which also reads the answer's first bytes. It returns the
+// bytes written, when the first of them left if the exchange knows, and
+// the write's error.
+func (c *http1Client) send(p *http1Request, raw bool) (n int, sentAt time.Time, err error) {
+	if raw && p.body == nil && c.rawOK && c.rd.r == c.rd.w {
 		c.raw.stamp = c.connecting
-		n, err = c.raw.exchange(wire)
+		n, err = c.raw.exchange(p.wire)
 		if n > 0 {
 			sentAt = c.raw.sentAt
 		}
 	}
-	for err == nil && n < len(wire) {
+	for err == nil && n < p.size() {
 		var m int
-		m, err = c.conn.Write(wire[n:])
+		m, err = c.write(p, n)
 		n += m
 		if early(err, c.raw.rearm) {
 			err = nil

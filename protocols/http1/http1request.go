@@ -12,7 +12,9 @@ import (
 // serialize writes request r as it goes on the wire: request line, Host,
 // the scenario's headers in file order, then what the client adds. A Host
 // header in the scenario replaces the URL's host (virtual hosts); the body
-// framing headers are the client's own, since it knows the body.
+// framing headers are the client's own, since it knows the body. A large
+// body is not copied (see maxInlineBody): every request serialised from r
+// sends r.Body's own bytes.
 func serialize(r *scenarios.HTTPRequest, keepalive bool) (http1Request, error) {
 	u, err := url.Parse(r.URL)
 	if err != nil {
@@ -68,12 +70,17 @@ func serialize(r *scenarios.HTTPRequest, keepalive bool) (http1Request, error) {
 		b = append(b, "Connection: close\r\n"...)
 	}
 	b = append(b, "\r\n"...)
-	b = append(b, r.Body...)
 
 	line := r.Method + " " + u.RequestURI() + " HTTP/1.1\r\nHost: " + host + "\r\n"
-	wire := make([]byte, 0, len(line)+len(b))
+	inline := 0
+	if len(r.Body) <= maxInlineBody {
+		inline = len(r.Body)
+	}
+	wire := make([]byte, 0, len(line)+len(b)+inline)
 	wire = append(append(wire, line...), b...)
-	return http1Request{wire: wire, head: r.Method == "HEAD", close: close}, nil
+	req := http1Request{head: r.Method == "HEAD", close: close}
+	withBody(&req, wire, r.Body)
+	return req, nil
 }
 
 func appendContentLength(b []byte, n int) []byte {
@@ -93,7 +100,7 @@ const minSegment = 536
 // would change nothing and costs a system call per connection.
 func oneSegment(reqs []http1Request) bool {
 	for i := range reqs {
-		if len(reqs[i].wire) > minSegment {
+		if reqs[i].size() > minSegment {
 			return false
 		}
 	}

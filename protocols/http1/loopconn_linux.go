@@ -117,8 +117,8 @@ func (l *httpLoop) connectFailed(i int, op string, err error) {
 // room until it is.
 func (l *httpLoop) write(i int) {
 	c := &l.conns[i]
-	wire := l.reqs[c.req].wire
-	n, err := rawWrite(uintptr(c.fd), wire[c.wrote:])
+	r := &l.reqs[c.req]
+	n, err := writeRequest(uintptr(c.fd), r, c.wrote)
 	switch {
 	case err == unix.EAGAIN:
 		n = 0
@@ -144,7 +144,7 @@ func (l *httpLoop) write(i int) {
 	// a second look at its socket. A read must then take everything
 	// there is (see read).
 	want := uint32(unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET)
-	if c.wrote < len(wire) {
+	if c.wrote < r.size() {
 		want |= unix.EPOLLOUT
 	} else {
 		c.state = connReading
