@@ -28,7 +28,7 @@ func invalidRun() *results.Run {
 	pass := func(c string) []assertions.Verdict {
 		return []assertions.Verdict{{Case: c, Target: c, Name: "p99 < 1s", Rule: "p99 < 1s", Severity: "fail", Status: assertions.StatusPass, Actual: "p99 = 967ms"}}
 	}
-	run := &results.Run{Schema: results.Schema, Passed: true, Scenarios: []*results.ScenarioRun{{Name: "flood", Cases: []*results.CaseRun{
+	run := &results.Run{Schema: results.Schema, Passed: false, Scenarios: []*results.ScenarioRun{{Name: "flood", Cases: []*results.CaseRun{
 		{ID: "web", Target: "web", Phases: []*runner.PhaseResult{phase(2e6, 28530, 3999049-28530, late)}, Verdicts: pass("web")},
 		{ID: "calm", Target: "calm", Phases: []*runner.PhaseResult{phase(100, 200, 0, busy)}, Verdicts: pass("calm")},
 	}}}}

@@ -246,7 +246,7 @@ func TestMergePartsRefusesPartsThatDoNotBelongTogether(t *testing.T) {
 
 func TestSegmentInfoRoundTrips(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	run := &Run{Schema: Schema, Segment: &SegmentInfo{Index: 2, Count: 4, StartAt: &at, Skew: 1500 * time.Microsecond},
+	run := &Run{Schema: Schema, Passed: true, Segment: &SegmentInfo{Index: 2, Count: 4, StartAt: &at, Skew: 1500 * time.Microsecond},
 		Scenarios: []*ScenarioRun{{Name: "s", Cases: []*CaseRun{}, Source: "src", Vars: map[string]string{"k": "v"}, NothingToSend: true}}}
 	var b bytes.Buffer
 	if err := WriteJSON(&b, run); err != nil {

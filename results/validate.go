@@ -1,10 +1,12 @@
 package results
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/runner"
@@ -255,4 +257,122 @@ func (v *validator) search(where string, s *runner.SearchResult) {
 		v.duration(pw+": p99", p.P99)
 		v.duration(pw+": elapsed", p.Elapsed)
 	}
+}
+
+// ErrPassedContradicts is wrapped by the refusal of a document whose
+// written "passed" says otherwise than its verdicts and figures: a hand
+// edit, or a forgery, that report, compare, merge and --baseline must not
+// take at its word nor quietly correct.
+var ErrPassedContradicts = errors.New(`"passed" contradicts the document`)
+
+// contradiction is the refusal itself, worded after what the document
+// says; errors.Is matches it with ErrPassedContradicts.
+type contradiction struct{ msg string }
+
+func (c *contradiction) Error() string        { return c.msg }
+func (c *contradiction) Is(target error) bool { return target == ErrPassedContradicts }
+
+// checkPassed refuses a document whose written "passed" is not what its
+// contents derive. An absent or null field claims nothing; any other
+// value was already decoded as a boolean.
+func checkPassed(run *Run, written json.RawMessage) error {
+	var claim *bool
+	if err := json.Unmarshal(written, &claim); err != nil || claim == nil || *claim == run.Passed {
+		return nil
+	}
+	if !*claim {
+		return &contradiction{msg: `"passed": false contradicts the document: no verdict fails the run, and it was neither interrupted, aborted, invalid nor in error`}
+	}
+	return &contradiction{msg: `"passed": true contradicts ` + joinAnd(failReasons(run))}
+}
+
+// failReasons names, field by field, what keeps run from passing, in
+// the order a reader should hear it.
+func failReasons(run *Run) []string {
+	var out []string
+	if run.Interrupted || anyScenarioInterrupted(run) {
+		out = append(out, `"interrupted": true`)
+	}
+	for _, sr := range run.Scenarios {
+		if a := sr.Aborted; a != nil {
+			out = append(out, fmt.Sprintf(`the "aborted" of scenario %q (abort rule %q stopped case %q at %s)`, sr.Name, a.Name, a.Case, a.At.Round(time.Millisecond)))
+		}
+	}
+	if e := errorFields(run); e != "" {
+		out = append(out, e)
+	}
+	if why := run.InvalidReason(); why != "" {
+		out = append(out, "its figures, which make the run invalid ("+why+")")
+	}
+	if v := failedVerdicts(run); v != "" {
+		out = append(out, v)
+	}
+	if run.Baseline.EnvFailed() {
+		out = append(out, `its "baseline", measured in a different environment under "strict_env": true`)
+	}
+	return out
+}
+
+// errorFields names the first "error" of a scenario or case, with a count
+// of the others.
+func errorFields(run *Run) string {
+	var errs []string
+	for _, sr := range run.Scenarios {
+		if sr.Error != "" {
+			errs = append(errs, fmt.Sprintf(`the "error" of scenario %q (%s)`, sr.Name, sr.Error))
+		}
+		for _, c := range sr.Cases {
+			if c.Error != "" {
+				errs = append(errs, fmt.Sprintf(`the "error" of case %q (%s)`, c.ID, c.Error))
+			}
+		}
+	}
+	return firstOf(errs, "error")
+}
+
+// maxNamed bounds how many failing verdicts a refusal names: the count
+// says the rest.
+const maxNamed = 3
+
+// failedVerdicts is `its verdicts (2 failed: case "x" p99 < 50ms, …)`,
+// "" when none fails the run.
+func failedVerdicts(run *Run) string {
+	var names []string
+	for _, sr := range run.Scenarios {
+		for _, v := range sr.AllVerdicts() {
+			if v.Fails() {
+				names = append(names, fmt.Sprintf("case %q %s", v.Case, v.Name))
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	shown := names[:min(len(names), maxNamed)]
+	more := ""
+	if len(names) > maxNamed {
+		more = ", …"
+	}
+	return fmt.Sprintf("its verdicts (%d failed: %s%s)", len(names), strings.Join(shown, ", "), more)
+}
+
+// firstOf is the first item, with a count of the other ones.
+func firstOf(items []string, noun string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	case 2:
+		return items[0] + " and 1 more " + noun
+	}
+	return fmt.Sprintf("%s and %d more %ss", items[0], len(items)-1, noun)
+}
+
+// joinAnd joins reasons as a sentence: "a", "a and b", "a, b and c".
+func joinAnd(items []string) string {
+	if len(items) <= 1 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

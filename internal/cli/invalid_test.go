@@ -59,14 +59,22 @@ func TestInvalidRunIsNeverGreen(t *testing.T) {
 		t.Errorf("no invalid annotation or not-judged threshold on stdout:\n%s", r.stdout)
 	}
 
-	// A hand-set "passed": true does not make report green.
-	forged := mutated(t, invalid, "results.json", func(d map[string]any) { d["passed"] = true })
-	r = invoke(t, context.Background(), nil, "report", "--format", "markdown", "-o", filepath.Join(tmp, "r.md"), forged)
+	// report says so again; a hand-set "passed": true is refused, not
+	// rendered green.
+	r = invoke(t, context.Background(), nil, "report", "--format", "markdown", "-o", filepath.Join(tmp, "r.md"), invalid)
 	if r.code != ExitRun || !strings.Contains(r.stderr, "invalid run — not judged") {
 		t.Errorf("report: exit %d, want 3:\n%s", r.code, r.stderr)
 	}
 	if md, _ := os.ReadFile(filepath.Join(tmp, "r.md")); !strings.HasPrefix(string(md), "## ⚠ loadgate: invalid — not judged") {
 		t.Errorf("report headline:\n%.300s", md)
+	}
+	forged := mutated(t, invalid, "results.json", func(d map[string]any) { d["passed"] = true })
+	r = invoke(t, context.Background(), nil, "report", "--format", "markdown", "-o", filepath.Join(tmp, "forged.md"), forged)
+	if want := `"passed": true contradicts its figures, which make the run invalid (flood / hello`; r.code != ExitUsage || !strings.Contains(r.stderr, want) {
+		t.Errorf("report of a forged pass: exit %d, want 2 with %q:\n%s", r.code, want, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "forged.md")); err == nil {
+		t.Error("report rendered a refused document")
 	}
 
 	before := srv.Stats().Requests

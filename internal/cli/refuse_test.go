@@ -221,7 +221,7 @@ func TestMergeRefusesInterruptedAndImpossibleParts(t *testing.T) {
 		edit func(map[string]any)
 		want string
 	}{
-		{"interrupted part", func(d map[string]any) { d["interrupted"] = true },
+		{"interrupted part", func(d map[string]any) { d["interrupted"], d["passed"] = true, false },
 			"(segment 2/2): the run was interrupted; an interrupted run cannot be merged: its figures are partial"},
 		{"negative requests", func(d map[string]any) { firstPhase(d)["requests"] = -100000 }, "requests is negative (-100000)"},
 		{"invalid part: 300 of 30,000 due arrivals sent by a busy generator", func(d map[string]any) {
@@ -229,10 +229,16 @@ func TestMergeRefusesInterruptedAndImpossibleParts(t *testing.T) {
 			p["rate"] = map[string]any{"from": 10000, "to": 10000}
 			p["dropped"] = 29700
 			p["generator"] = map[string]any{"cpu": 0.97}
+			d["passed"] = false
 		}, "(segment 2/2): the run is invalid (distributed / hello: phase measured: the generator sent 1.0 % of the requested 10,000/s (300 of 30,000 due arrivals); loadgate used 97% of its CPU); an invalid run cannot be merged"},
 		{"succeeded + failed != requests", func(d map[string]any) { firstPhase(d)["succeeded"] = 1 }, "is not requests 300"},
 		{"absurd rps", func(d map[string]any) { at(firstCase(d), "stats")["rps"] = 1e308 }, "rps is 1e+308"},
 		{"negative error count", func(d map[string]any) { at(firstPhase(d), "errors")["reset"] = -1 }, "errors.reset is negative (-1)"},
+		// A part passes unless it errored; its "passed" must say so.
+		{"a part that errored, said to pass", func(d map[string]any) { firstCase(d)["error"] = "no request completed" },
+			`results.json: "passed": true contradicts the "error" of case "hello" (no request completed)`},
+		{"a part that passed, said to fail", func(d map[string]any) { d["passed"] = false },
+			`results.json: "passed": false contradicts the document`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := mutated(t, part2, "results.json", tc.edit)
