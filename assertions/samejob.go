@@ -89,7 +89,7 @@ func shapeOf(sc *scenarios.Scenario, id string) *scenarios.LoadShape {
 	}
 	for i := range sc.Cases {
 		if sc.Cases[i].ID == id {
-			s := scenarios.LoadShapeOf(&sc.Cases[i], sc.ServerOf(&sc.Cases[i]))
+			s := scenarios.LoadShapeOf(&sc.Cases[i], sc.ServerOf(&sc.Cases[i]), sc.Secrets)
 			return &s
 		}
 	}

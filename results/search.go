@@ -43,7 +43,7 @@ func LoadShapeOf(sc *scenarios.Scenario, id string) *scenarios.LoadShape {
 	}
 	for i := range sc.Cases {
 		if c := &sc.Cases[i]; c.ID == id {
-			shape := scenarios.LoadShapeOf(c, sc.ServerOf(c))
+			shape := scenarios.LoadShapeOf(c, sc.ServerOf(c), sc.Secrets)
 			return &shape
 		}
 	}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -40,10 +41,12 @@ type LoadSetting struct {
 }
 
 // LoadShapeOf is case c's fingerprint, with the server loadgate starts for
-// it (nil for none).
-func LoadShapeOf(c *Case, server *Server) LoadShape {
+// it (nil for none). The secrets are redacted from every value and from
+// what the digests are taken of, so that a results file reveals neither
+// them nor a hash to guess them by.
+func LoadShapeOf(c *Case, server *Server, secrets Redactor) LoadShape {
 	var s LoadShape
-	s.Target = targetShape(&c.Target)
+	s.Target = targetShape(&c.Target, secrets)
 	if server != nil {
 		s.Target = append(s.Target, LoadSetting{"server", strings.Join(server.Command, " ")})
 	}
@@ -53,6 +56,9 @@ func LoadShapeOf(c *Case, server *Server) LoadShape {
 			continue
 		}
 		s.Phases = append(s.Phases, PhaseShape{Name: p.Name, Settings: phaseShape(p)})
+	}
+	for i := range s.Target {
+		s.Target[i].Value = secrets.Redact(s.Target[i].Value)
 	}
 	return s
 }
@@ -163,7 +169,7 @@ func phaseShape(p *Phase) []LoadSetting {
 	return s
 }
 
-func targetShape(t *Target) []LoadSetting {
+func targetShape(t *Target, secrets Redactor) []LoadSetting {
 	var s []LoadSetting
 	add := func(k, v string) { s = append(s, LoadSetting{k, v}) }
 	switch {
@@ -180,7 +186,7 @@ func targetShape(t *Target) []LoadSetting {
 		}
 		if h.Flow != nil {
 			add("steps", flowSteps(h.Flow))
-			add("body", digestOf(func(w *shapeHash) {
+			add("body", digestOf(secrets, func(w *shapeHash) {
 				for _, st := range h.Flow.Steps {
 					w.template(st.Body)
 				}
@@ -197,7 +203,7 @@ func targetShape(t *Target) []LoadSetting {
 			}
 			add("requests", strings.Join(parts, ", "))
 		}
-		add("body", digestOf(func(w *shapeHash) {
+		add("body", digestOf(secrets, func(w *shapeHash) {
 			for _, r := range h.Requests {
 				w.bytes(r.Body)
 			}
@@ -207,13 +213,13 @@ func targetShape(t *Target) []LoadSetting {
 		add("protocol", "gRPC")
 		add("method", g.Method)
 		add("connections", strconv.Itoa(g.Connections))
-		add("message", digestOf(func(w *shapeHash) { w.template(g.Message) }))
+		add("message", digestOf(secrets, func(w *shapeHash) { w.template(g.Message) }))
 	case t.WebSocket != nil:
 		ws := t.WebSocket
 		add("protocol", "WebSocket")
 		add("path", requestPath(ws.URL))
 		add("connection", ws.Connection.String())
-		add("steps", stepsDigest(func(w *shapeHash) {
+		add("steps", stepsDigest(secrets, func(w *shapeHash) {
 			for _, steps := range [][]WSStep{ws.OnConnect, ws.Iteration} {
 				w.int(int64(len(steps)))
 				for _, st := range steps {
@@ -227,7 +233,7 @@ func targetShape(t *Target) []LoadSetting {
 		add("protocol", "TCP")
 		add("connection", tc.Connection.String())
 		add("framing", tc.Framing.Kind.String())
-		add("steps", stepsDigest(func(w *shapeHash) {
+		add("steps", stepsDigest(secrets, func(w *shapeHash) {
 			for _, steps := range [][]TCPStep{tc.OnConnect, tc.Iteration} {
 				w.int(int64(len(steps)))
 				for _, st := range steps {
@@ -290,8 +296,9 @@ func templateText(t Template) string {
 // shapeHash digests the content of payloads without keeping them: a 10 MB
 // body is a fingerprint of a few bytes.
 type shapeHash struct {
-	h    hash.Hash
-	size int64
+	h       hash.Hash
+	size    int64
+	secrets Redactor
 }
 
 func (w *shapeHash) int(n int64) {
@@ -301,6 +308,12 @@ func (w *shapeHash) int(n int64) {
 }
 
 func (w *shapeHash) bytes(b []byte) {
+	for _, s := range w.secrets {
+		if bytes.Contains(b, []byte(s)) {
+			b = []byte(w.secrets.Redact(string(b)))
+			break
+		}
+	}
 	w.int(int64(len(b)))
 	w.h.Write(b)
 	w.size += int64(len(b))
@@ -324,8 +337,8 @@ func (w *shapeHash) template(t Template) {
 
 // digestOf is "none" when fill wrote no content, else its size and the
 // first 12 hex digits of its SHA-256, e.g. "1234 B sha256:0a1b2c3d4e5f".
-func digestOf(fill func(*shapeHash)) string {
-	w := &shapeHash{h: sha256.New()}
+func digestOf(secrets Redactor, fill func(*shapeHash)) string {
+	w := &shapeHash{h: sha256.New(), secrets: secrets}
 	fill(w)
 	if w.size == 0 {
 		return "none"
@@ -335,8 +348,8 @@ func digestOf(fill func(*shapeHash)) string {
 
 // stepsDigest is the digest of a list of steps, whose kinds and order
 // count even where they carry no bytes (an expect-only step).
-func stepsDigest(fill func(*shapeHash)) string {
-	w := &shapeHash{h: sha256.New()}
+func stepsDigest(secrets Redactor, fill func(*shapeHash)) string {
+	w := &shapeHash{h: sha256.New(), secrets: secrets}
 	fill(w)
 	return "sha256:" + hex.EncodeToString(w.h.Sum(nil))[:12]
 }

@@ -24,7 +24,7 @@ func shapeOf(t *testing.T, src string) LoadShape {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return LoadShapeOf(&s.Cases[0], s.ServerOf(&s.Cases[0]))
+	return LoadShapeOf(&s.Cases[0], s.ServerOf(&s.Cases[0]), s.Secrets)
 }
 
 func TestLoadDifferences(t *testing.T) {
@@ -110,5 +110,29 @@ func TestLoadDifferencesIgnoreSettingsOneSideLacks(t *testing.T) {
 	older.Target = slices.DeleteFunc(slices.Clone(a.Target), func(s LoadSetting) bool { return s.Key == "body" })
 	if d := LoadDifferences(older, a, "", true); d != nil {
 		t.Errorf("a baseline written before body digests existed: %q, want none", d)
+	}
+}
+
+func TestLoadShapeHoldsNoSecret(t *testing.T) {
+	src := strings.Replace(shapeBase, `items?page=1", method: POST, body: '{"a":1}'`,
+		`items?sig=${sig}", method: POST, body: '{"token":"${sig}"}'`, 1)
+	s, err := Parse("s.yaml", []byte(src), LoadOptions{SecretVars: map[string]string{"sig": "sig-value-5555"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape := LoadShapeOf(&s.Cases[0], nil, s.Secrets)
+	other, err := Parse("s.yaml", []byte(src), LoadOptions{SecretVars: map[string]string{"sig": "sig-value-6666"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range shape.Target {
+		if strings.Contains(set.Value, "sig-value") {
+			t.Errorf("%s = %q holds the secret", set.Key, set.Value)
+		}
+	}
+	// The digest is of the redacted body: another secret is the same load,
+	// and the digest gives nothing to guess the secret by.
+	if d := LoadDifferences(shape, LoadShapeOf(&other.Cases[0], nil, other.Secrets), "", true); d != nil {
+		t.Errorf("two secrets made differences %q", d)
 	}
 }
