@@ -96,6 +96,7 @@ func (d *decoder) varTable(raw *rawScenario, opts LoadOptions) *varTable {
 			}
 		}
 	}
+	vt.cycle = d.varCycles(raw.vars, vt)
 	return vt
 }
 

@@ -35,6 +35,9 @@ func (r *resolver) lookup(name string) (string, error) {
 	if r.matrix == nil && r.vars.matrixKeys[name] {
 		return "", fmt.Errorf("matrix variable %q cannot be used in %s", name, strings.ReplaceAll(r.where, "NAME", name))
 	}
+	if r.vars.cycle[name] {
+		return "", errVarCycle
+	}
 	if v, ok := r.vars.lookup(name); ok {
 		r.used = append(r.used, v)
 		return v, nil
@@ -50,6 +53,9 @@ func (r *resolver) text(n *yaml.Node) (string, bool) {
 	}
 	out, errs := substitute(n.Value, r.lookup)
 	for _, e := range errs {
+		if e.Msg == errVarCycle.Error() {
+			continue // reported where the variables are defined
+		}
 		r.d.errs = append(r.d.errs, Errorf(r.d.posAt(n, e.Off), "%s", e.Msg))
 	}
 	return out, len(errs) == 0

@@ -117,6 +117,7 @@ var validateOnly = map[string]string{
 	"tcp-vars":                      "values given through variables, and payload placeholders, are checked once expanded",
 	"tls-ca-not-pem":                "the CA file is read",
 	"undefined-var":                 "${…} must name a variable defined in vars:, by --var or in the environment",
+	"var-cycle":                     "the ${…} in the values under vars: are followed from variable to variable",
 }
 
 // TestSchemaCoverageOfErrCorpus runs every invalid file of the corpus

@@ -95,6 +95,9 @@ type varTable struct {
 	// file, --secret-var, LOADGATE_SECRET_VAR_. Their values are redacted
 	// wherever the variable's value came from.
 	secret map[string]bool
+	// cycle names the variables of the file caught in a variable cycle,
+	// which is reported where they are defined (varCycles).
+	cycle map[string]bool
 }
 
 // envValue is a variable found in the environment.
