@@ -32,7 +32,7 @@ type ServerSpec struct {
 	Ready       Readiness
 	StopSignal  syscall.Signal // default SIGTERM
 	StopTimeout time.Duration  // then SIGKILL; default 10s
-	LogPath     string         // stdout and stderr go here; "" = discard (the tail is kept either way)
+	LogPath     string         // stdout and stderr go here, capped (LogHeadBytes, LogTailBytes); "" = discard (the tail is kept either way)
 	LogAppend   bool           // add to LogPath (a server restarted within one run) instead of starting it anew
 	// Kill, when closed, ends the process group with SIGKILL at once,
 	// whatever the server is doing: a second Ctrl-C must not wait out
@@ -56,6 +56,7 @@ type Server struct {
 	cmd     *exec.Cmd
 	out     *logTail
 	logFile *os.File
+	log     *cappedLog // writes logFile
 	exited  chan struct{}
 	waitErr error
 	stopped sync.Once
@@ -92,7 +93,13 @@ func StartServer(ctx context.Context, spec ServerSpec) (*Server, error) {
 			return nil, fmt.Errorf("server %q: log: %w", spec.Name, err)
 		}
 		s.logFile = f
-		w = io.MultiWriter(f, s.out)
+		if s.log, err = newCappedLog(f, LogHeadBytes, LogTailBytes); err != nil {
+			s.closeLog()
+			return nil, fmt.Errorf("server %q: log: %w", spec.Name, err)
+		}
+		// The tail first: the readiness check and the error messages see
+		// every line, whatever becomes of the file.
+		w = io.MultiWriter(s.out, s.log)
 	}
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	cmd.Dir = spec.Dir
@@ -247,7 +254,12 @@ func (s *Server) Stop() error {
 	return err
 }
 
+// closeLog ends the log file once the server's output has all been
+// written (cmd.Wait has returned): the capped log writes its tail.
 func (s *Server) closeLog() {
+	if s.log != nil {
+		_ = s.log.Close()
+	}
 	if s.logFile != nil {
 		_ = s.logFile.Close()
 	}
