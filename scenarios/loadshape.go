@@ -20,7 +20,8 @@ import (
 // and positions are not part of it: editing a rule keeps a case comparable.
 type LoadShape struct {
 	// Target holds what the load hits: protocol, requests (method and
-	// path), body digest, connections, keep-alive, the server's command.
+	// path), body digest, connections, keep-alive, and the server's
+	// command, which is recorded but never a difference (underTest).
 	Target []LoadSetting `json:"target"`
 	// Phases holds, per measured phase in run order, how the load is
 	// applied: model, concurrency or rate and their ramps, duration,
@@ -117,11 +118,17 @@ func phaseNames(ps []PhaseShape) string {
 	return strings.Join(names, ", ")
 }
 
+// underTest are the settings a shape records that describe the system
+// under test rather than the load: a pull request that tunes the server's
+// flags wants exactly that comparison, so they never make two shapes
+// differ.
+var underTest = map[string]bool{"server": true}
+
 func settingDifferences(a, b []LoadSetting, prefix string) []string {
 	var out []string
 	for _, sa := range a {
 		for _, sb := range b {
-			if sa.Key == sb.Key && sa.Value != sb.Value {
+			if sa.Key == sb.Key && sa.Value != sb.Value && !underTest[sa.Key] {
 				out = append(out, fmt.Sprintf("%s%s %s → %s", prefix, sa.Key, sa.Value, sb.Value))
 			}
 		}

@@ -136,3 +136,15 @@ func TestLoadShapeHoldsNoSecret(t *testing.T) {
 		t.Errorf("two secrets made differences %q", d)
 	}
 }
+
+func TestServerCommandIsUnderTestNotLoad(t *testing.T) {
+	withServer := strings.Replace(shapeBase, "targets:", "server: { command: 'app --workers 4', ready: { tcp: '127.0.0.1:18080' } }\ntargets:", 1)
+	a := shapeOf(t, withServer)
+	if !slices.Contains(a.Target, LoadSetting{"server", "sh -c app --workers 4"}) {
+		t.Fatalf("the server's command is not recorded: %+v", a.Target)
+	}
+	b := shapeOf(t, strings.Replace(withServer, "--workers 4", "--workers 8", 1))
+	if d := LoadDifferences(a, b, "", true); d != nil {
+		t.Errorf("a tuned server made the load differ: %q", d)
+	}
+}
