@@ -81,7 +81,7 @@ func (o *runOptions) register(fs *flag.FlagSet, env Env) {
 	registerVars(fs, o.vars, o.secretVars)
 	fs.StringVar(&o.logLevel, "log-level", envDefault(env, "log-level", "warn"), "log `level` on stderr: trace, debug, info, warn, error")
 	fs.StringVar(&o.logFormat, "log-format", envDefault(env, "log-format", "console"), "log `format`: console or json")
-	fs.BoolVar(&o.noProgress, "no-progress", envBool(env, "no-progress"), "no live progress lines")
+	o.registerProgress(fs, env)
 	fs.BoolVar(&o.workers, "workers", envBool(env, "workers"),
 		"send every phase from a goroutine per connection instead of the event loop that plain HTTP/1.1 phases use: costlier per request, for comparison and troubleshooting")
 	o.registerJudging(fs, env)
@@ -100,6 +100,13 @@ func (o *runOptions) registerOutputs(fs *flag.FlagSet, env Env) {
 	fs.StringVar(&o.html, "html", envDefault(env, "html", ""), "also write the HTML report to `FILE` (- = stdout)")
 	fs.StringVar(&o.json, "json", envDefault(env, "json", ""), "also write results JSON to `FILE` (- = stdout)")
 	fs.BoolVar(&o.quiet, "quiet", envBool(env, "quiet"), "print only the verdict and failures")
+}
+
+// registerProgress adds --no-progress, shared by run, demo and merge, so a
+// CI job can pass the same console flags to every command (merge itself
+// shows no live progress).
+func (o *runOptions) registerProgress(fs *flag.FlagSet, env Env) {
+	fs.BoolVar(&o.noProgress, "no-progress", envBool(env, "no-progress"), "no live progress lines")
 }
 
 // registerJudging adds the flags about baselines, shared by run and merge.

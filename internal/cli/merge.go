@@ -21,6 +21,7 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 	var opts runOptions
 	fs := newFlagSet("merge", env, "merge [flags] PART.json...")
 	opts.registerOutputs(fs, env)
+	opts.registerProgress(fs, env)
 	opts.registerJudging(fs, env)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {

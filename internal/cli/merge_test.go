@@ -154,3 +154,43 @@ func TestMergeRefusesPartsThatDoNotBelongTogether(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeTakesRunsConsoleFlags: merge accepts --no-progress and --quiet,
+// and their LOADGATE_* forms, as run does, so one set of console flags
+// serves every step of a distributed job; --quiet shortens the summary
+// to the case's one line.
+func TestMergeTakesRunsConsoleFlags(t *testing.T) {
+	srv := startServer(t, demoserver.Config{})
+	dirs := runSegments(t, 2, writeScenario(t, distributedScenario), srv.HTTPAddr())
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		quiet bool
+	}{
+		{"no flags", nil, nil, false},
+		{"--no-progress", nil, []string{"--no-progress"}, false},
+		{"--quiet", nil, []string{"--quiet"}, true},
+		{"both", nil, []string{"--no-progress", "--quiet"}, true},
+		{"from the environment", map[string]string{"LOADGATE_NO_PROGRESS": "true", "LOADGATE_QUIET": "1"}, nil, true},
+		{"the command line wins", map[string]string{"LOADGATE_QUIET": "true"}, []string{"--quiet=false", "--no-progress"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append(append([]string{"merge", "-o", out}, tc.args...), dirs...)
+			r := invoke(t, context.Background(), tc.env, args...)
+			if r.code != ExitOK {
+				t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			if _, err := os.Stat(filepath.Join(out, "results.json")); err != nil {
+				t.Errorf("no merged results: %v", err)
+			}
+			if !strings.Contains(r.stdout, "distributed / hello: 600 requests") && tc.quiet {
+				t.Errorf("quiet merge lacks the case's line:\n%s", r.stdout)
+			}
+			if full := strings.Contains(r.stdout, "Connection Times"); full == tc.quiet {
+				t.Errorf("quiet %v, but the ab block is there: %v\n%s", tc.quiet, full, r.stdout)
+			}
+		})
+	}
+}
