@@ -269,23 +269,11 @@ func abTimes(b *bytes.Buffer, st runner.Stats, connections int) {
 // trialsBlock prints each trial's figures and their spread, so that a
 // reader can tell a steady median from one picked out of scattered runs.
 func trialsBlock(b *bytes.Buffer, phases []*runner.PhaseResult, sp *runner.Spread) {
-	withTrials := 0
-	for _, p := range phases {
-		if len(p.Trials) > 0 {
-			withTrials++
-		}
-	}
 	b.WriteString("Trials\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "trial\trequests\trps\tp50 (ms)\tp99 (ms)\t\n")
-	for _, p := range phases {
-		for i, t := range p.Trials {
-			label := strconv.Itoa(i + 1)
-			if withTrials > 1 {
-				label = p.Name + " " + label
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.2f\t\n", label, t.Requests, t.RPS, ms(t.P50), ms(t.P99))
-		}
+	for _, t := range trialRows(phases) {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.2f\t\n", t.Label, t.Requests, t.RPS, ms(t.P50), ms(t.P99))
 	}
 	_ = tw.Flush() // writes to a bytes.Buffer cannot fail
 	b.WriteString(fmtSpread(sp) + "\n\n")

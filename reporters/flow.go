@@ -75,22 +75,11 @@ func mdFlows(b *bytes.Buffer, sr *results.ScenarioRun) {
 		if !isFlow(c.Stats) {
 			continue
 		}
-		it := c.Stats.Iterations
 		fmt.Fprintf(b, "#### Flow %s\n\n", mdCode(c.ID))
-		line := fmt.Sprintf("Iterations: %s (%s failed) · %s/s succeeded", group(it.Iterations), group(it.Failed), fmtRate(it.RPS))
-		if it.Succeeded > 0 {
-			line += " · p50 " + fmtDur(it.Latency.P50) + " · p99 " + fmtDur(it.Latency.P99)
-		}
-		b.WriteString(line + "\n\n")
+		b.WriteString(flowIterationsLine(c.Stats.Iterations) + "\n\n")
 		b.WriteString("| step | requests | rps | p50 | p99 | errors |\n|:--|--:|--:|--:|--:|:--|\n")
-		for _, s := range c.ByName {
-			errs := group(s.Failed)
-			if k := errorKinds(s.Errors); k != "" {
-				errs += " (" + k + ")"
-			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", mdCode(s.Name), group(s.Requests), fmtRate(s.RPS),
-				stepLatency(s.Succeeded, func() string { return fmtDur(s.Latency.P50) }),
-				stepLatency(s.Succeeded, func() string { return fmtDur(s.Latency.P99) }), errs)
+		for _, s := range flowStepRows(c.ByName) {
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", mdCode(s.Name), s.Requests, s.RPS, s.P50, s.P99, s.Errors)
 		}
 		b.WriteString("\n")
 	}

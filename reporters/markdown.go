@@ -493,25 +493,20 @@ func mdErrorSamples(b *bytes.Buffer, sr *results.ScenarioRun) {
 // row per code, as ab's "Non-2xx responses" and Artillery's http.codes.*
 // do; nothing when no case counted any (gRPC, TCP, WebSocket).
 func mdStatusCodes(b *bytes.Buffer, sr *results.ScenarioRun) {
-	var rows []string
-	for _, c := range sr.Cases {
-		first := true
-		c.Stats.EachStatus(func(code string, n int64) {
-			name := ""
-			if first {
-				name, first = mdCode(c.ID), false
-			}
-			share := "—"
-			if c.Stats.Requests > 0 {
-				share = fmtPct(float64(n) / float64(c.Stats.Requests))
-			}
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |\n", name, code, group(n), share))
-		})
-	}
-	if len(rows) == 0 {
+	cases := statusCodeRows(sr)
+	if len(cases) == 0 {
 		return
 	}
 	b.WriteString("**Status codes** (HTTP responses by status, whether expect accepted them or not)\n\n")
 	b.WriteString("| case | status | responses | of requests |\n|:--|--:|--:|--:|\n")
-	b.WriteString(strings.Join(rows, "") + "\n")
+	for _, cs := range cases {
+		for i, r := range cs.Rows {
+			name := ""
+			if i == 0 {
+				name = mdCode(cs.Case)
+			}
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", name, r.Code, r.Responses, r.Share)
+		}
+	}
+	b.WriteString("\n")
 }
