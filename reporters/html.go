@@ -24,8 +24,9 @@ var htmlTemplate string
 
 // The page is html/template: every text that comes from a scenario, a
 // server or a results file is escaped by it; the charts are SVG built by
-// svgChart, which escapes its own text.
-var htmlPageTmpl = template.Must(template.New("page").Parse(htmlTemplate))
+// svgChart, which escapes its own text, and the marks by htmlMarks, which
+// escapes the text around them.
+var htmlPageTmpl = template.Must(template.New("page").Funcs(htmlFuncs()).Parse(htmlTemplate))
 
 // NamedRun is a results document with the name a report gives it (its
 // file), for pages that show several runs.

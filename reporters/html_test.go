@@ -33,7 +33,7 @@ func TestWriteHTMLGolden(t *testing.T) {
 		want []string
 	}{
 		{"report.golden.html", fixtureRun, []string{
-			"❌ loadgate: could not be carried out",
+			string(htmlMarks("❌ loadgate: could not be carried out")),
 			`aria-label="keepalive concurrency=1: throughput (succeeded/s) and errors/s"`,
 			`aria-label="keepalive concurrency=1: latency over time (succeeded requests)"`,
 			`aria-label="keepalive concurrency=1: latency by percentile (HDR, log scale)"`,
@@ -46,10 +46,10 @@ func TestWriteHTMLGolden(t *testing.T) {
 			"<code>testdata/hello.yaml:32</code>",
 			"Load generator health, per phase",
 			"dial tcp 127.0.0.1:8081: connect: connection refused",
-			"❌ Could not run: server did not become ready",
+			string(htmlMarks("❌ Could not run: server did not become ready")),
 		}},
 		{"ab.golden.html", abRun, []string{"A/B verdicts", "baseline case", `aria-label="pr concurrency=10 vs main concurrency=10: latency by percentile (HDR, log scale)"`}},
-		{"capacity.golden.html", capacityRun, []string{"Capacity search:", ": p99 by probe rate", "SLO p99", "missed SLO", "⚠ loadgate: invalid — not judged", "⛔ Aborted"}},
+		{"capacity.golden.html", capacityRun, []string{"Capacity search:", ": p99 by probe rate", "SLO p99", "missed SLO", string(htmlMarks("⚠ loadgate: invalid — not judged")), string(htmlMarks("⛔ Aborted"))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			page := renderHTML(t, tc.run())

@@ -27,7 +27,10 @@ type htmlScenario struct {
 	AB           []htmlAB
 	ABSummary    []string
 	Errors       []string
-	Cases        []htmlCase
+	// Statuses are the HTTP responses of each case by status code.
+	Statuses []caseStatuses
+	Flows    []htmlFlow
+	Cases    []htmlCase
 }
 
 type htmlRow struct {
@@ -57,6 +60,7 @@ type htmlCase struct {
 	Charts    []template.HTML
 	Notes     []string
 	Generator [][]string
+	Trials    *htmlTrials
 }
 
 // verdictClass is the CSS class of a verdict icon: its meaning is in the
@@ -124,6 +128,7 @@ func htmlScenarioOf(sr *results.ScenarioRun, withBaseline bool) htmlScenario {
 		}
 		hs.Cases = append(hs.Cases, htmlCaseOf(c))
 	}
+	hs.Statuses, hs.Flows = statusCodeRows(sr), htmlFlowsOf(sr)
 	for _, v := range sr.AllVerdicts() {
 		hs.Thresholds = append(hs.Thresholds, htmlVerdictOf(v))
 	}
@@ -286,7 +291,7 @@ func htmlABOf(hs *htmlScenario, sr *results.ScenarioRun) {
 // the HDR percentile plot, server usage, and the generator's health per
 // phase (it is judged per phase, not sampled per second).
 func htmlCaseOf(c *results.CaseRun) htmlCase {
-	hc := htmlCase{ID: c.ID, Error: c.Error}
+	hc := htmlCase{ID: c.ID, Error: c.Error, Trials: htmlTrialsOf(c)}
 	if len(c.Phases) == 0 {
 		return hc
 	}

@@ -79,7 +79,7 @@ func TestInvalidRunIsNotJudgedInAnyReport(t *testing.T) {
 			`<skipped message="invalid run — not judged: phase m: the generator sent 0.7 %`,
 			`name="web.invalid"`,
 		}, []string{`name="calm.invalid"`}},
-		{"html", html.String(), []string{"⚠ loadgate: invalid — not judged", "⚠ not judged"}, []string{"loadgate: passed"}},
+		{"html", html.String(), []string{string(htmlMarks("⚠ loadgate: invalid — not judged")), string(htmlMarks("⚠ not judged"))}, []string{"loadgate: passed"}},
 		{"annotations", gh.String(), []string{"::error title=loadgate%3A invalid — not judged::" + strings.ReplaceAll(why, "%", "%25")}, nil},
 	} {
 		for _, w := range tc.want {

@@ -49,7 +49,7 @@ func TestInvalidRunIsNeverGreen(t *testing.T) {
 		filepath.Join(out, "summary.md"):  "## ⚠ loadgate: invalid — not judged\n",
 		stepSummary:                       "## ⚠ loadgate: invalid — not judged\n",
 		filepath.Join(out, "junit.xml"):   `type="invalid">`,
-		filepath.Join(out, "report.html"): "⚠ loadgate: invalid — not judged",
+		filepath.Join(out, "report.html"): "</svg> loadgate: invalid — not judged", // after its mark
 	} {
 		if got := readFile(t, file); !strings.Contains(got, want) || strings.Contains(got, "loadgate: passed") {
 			t.Errorf("%s lacks %q or says passed:\n%.400s", file, want, got)
