@@ -396,6 +396,10 @@ func TestDemo(t *testing.T) {
 	if n := len(readResults(t, out).Scenarios[0].Cases); n != 3 {
 		t.Errorf("demo ran %d cases, want 3", n)
 	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if last, want := lines[len(lines)-1], "loadgate demo: reports in "+out+": results.json, junit.xml, summary.md, report.html"; last != want {
+		t.Errorf("demo's last line is\n%s\nwant\n%s", last, want)
+	}
 }
 
 func TestGitHubActionsSummaryAndAnnotations(t *testing.T) {

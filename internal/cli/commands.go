@@ -92,8 +92,8 @@ func serveCommand(ctx context.Context, args []string, env Env) error {
 var demoScenario []byte
 
 func demoCommand(ctx context.Context, args []string, env Env) error {
-	var opts runOptions
-	fs := newFlagSet("demo", env, "demo [flags]")
+	opts := runOptions{announce: "demo"}
+	fs := newFlagSet("demo", env, "demo [flags]\n\nStarts the built-in server on a free loopback port, runs the bundled demo scenario against it\nand ends with a line naming the reports it wrote, by absolute path.")
 	opts.register(fs, env)
 	if rest, err := parseInterleaved(fs, args); err != nil {
 		return silentUsage(err)

@@ -31,6 +31,10 @@ type runOptions struct {
 	segment segmentOptions // run only: distributed runs
 
 	junitSourceAttrs bool // file/line attributes on JUnit testcases
+
+	// announce names the command that ends by saying where its reports
+	// went (demo, whose user did not choose a place); "" for none.
+	announce string
 }
 
 // varFlag collects repeated --var K=V.

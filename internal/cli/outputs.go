@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/loadgate/loadgate/reporters"
 	"github.com/loadgate/loadgate/results"
@@ -151,4 +152,50 @@ func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 		return write(stdout)
 	}
 	return reporters.WriteFileAtomic(path, write)
+}
+
+// outputsLine says in one line where the reports went: "loadgate demo:
+// reports in /tmp/x: results.json, junit.xml, summary.md, report.html",
+// then any file of its own and any report sent to stdout. Paths are
+// absolute, so the line can be pasted into a browser or a shell whatever
+// the directory it ran in.
+func (o runOptions) outputsLine() string {
+	var parts []string
+	if o.out != "" {
+		parts = append(parts, fmt.Sprintf("reports in %s: %s", absPath(o.out),
+			strings.Join([]string{reporters.ResultsFile, reporters.JUnitFile, reporters.MarkdownFile, reporters.HTMLFile}, ", ")))
+	}
+	var files, stdout []string
+	for _, f := range o.fileOutputs() {
+		switch f.path {
+		case "":
+		case "-":
+			stdout = append(stdout, f.flag)
+		default:
+			files = append(files, absPath(f.path))
+		}
+	}
+	if len(files) > 0 {
+		what := "also"
+		if o.out == "" {
+			what = "reports:"
+		}
+		parts = append(parts, what+" "+strings.Join(files, ", "))
+	}
+	if len(stdout) > 0 {
+		parts = append(parts, strings.Join(stdout, ", ")+" on stdout")
+	}
+	if len(parts) == 0 {
+		parts = append(parts, `no report written (--out "")`)
+	}
+	return "loadgate " + o.announce + ": " + strings.Join(parts, "; ")
+}
+
+// absPath is path made absolute, or as given when the working directory
+// cannot be found.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }

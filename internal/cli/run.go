@@ -252,6 +252,9 @@ func finish(run *results.Run, opts runOptions, stdout, human io.Writer, gh githu
 	if err := gh.writeSummary(run); err != nil {
 		return withCode(ExitRun, err)
 	}
+	if opts.announce != "" {
+		fmt.Fprintln(human, opts.outputsLine())
+	}
 	switch {
 	case run.Interrupted:
 		return withCode(ExitInterrupted, errors.New("interrupted: partial results written"))
