@@ -183,6 +183,10 @@ func (d *decoder) document(data []byte) *yaml.Node {
 	doc, next, err := decodeDocuments(data)
 	switch {
 	case err != nil:
+		if errs := d.flowVarErrors(data); errs != nil {
+			d.errs = append(d.errs, errs...)
+			return nil
+		}
 		d.errs = append(d.errs, Errorf(d.syntaxErrorPos(data, err), "syntax error: %s", yamlMessage(err)))
 		return nil
 	case doc == nil || len(doc.Content) == 0:
