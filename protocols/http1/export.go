@@ -12,6 +12,12 @@ import (
 // expect, so that a response is judged the same whatever protocol carried
 // it. (TLS settings are every protocol's: protocols.TLSConfig.)
 
+// MaxHeaderBytes is the largest response header block, in bytes, that a
+// client of an HTTP target accepts, over HTTP/1.1 as over HTTP/2: a larger
+// one fails the request as "headers too large", a protocol error, before
+// it can make the worker hold it.
+const MaxHeaderBytes = http1MaxHeader
+
 // ResponseCheck applies an HTTP target's expect and max_body to responses
 // whose body is an io.Reader. It streams the body through one reused
 // buffer, so a worker keeps a bounded part of any body and a check

@@ -207,7 +207,8 @@ func classify(err error, o *origin) protocols.ErrorKind {
 	var goAway *goAwayError
 	var connErr http2.ConnectionError
 	switch {
-	case errors.Is(err, o.errH1), errors.Is(err, o.errNoH2), errors.Is(err, errNoStatus), errors.Is(err, errEndNoHead):
+	case errors.Is(err, o.errH1), errors.Is(err, o.errNoH2), errors.Is(err, errNoStatus), errors.Is(err, errEndNoHead),
+		errors.Is(err, errHeadersTooLarge), errors.Is(err, errConnHeadersTooLarge):
 		return protocols.KindProtocol
 	case errors.Is(err, errRetry):
 		return protocols.KindReset

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -80,6 +79,9 @@ type conn struct {
 	hdrEnd    bool   // the block's HEADERS frame ended the stream
 	hdrKeep   bool   // the block's stream keeps its header fields,
 	hdrFields []byte // decoded here as "name: value" lines
+	hdrWire   int    // bytes of the block so far, as sent
+	hdrList   int    // its size so far, as decoded (see listed)
+	hdrOver   bool   // its decoded fields outgrew maxHeaderBytes
 	// heads says a stream may want its response's header fields (a flow's
 	// connection): the reader then decodes every header block.
 	heads       bool
@@ -95,6 +97,7 @@ func newConn(nc net.Conn, w *wireConn, timeout time.Duration) *conn {
 	c.fr = http2.NewFramer(c.bw, bufio.NewReaderSize(nc, 32<<10))
 	c.fr.SetReuseFrames()
 	c.dec = hpack.NewDecoder(4096, c.emit)
+	c.dec.SetMaxStringLength(maxHeaderBytes)
 	return c
 }
 
@@ -109,6 +112,7 @@ func (c *conn) handshake(deadline time.Time) error {
 	_ = c.fr.WriteSettings(
 		http2.Setting{ID: http2.SettingEnablePush, Val: 0},
 		http2.Setting{ID: http2.SettingInitialWindowSize, Val: streamWindow},
+		http2.Setting{ID: http2.SettingMaxHeaderListSize, Val: maxHeaderBytes},
 	)
 	_ = c.fr.WriteWindowUpdate(0, connWindow-65535)
 	if err := c.bw.Flush(); err != nil {
@@ -400,6 +404,7 @@ func (c *conn) frame(f http2.Frame) error {
 		c.data(f)
 	case *http2.HeadersFrame:
 		c.hdrID, c.hdrEnd, c.status, c.hdrKeep = f.StreamID, f.StreamEnded(), 0, false
+		c.hdrWire, c.hdrList, c.hdrOver = 0, 0, false
 		if c.heads {
 			if s := c.lookup(f.StreamID); s != nil && s.keepsHead() {
 				c.hdrKeep, c.hdrFields = true, c.hdrFields[:0]
@@ -442,38 +447,6 @@ func (c *conn) frame(f http2.Frame) error {
 		c.goAway(f)
 	case *http2.WindowUpdateFrame:
 		c.windowGrant(f.StreamID, int64(f.Increment))
-	}
-	return nil
-}
-
-// staticStatus is the :status of HPACK's static table entries 8 to 14.
-var staticStatus = [...]int{200, 204, 206, 304, 400, 404, 500}
-
-func (c *conn) emit(f hpack.HeaderField) {
-	switch {
-	case f.Name == ":status":
-		c.status, _ = strconv.Atoi(f.Value)
-	case c.hdrKeep:
-		c.hdrFields = append(append(append(append(c.hdrFields, f.Name...), ": "...), f.Value...), "\r\n"...)
-	}
-}
-
-func (c *conn) headerBlock(frag []byte, end bool) error {
-	if _, err := c.dec.Write(frag); err != nil {
-		return http2.ConnectionError(http2.ErrCodeCompression)
-	}
-	if !end {
-		return nil
-	}
-	if err := c.dec.Close(); err != nil {
-		return http2.ConnectionError(http2.ErrCodeCompression)
-	}
-	if s := c.lookup(c.hdrID); s != nil {
-		var fields []byte
-		if c.hdrKeep {
-			fields = c.hdrFields
-		}
-		s.headers(c, c.hdrID, c.status, c.hdrEnd, fields)
 	}
 	return nil
 }
