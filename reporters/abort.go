@@ -59,11 +59,6 @@ func consoleAborted(a *runner.Aborted) string {
 	return "⛔ ABORTED " + abortedText(a) + ". The load was stopped there; the run fails.\n\n"
 }
 
-// mdAbortedHeadline is the Markdown verdict of an aborted run.
-func mdAbortedHeadline(a *runner.Aborted) string {
-	return "⛔ loadgate: aborted — " + mdText(oneLine(abortedRule(a)))
-}
-
 // mdAborted is the Markdown banner for an aborted scenario.
 func mdAborted(a *runner.Aborted) string {
 	var b strings.Builder

@@ -71,7 +71,7 @@ func mdABVerdicts(b *bytes.Buffer, sr *results.ScenarioRun) {
 		vs := byTarget[t]
 		fmt.Fprintf(b, "- %s %s against %s: %s\n", worstIcon(vs), mdCode(t), mdCode(against[t]), tally(vs))
 	}
-	b.WriteString("\nEach case against the baseline target's case of the same matrix values in this run; figures read this target vs the baseline target (change).\n\n")
+	b.WriteString("\nEach case against the baseline target's case of the same matrix values in this run; figures read this target vs the baseline target (change), as the verdicts compare them: with trials, the median trial's.\n\n")
 
 	server, _ := usageColumns(sr)
 	head, sep := "| case | baseline case | rps | p99 |", "|:--|:--|--:|--:|"
@@ -88,10 +88,8 @@ func mdABVerdicts(b *bytes.Buffer, sr *results.ScenarioRun) {
 				b.WriteString(" — | — |")
 			}
 		} else {
-			cs, rs := p.cand.Stats, p.ref.Stats
-			fmt.Fprintf(b, " %s | %s | %s |", mdCode(p.ref.ID),
-				versus(cs.RPS, rs.RPS, fmtRate),
-				versus(float64(cs.Latency.P99), float64(rs.Latency.P99), func(f float64) string { return fmtDur(time.Duration(f)) }))
+			rps, p99 := abFigures(p.cand, p.ref)
+			fmt.Fprintf(b, " %s | %s | %s |", mdCode(p.ref.ID), rps, p99)
 			if server {
 				cu, ru := p.cand.Server, p.ref.Server
 				cpu, rss := "—", "—"
@@ -119,6 +117,15 @@ func mdABVerdicts(b *bytes.Buffer, sr *results.ScenarioRun) {
 	b.WriteString("\n")
 }
 
+// abFigures are the rps and p99 of a same-job pair as its regressed()
+// verdicts compare them: the median trial's of each side, so that the
+// table's change is the one the verdicts quote.
+func abFigures(cand, ref *results.CaseRun) (rps, p99 string) {
+	c, r := assertions.TrialMedians(cand.Phases), assertions.TrialMedians(ref.Phases)
+	return versus(c.RPS, r.RPS, fmtRate),
+		versus(float64(c.P99), float64(r.P99), func(f float64) string { return fmtDur(time.Duration(f)) })
+}
+
 // versus renders "cand vs ref (change)".
 func versus(cand, ref float64, f func(float64) string) string {
 	return f(cand) + " vs " + f(ref) + " (" + fmtDelta(ref, cand) + ")"
@@ -132,6 +139,8 @@ func worstIcon(vs []assertions.Verdict) string {
 		return "❌"
 	case t[classInconclusive] > 0:
 		return "❔"
+	case t[classIncomparable] > 0:
+		return "≠"
 	case t[classWarn] > 0:
 		return "⚠️"
 	case t[classNotJudged] > 0:

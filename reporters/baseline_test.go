@@ -102,7 +102,7 @@ func TestReportsWithBaseline(t *testing.T) {
 	for _, want := range []string{
 		"> ⚠️ **Baseline from a different environment** (`base.json`): cpu_model: baseline \"AMD EPYC 7763\", this run \"Intel Xeon 8370C\".",
 		"| errors | Δ vs baseline |",
-		"| rps −10.0%, p99 +100.0% |",
+		"| rps −10.0%, p99 +100.0% (median of 5 vs 3 trials) |",
 		"| — (no baseline case) |",
 		"rps = 900 (baseline 1000) — rps 10.0% lower, beyond the 5.0% tolerance and significant (p = 0.036, 5 vs 3 trials)",
 	} {
@@ -175,10 +175,10 @@ func TestReportsInconclusiveAndStrictEnv(t *testing.T) {
 			console.String(): {"ERROR: the baseline was measured in a different environment, which --strict-env makes a failure: cpu_model:"},
 		}
 		if failOn {
-			checks[md.String()] = append(checks[md.String()], "> ❔ 2 inconclusive verdicts fail the run")
+			checks[md.String()] = append(checks[md.String()], "> ❔ 2 undecided verdicts fail the run")
 			checks[junit.String()] = append(checks[junit.String()], `(--fail-on-inconclusive)" type="inconclusive">`)
 		} else {
-			checks[junit.String()] = append(checks[junit.String()], `<skipped message="inconclusive: rps 10.0% lower, beyond the 5.0% tolerance but not significant (p = 0.100 ≥ 0.05, 3 vs 3 trials)`)
+			checks[junit.String()] = append(checks[junit.String()], `<skipped message="inconclusive: rps 10.0% lower, beyond the 5.0% tolerance, but 3 vs 3 trials cannot show significance: the smallest p they can give is 0.100`)
 		}
 		for doc, wants := range checks {
 			for _, w := range wants {
@@ -224,8 +224,9 @@ func TestCompare(t *testing.T) {
 		"- **base** `base.json`: loadgate 1.2.3 · host `a`",
 		"1 case compared · tolerance 5.0% · Mann–Whitney U on per-trial figures at α = 0.05 · 2 regressed, 0 inconclusive, 2 passed",
 		"Environment: the same fingerprint",
-		"| rps | 1,000.0 | 1,001.0 | +0.1% |",
-		"| p50 | 1.00ms | 2.00ms | +100.0% |",
+		"| rps (median trial) | 1,000.0 | 1,001.0 | +0.1% |",
+		"| p50 (median trial) | 1.00ms | 2.00ms | +100.0% |",
+		"median trial: the median of the 5 vs 5 trials' figures, which the judgements compare",
 		"| trials | 5 | 5 | |",
 		"| ❌ | p50 100.0% higher",
 		"Not compared, as it measured nothing on one side: `broken`",

@@ -208,7 +208,7 @@ func TestCompareCapacity(t *testing.T) {
 			if err := WriteCompare(&b, c); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.Contains(b.String(), "| capacity (rps) | 5,000 |") {
+			if !strings.Contains(b.String(), "| capacity (rps) (median trial) | 5,000 |") {
 				t.Errorf("no capacity row:\n%s", b.String())
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/results"
+	"github.com/loadgate/loadgate/scenarios"
 )
 
 // CompareMetrics are the metrics `loadgate compare` judges for every case:
@@ -55,8 +56,25 @@ type CaseComparison struct {
 	ID        string
 	Base, New *results.CaseRun
 	// Judgements holds one entry per CompareMetrics name, in that order,
-	// then "capacity" when both sides found a capacity.
+	// then "capacity" when both sides found a capacity; none when the two
+	// cases' loads differ.
 	Judgements []assertions.Regression
+	// LoadDifferences lists how the base case's load differs from the new
+	// one's ("concurrency 4 → 1"): such a case is shown, not judged.
+	LoadDifferences []string
+}
+
+// Incomparable counts the matched cases whose loads differ.
+func (c *Comparison) Incomparable() int {
+	n := 0
+	for _, sc := range c.Scenarios {
+		for _, cc := range sc.Cases {
+			if len(cc.LoadDifferences) > 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // Compare judges cand against base. The documents are matched scenario by
@@ -116,6 +134,13 @@ func Compare(base, cand *results.Run, opts CompareOptions) (*Comparison, error) 
 				continue
 			}
 			cc := CaseComparison{ID: nc.ID, Base: bc, New: nc}
+			if bc.Load != nil && nc.Load != nil {
+				cc.LoadDifferences = scenarios.LoadDifferences(*bc.Load, *nc.Load, "", true)
+			}
+			if len(cc.LoadDifferences) > 0 {
+				sc.Cases = append(sc.Cases, cc)
+				continue
+			}
 			bt, nt := assertions.TrialsOf(bc.Phases), assertions.TrialsOf(nc.Phases)
 			for _, m := range CompareMetrics {
 				j, err := assertions.JudgeRegression(m, bt, nt, opts.Tolerance)
@@ -185,23 +210,30 @@ func (c *Comparison) Cases() int {
 func WriteCompare(w io.Writer, c *Comparison) error {
 	var b bytes.Buffer
 	regressed, inconclusive := c.Count(regression.Regressed), c.Count(regression.Inconclusive)
+	u := undecided{inconclusive: inconclusive, incomparable: c.Incomparable()}
 	switch {
 	case regressed > 0:
-		b.WriteString("## ❌ loadgate compare: regressed\n\n")
-	case inconclusive > 0:
-		b.WriteString("## ❔ loadgate compare: no regression shown, some judgements inconclusive\n\n")
+		b.WriteString("## ❌ loadgate compare: regressed")
 	default:
-		b.WriteString("## ✅ loadgate compare: no regression\n\n")
+		b.WriteString("## ✅ loadgate compare: no regression")
 	}
+	if u.total() > 0 {
+		b.WriteString(" · ⚠ " + u.String())
+	}
+	b.WriteString("\n\n")
 	for _, side := range []struct {
 		label, name string
 		run         *results.Run
 	}{{"base", c.Options.BaseName, c.Base}, {"new", c.Options.NewName, c.New}} {
 		fmt.Fprintf(&b, "- **%s** %s: %s\n", side.label, mdCode(side.name), runIdentity(side.run))
 	}
-	fmt.Fprintf(&b, "\n%s compared · tolerance %.1f%% · Mann–Whitney U on per-trial figures at α = %.2f · %d regressed, %d inconclusive, %d passed\n\n",
+	fmt.Fprintf(&b, "\n%s compared · tolerance %.1f%% · Mann–Whitney U on per-trial figures at α = %.2f · %d regressed, %d inconclusive, %d passed",
 		plural(c.Cases(), "case"), 100*c.Options.Tolerance, regression.Alpha,
 		regressed, inconclusive, c.Count(regression.Pass))
+	if u.incomparable > 0 {
+		fmt.Fprintf(&b, " · %s not compared: the load changed", plural(u.incomparable, "case"))
+	}
+	b.WriteString("\n\n")
 	if len(c.EnvDifferences) == 0 {
 		b.WriteString("Environment: the same fingerprint (CPU model, cores, OS, architecture, runner labels, loadgate version).\n\n")
 	} else {
@@ -269,34 +301,67 @@ func runMeta(r *results.Run) []string {
 func compareCase(b *bytes.Buffer, cc CaseComparison) {
 	bs, ns := cc.Base.Stats, cc.New.Stats
 	fmt.Fprintf(b, "#### %s\n\n| metric | base | new | Δ |\n|:--|--:|--:|--:|\n", mdCode(cc.ID))
-	trials := func(c *results.CaseRun) string { return fmt.Sprint(len(assertions.TrialsOf(c.Phases))) }
-	fmt.Fprintf(b, "| trials | %s | %s | |\n", trials(cc.Base), trials(cc.New))
+	bt, nt := len(assertions.TrialsOf(cc.Base.Phases)), len(assertions.TrialsOf(cc.New.Phases))
+	fmt.Fprintf(b, "| trials | %d | %d | |\n", bt, nt)
+	incomparable := len(cc.LoadDifferences) > 0
 	num := func(label string, x, y float64, f func(float64) string) {
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", label, f(x), f(y), fmtDelta(x, y))
+		delta := fmtDelta(x, y)
+		if incomparable {
+			delta = "≠"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", label, f(x), f(y), delta)
 	}
 	count := func(f float64) string { return group(int64(f)) }
 	dur := func(f float64) string { return fmtDur(time.Duration(f)) }
-	num("requests", float64(bs.Requests), float64(ns.Requests), count)
-	num("rps", bs.RPS, ns.RPS, fmtRate)
-	num("p50", float64(bs.Latency.P50), float64(ns.Latency.P50), dur)
-	num("p90", float64(bs.Latency.P90), float64(ns.Latency.P90), dur)
-	num("p99", float64(bs.Latency.P99), float64(ns.Latency.P99), dur)
-	num("max", float64(bs.Latency.Max), float64(ns.Latency.Max), dur)
-	num("error rate", bs.ErrorRate, ns.ErrorRate, fmtPct)
-	num("dropped", float64(bs.Dropped), float64(ns.Dropped), count)
-	for _, j := range cc.Judgements {
-		if j.Metric == "capacity" {
-			// The medians judged: with trials, not the last search's.
-			num("capacity (rps)", j.Base, j.Cand, fmtRateInt)
+	// The figures a judgement compares are its medians, shown as such so
+	// that the table's delta is the one the judgement quotes.
+	medianMark := ""
+	if bt > 1 || nt > 1 {
+		medianMark = " (median trial)"
+	}
+	judged := func(label, metric string, x, y float64, f func(float64) string) {
+		if j, ok := judgementOf(cc, metric); ok {
+			label, x, y = label+medianMark, j.Base, j.Cand
 		}
+		num(label, x, y, f)
+	}
+	num("requests", float64(bs.Requests), float64(ns.Requests), count)
+	judged("rps", "rps", bs.RPS, ns.RPS, fmtRate)
+	judged("p50", "p50", float64(bs.Latency.P50), float64(ns.Latency.P50), dur)
+	num("p90", float64(bs.Latency.P90), float64(ns.Latency.P90), dur)
+	judged("p99", "p99", float64(bs.Latency.P99), float64(ns.Latency.P99), dur)
+	num("max", float64(bs.Latency.Max), float64(ns.Latency.Max), dur)
+	judged("error rate", "error_rate", bs.ErrorRate, ns.ErrorRate, fmtPct)
+	num("dropped", float64(bs.Dropped), float64(ns.Dropped), count)
+	if j, ok := judgementOf(cc, "capacity"); ok {
+		// The medians judged: with trials, not the last search's.
+		num("capacity (rps)"+medianMark, j.Base, j.Cand, fmtRateInt)
 	}
 	compareFlow(num, bs, ns, dur)
 	compareUsage(b, cc.Base.Server, cc.New.Server)
+	if medianMark != "" && !incomparable {
+		fmt.Fprintf(b, "\nmedian trial: the median of the %d vs %d trials' figures, which the judgements compare; the other rows are of all requests together.\n", bt, nt)
+	}
+	if incomparable {
+		fmt.Fprintf(b, "\n> ≠ **Not compared: the load changed** (%s). A change of the test is not a change of the code: compare runs of the same load.\n\n",
+			mdText(strings.Join(cc.LoadDifferences, ", ")))
+		return
+	}
 	b.WriteString("\n| | judgement |\n|:-:|:--|\n")
 	for _, j := range cc.Judgements {
 		fmt.Fprintf(b, "| %s | %s |\n", judgementIcon(j.Status), mdText(j.Reason))
 	}
 	b.WriteString("\n")
+}
+
+// judgementOf is cc's judgement of metric; ok is false when none was made.
+func judgementOf(cc CaseComparison, metric string) (assertions.Regression, bool) {
+	for _, j := range cc.Judgements {
+		if j.Metric == metric {
+			return j, true
+		}
+	}
+	return assertions.Regression{}, false
 }
 
 func judgementIcon(s regression.Status) string {

@@ -307,6 +307,11 @@ func consoleStatus(v assertions.Verdict) string {
 			return "✗ INCONCLUSIVE"
 		}
 		return "? inconclusive"
+	case classIncomparable:
+		if v.Fails() {
+			return "✗ INCOMPARABLE"
+		}
+		return "≠ incomparable"
 	case classFail:
 		if v.Status == assertions.StatusError {
 			return "✗ ERROR"
@@ -361,4 +366,14 @@ func consoleErrorSamples(b *bytes.Buffer, st runner.Stats) {
 			fmt.Fprintf(b, "   first %s error: %s\n", kind, oneLine(msg))
 		}
 	})
+}
+
+// Headline prints the run's headline, the words every other report opens
+// with, as the console's last line; also with --quiet, whose output is the
+// verdict.
+func (c *Console) Headline(run *results.Run) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clearLive()
+	c.write(Headline(run) + "\n")
 }

@@ -208,6 +208,11 @@ const (
 	// --fail-on-inconclusive: the report says the trials could not tell,
 	// and the headline says the run failed.
 	classInconclusive
+	// classIncomparable: the comparison was of another load (the
+	// baseline's, or the reference target's, was shaped differently), so
+	// the rule was not judged; like inconclusive, it fails the run only
+	// under --fail-on-inconclusive.
+	classIncomparable
 	// classNotJudged: the case was invalid (its figures describe the
 	// generator), so the rule was neither passed nor failed.
 	classNotJudged
@@ -222,6 +227,8 @@ func classify(v assertions.Verdict) verdictClass {
 		return classNotJudged
 	case v.Status == assertions.StatusInconclusive:
 		return classInconclusive
+	case v.Status == assertions.StatusIncomparable:
+		return classIncomparable
 	case v.Fails():
 		return classFail
 	case v.Status == assertions.StatusFail || v.Status == assertions.StatusError:

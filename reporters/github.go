@@ -58,14 +58,14 @@ func WriteAnnotations(w io.Writer, run *results.Run, path func(string) string) {
 			case v.Fails():
 				level = "error"
 			case v.Status == assertions.StatusFail || v.Status == assertions.StatusError,
-				v.Status == assertions.StatusInconclusive:
+				v.Status == assertions.StatusInconclusive, v.Status == assertions.StatusIncomparable:
 				level = "warning"
 			default:
 				continue
 			}
 			msg := fmt.Sprintf("[%s] %s", v.Case, v.Rule)
-			if v.Status == assertions.StatusInconclusive {
-				msg = fmt.Sprintf("[%s] %s is inconclusive", v.Case, v.Rule)
+			if v.Status == assertions.StatusInconclusive || v.Status == assertions.StatusIncomparable {
+				msg = fmt.Sprintf("[%s] %s is %s", v.Case, v.Rule, v.Status)
 			}
 			if v.Actual != "" {
 				msg += ": " + v.Actual

@@ -119,21 +119,8 @@ func runOutcome(run *results.Run) outcome {
 
 // htmlHeadline is the page's verdict line and its look.
 func htmlHeadline(run *results.Run) (text, class string) {
-	switch runOutcome(run) {
-	case outcomeInterrupted:
-		text, class = interruptedHeadline, "warn"
-	case outcomeInvalid:
-		text, class = invalidHeadline, "fail"
-	case outcomeAborted:
-		text, class = "⛔ loadgate: aborted — "+oneLine(abortedRule(run.Aborted())), "fail"
-	case outcomeNotCarriedOut:
-		text, class = "❌ loadgate: could not be carried out", "fail"
-	case outcomeFailed:
-		text, class = "❌ loadgate: failed", "fail"
-	default:
-		text, class = "✅ loadgate: passed", "pass"
-	}
-	return text, class
+	h := runHeadline(run)
+	return h.String(), h.Class
 }
 
 func htmlRunOf(nr NamedRun) htmlRun {

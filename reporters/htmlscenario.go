@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html/template"
 	"strconv"
-	"time"
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
@@ -69,7 +68,7 @@ func verdictCSS(v assertions.Verdict) string {
 	switch classify(v) {
 	case classFail:
 		return "fail"
-	case classWarn, classInconclusive:
+	case classWarn, classInconclusive, classIncomparable:
 		return "warn"
 	case classSkip, classNotJudged:
 		return "skip"
@@ -98,6 +97,8 @@ func htmlScenarioOf(sr *results.ScenarioRun, withBaseline bool) htmlScenario {
 		hs.Icon, hs.Class = "⚠️ warned", "warn"
 	case t[classInconclusive] > 0:
 		hs.Icon, hs.Class = "❔ inconclusive", "warn"
+	case t[classIncomparable] > 0:
+		hs.Icon, hs.Class = "≠ incomparable", "warn"
 	default:
 		hs.Icon, hs.Class = "✅ passed", "pass"
 	}
@@ -148,8 +149,8 @@ func htmlVerdictOf(v assertions.Verdict) htmlVerdict {
 	if classify(v) == classNotJudged {
 		word = "not judged"
 	}
-	if v.Status == assertions.StatusInconclusive {
-		word = "inconclusive"
+	if v.Status == assertions.StatusInconclusive || v.Status == assertions.StatusIncomparable {
+		word = string(v.Status)
 	}
 	return htmlVerdict{Icon: verdictIcon(v) + " " + word, Class: verdictCSS(v), Case: v.Case, Rule: rule,
 		Actual: verdictActual(v), Where: where(v.Pos)}
@@ -266,10 +267,8 @@ func htmlABOf(hs *htmlScenario, sr *results.ScenarioRun) {
 		ab := htmlAB{Case: p.cand.ID, Ref: "— (" + p.target + " has no such case)",
 			RPS: fmtRate(p.cand.Stats.RPS), P99: fmtDur(p.cand.Stats.Latency.P99)}
 		if p.ref != nil {
-			cs, rs := p.cand.Stats, p.ref.Stats
 			ab.Ref = p.ref.ID
-			ab.RPS = versus(cs.RPS, rs.RPS, fmtRate)
-			ab.P99 = versus(float64(cs.Latency.P99), float64(rs.Latency.P99), func(f float64) string { return fmtDur(time.Duration(f)) })
+			ab.RPS, ab.P99 = abFigures(p.cand, p.ref)
 			ab.Chart = abPercentileChart(p.cand, p.ref).Render()
 		}
 		for _, v := range p.verdicts {

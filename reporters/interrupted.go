@@ -4,9 +4,6 @@ package reporters
 // partial and its verdicts judge a different load than the scenario's.
 // It is never shown as passed, never compared and never merged.
 
-// interruptedHeadline is the Markdown verdict of an interrupted run.
-const interruptedHeadline = "⏹ loadgate: interrupted — not judged"
-
 // interruptedConsole is what the console prints for an interrupted scenario.
 const interruptedConsole = "⏹ INTERRUPTED — not judged: the run was stopped early; figures are partial and the verdicts below cover only what was measured.\n\n"
 

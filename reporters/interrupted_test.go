@@ -60,7 +60,7 @@ func TestInterruptedRunIsNeverPassed(t *testing.T) {
 			if strings.Contains(md.String(), "passed (interrupted)") || strings.HasPrefix(md.String(), "## ✅") {
 				t.Errorf("summary.md headline reads as a pass:\n%.200s", md.String())
 			}
-			if run.Interrupted && !strings.HasPrefix(md.String(), "## "+interruptedHeadline+"\n") {
+			if run.Interrupted && !strings.HasPrefix(md.String(), "## ⏹ loadgate: interrupted — not judged\n") {
 				t.Errorf("summary.md headline:\n%.200s", md.String())
 			}
 

@@ -15,9 +15,6 @@ import (
 // <error>, so that an overloaded CI runner is never read as a slow server
 // nor as a green build.
 
-// invalidHeadline is the Markdown and HTML verdict of an invalid run.
-const invalidHeadline = "⚠ loadgate: invalid — not judged"
-
 // invalidAdvice is what to do about an invalid run.
 const invalidAdvice = "These figures describe loadgate's limits, not the server's, so no threshold was judged: rerun on a less loaded machine, with a lower rate, or split the load across machines (--segment)."
 

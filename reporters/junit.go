@@ -290,13 +290,13 @@ func junitVerdict(scenario string, v assertions.Verdict) (junitCase, string) {
 	switch classify(v) {
 	case classSkip, classNotJudged:
 		tc.Skipped = &junitSkipped{Message: oneLine(v.Reason)}
-	case classInconclusive:
-		msg := "inconclusive: " + oneLine(v.Reason)
+	case classInconclusive, classIncomparable:
+		msg := string(v.Status) + ": " + oneLine(v.Reason)
 		if !v.Fails() {
 			tc.Skipped = &junitSkipped{Message: msg}
 			break
 		}
-		tc.Failure = &junitProblem{Message: msg + " (--fail-on-inconclusive)", Type: "inconclusive", Body: body}
+		tc.Failure = &junitProblem{Message: msg + " (--fail-on-inconclusive)", Type: string(v.Status), Body: body}
 	case classFail:
 		if v.Status == assertions.StatusError {
 			tc.Error = &junitProblem{Message: oneLine(v.Reason), Type: "rule", Body: body}
@@ -368,6 +368,7 @@ func junitSuiteProperties(run *results.Run, sr *results.ScenarioRun) []junitProp
 		}
 	}
 	add("commit", run.Commit)
+	add("headline", Headline(run))
 	add("scenario.file", sr.File)
 	add("scenario.hash", sr.Hash)
 	if sr.Interrupted || run.Interrupted {

@@ -46,7 +46,7 @@ func (t verdictTally) String() string {
 	for _, p := range []struct {
 		n     int
 		label string
-	}{{t[classPass], "passed"}, {t[classFail], "failed"}, {t[classInconclusive], "inconclusive"},
+	}{{t[classPass], "passed"}, {t[classFail], "failed"}, {t[classInconclusive], "inconclusive"}, {t[classIncomparable], "incomparable"},
 		{t[classWarn], "warned"}, {t[classSkip], "skipped"}, {t[classNotJudged], "not judged"}} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.label))
@@ -59,19 +59,8 @@ func (t verdictTally) String() string {
 }
 
 func mdHeadline(b *bytes.Buffer, run *results.Run) {
-	verdict := "✅ loadgate: passed"
-	switch {
-	case run.Interrupted:
-		verdict = interruptedHeadline
-	case run.Invalid():
-		verdict = invalidHeadline
-	case run.Aborted() != nil:
-		verdict = mdAbortedHeadline(run.Aborted())
-	case run.NotCarriedOut():
-		verdict = "❌ loadgate: could not be carried out"
-	case !run.Passed:
-		verdict = "❌ loadgate: failed"
-	}
+	h := runHeadline(run)
+	verdict := h.Mark + " " + mdText(h.Text)
 	fmt.Fprintf(b, "## %s\n\n", verdict)
 	mdInvalid(b, run)
 	mdNotes(b, run)
@@ -96,17 +85,11 @@ func mdHeadline(b *bytes.Buffer, run *results.Run) {
 	}
 	fmt.Fprintf(b, "%s, %s · thresholds: %s\n\n",
 		plural(len(run.Scenarios), "scenario"), plural(cases, "case"), tally(all))
-	failing := 0
-	for _, v := range all {
-		if v.Status == assertions.StatusInconclusive && v.Fails() {
-			failing++
-		}
-	}
-	switch {
-	case failing == 1:
-		b.WriteString("> ❔ 1 inconclusive verdict fails the run: `--fail-on-inconclusive` counts a comparison the trials could not decide as a failure.\n\n")
-	case failing > 1:
-		fmt.Fprintf(b, "> ❔ %d inconclusive verdicts fail the run: `--fail-on-inconclusive` counts a comparison the trials could not decide as a failure.\n\n", failing)
+	switch u := undecidedOf(run); {
+	case u.failing == 1:
+		b.WriteString("> ❔ 1 undecided verdict fails the run: `--fail-on-inconclusive` counts a comparison the trials could not decide, or of another load, as a failure.\n\n")
+	case u.failing > 1:
+		fmt.Fprintf(b, "> ❔ %d undecided verdicts fail the run: `--fail-on-inconclusive` counts a comparison the trials could not decide, or of another load, as a failure.\n\n", u.failing)
 	}
 }
 
@@ -177,6 +160,8 @@ func mdScenario(b *bytes.Buffer, sr *results.ScenarioRun, withBaseline bool) {
 		icon = "⚠️"
 	case t[classInconclusive] > 0:
 		icon = "❔"
+	case t[classIncomparable] > 0:
+		icon = "≠"
 	}
 	fmt.Fprintf(b, "### %s %s\n\n", icon, mdText(sr.Name))
 	if sr.Description != "" {
@@ -352,6 +337,9 @@ func mdCaseTable(b *bytes.Buffer, sr *results.ScenarioRun, knees []knee, withBas
 		if note := usageNote(c); note != "" {
 			fmt.Fprintf(b, "> ⚠️ %s\n\n", mdText(note))
 		}
+		if note := loadChangedNote(c); note != "" {
+			fmt.Fprintf(b, "> ≠ %s: %s\n\n", mdCode(c.ID), mdText(note))
+		}
 		if c.Stats.Dropped > 0 {
 			fmt.Fprintf(b, "> ⚠️ %s dropped %s arrivals, which fell due and were never sent: %s.\n\n",
 				mdCode(c.ID), group(c.Stats.Dropped), mdText(droppedCause(c.Stats)))
@@ -359,13 +347,38 @@ func mdCaseTable(b *bytes.Buffer, sr *results.ScenarioRun, knees []knee, withBas
 	}
 }
 
-// baselineDelta is the change of rps and p99 against the baseline case.
+// baselineDelta is the change of rps and p99 against the baseline case,
+// of the figures regressed() compares (the median trial's), so that it is
+// the number the verdicts quote; none when the baseline's load differs.
 func baselineDelta(c *results.CaseRun) string {
-	if c.Baseline == nil {
+	b := c.Baseline
+	switch {
+	case b == nil:
 		return "— (no baseline case)"
+	case len(b.LoadDifferences) > 0:
+		return "≠ not compared: the load changed"
 	}
-	return "rps " + fmtDelta(c.Baseline.RPS, c.Stats.RPS) + ", p99 " +
-		fmtDelta(float64(c.Baseline.P99), float64(c.Stats.Latency.P99))
+	m := assertions.TrialMedians(c.Phases)
+	return "rps " + fmtDelta(b.RPS, m.RPS) + ", p99 " + fmtDelta(float64(b.P99), float64(m.P99)) +
+		" (" + statisticOf(b.Trials, m.Trials) + ")"
+}
+
+// statisticOf says which figure a delta compares: the median trial's of
+// base against cand trials, or, with one a side, all requests'.
+func statisticOf(base, cand int) string {
+	if base <= 1 && cand <= 1 {
+		return "all requests"
+	}
+	return fmt.Sprintf("median of %d vs %d trials", base, cand)
+}
+
+// loadChangedNote says why a case was not compared with its baseline.
+func loadChangedNote(c *results.CaseRun) string {
+	if c.Baseline == nil || len(c.Baseline.LoadDifferences) == 0 {
+		return ""
+	}
+	return "the load changed since the baseline (" + strings.Join(c.Baseline.LoadDifferences, ", ") +
+		"), so its comparisons were not judged: a change of the test is not a change of the code. Record a new baseline with this load."
 }
 
 // orDash fills an empty cell, which GitHub would render as a gap that
@@ -402,6 +415,8 @@ func verdictIcon(v assertions.Verdict) string {
 	switch classify(v) {
 	case classInconclusive:
 		return "❔"
+	case classIncomparable:
+		return "≠"
 	case classFail:
 		return "❌"
 	case classWarn:

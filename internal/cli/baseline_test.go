@@ -213,8 +213,8 @@ func TestBaselineAB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## ❌ loadgate compare: regressed", "#### `hello`", "| p50 |", "| p90 |", "| max |",
-		"| error rate |", "| dropped |", "| trials | 5 | 5 |", "| ❌ | p50 ", "| ❌ | rps ", "tolerance 5.0%"} {
+	for _, want := range []string{"## ❌ loadgate compare: regressed", "#### `hello`", "| p50 (median trial) |", "| p90 |", "| max |",
+		"| error rate (median trial) |", "| dropped |", "| trials | 5 | 5 |", "| ❌ | p50 ", "| ❌ | rps ", "tolerance 5.0%"} {
 		if !strings.Contains(string(got), want) {
 			t.Errorf("compare output lacks %q:\n%s", want, got)
 		}

@@ -45,7 +45,7 @@ func compareCommand(args []string, env Env) error {
 	out := fs.String("out", "", "write the Markdown to `FILE` instead of stdout (- = stdout)")
 	fs.Var(&tol, "tolerance", "how much worse a metric may get before it counts as a regression, e.g. `5%`")
 	strictEnv := fs.Bool("strict-env", envBool(env, "strict-env"), "exit 1 when the two were measured in different environments")
-	failOnInconclusive := fs.Bool("fail-on-inconclusive", envBool(env, "fail-on-inconclusive"), "exit 1 when a judgement is inconclusive")
+	failOnInconclusive := fs.Bool("fail-on-inconclusive", envBool(env, "fail-on-inconclusive"), "exit 1 when a judgement is inconclusive, or a case was not compared as its load changed")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return silentUsage(err)
@@ -73,12 +73,18 @@ func compareCommand(args []string, env Env) error {
 	regressed, inconclusive := c.Count(regression.Regressed), c.Count(regression.Inconclusive)
 	summary := fmt.Sprintf("%d cases compared: %d regressed, %d inconclusive, %d passed",
 		c.Cases(), regressed, inconclusive, c.Count(regression.Pass))
+	if n := c.Incomparable(); n > 0 {
+		summary += fmt.Sprintf(", %d not compared as the load changed", n)
+	}
 	var problems []string
 	if regressed > 0 {
 		problems = append(problems, fmt.Sprintf("%d regressed", regressed))
 	}
 	if *failOnInconclusive && inconclusive > 0 {
 		problems = append(problems, fmt.Sprintf("%d inconclusive (--fail-on-inconclusive)", inconclusive))
+	}
+	if n := c.Incomparable(); *failOnInconclusive && n > 0 {
+		problems = append(problems, fmt.Sprintf("%d incomparable (--fail-on-inconclusive)", n))
 	}
 	if len(c.EnvDifferences) > 0 {
 		fmt.Fprintln(env.Stderr, reporters.ConsoleText("loadgate: compare: different environments: "+strings.Join(c.EnvDifferences, "; ")))

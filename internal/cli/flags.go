@@ -120,7 +120,7 @@ func (o *runOptions) registerJudging(fs *flag.FlagSet, env Env) {
 	fs.BoolVar(&o.strictEnv, "strict-env", envBool(env, "strict-env"),
 		"fail the run when the baseline was measured in a different environment (CPU, cores, OS, arch, runner, loadgate version)")
 	fs.BoolVar(&o.failOnInconclusive, "fail-on-inconclusive", envBool(env, "fail-on-inconclusive"),
-		"fail the run when a regressed() verdict is inconclusive (too few trials or too much spread to tell)")
+		"fail the run when a verdict comparing with a baseline is undecided: inconclusive (too few trials or too much spread to tell) or incomparable (the load changed since the baseline)")
 }
 
 // parseInterleaved parses flags that may come before, between or after the

@@ -229,6 +229,9 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	run := results.NewRun(meta, inputs)
 	sched.markPart(run, plans, empty, skew)
 	redactRun(run, plans)
+	if !sched.split() {
+		console.Headline(run)
+	}
 	err = finish(run, opts, env.Stdout, human, gh, runFailed, sched.split())
 	if reason := aborted(inputs); err == nil && reason != "" && !sched.split() {
 		// The failing rule's verdict may pass over the phase as a whole:
