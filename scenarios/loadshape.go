@@ -21,7 +21,7 @@ import (
 type LoadShape struct {
 	// Target holds what the load hits: protocol, requests (method and
 	// path), body digest, connections, keep-alive, and the server's
-	// command, which is recorded but never a difference (underTest).
+	// command, which is recorded but never makes two loads differ.
 	Target []LoadSetting `json:"target"`
 	// Phases holds, per measured phase in run order, how the load is
 	// applied: model, concurrency or rate and their ramps, duration,
