@@ -73,7 +73,9 @@ type Outcome struct {
 	// in reports ("dial tcp 127.0.0.1:18099: connect: connection refused").
 	// Set it only on failure, and only to an error that already exists (one
 	// the network returned, or one the client made once when it was built):
-	// a failing request must allocate no more than a succeeding one.
+	// a failing request must allocate no more than a succeeding one. A
+	// client's own *StepError, refilled by each failure, is valid until the
+	// client's next request, before which the engine describes it.
 	Err error
 }
 

@@ -3,15 +3,20 @@ package runner
 import (
 	"strings"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
 // redactSamples removes the scenario's secrets from the error messages a
-// case kept: a client's error may quote the request's URL, token and all.
+// case kept: a client's error may quote the request's URL, token and all,
+// and a failed step the reply it got.
 func redactSamples(sc *scenarios.Scenario, cr *CaseResult) {
+	if sc == nil {
+		return
+	}
 	for _, p := range cr.Phases {
 		for k, msg := range p.ErrorSamples {
-			p.ErrorSamples[k] = sc.Redact(msg)
+			p.ErrorSamples[k] = protocols.RedactSample(msg, sc.Secrets)
 		}
 	}
 }

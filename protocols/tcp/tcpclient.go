@@ -27,6 +27,9 @@ type tcpClient struct {
 	env       protocols.RenderEnv
 	wbuf      []byte // messages not yet written, reused across iterations
 	rd        frameReader
+	// fail is the error of a failed step, refilled by each failure so
+	// that a failure allocates nothing.
+	fail protocols.StepError
 
 	// wc is the worker's connection, which Close or a cancelled phase
 	// may interrupt while Do is blocked on it.
@@ -40,6 +43,11 @@ type tcpOp struct {
 	static []byte               // the whole message, when it never changes
 	tpl    *scenarios.Template
 	framed bool
+	// label names the step in its failures: "step 2 (expect)".
+	label string
+	// errEquals and errContains say which check a reply failed, worded
+	// once so that a failing check allocates nothing.
+	errEquals, errContains error
 }
 
 var _ protocols.Client = (*tcpClient)(nil)
@@ -55,18 +63,27 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	// Keep-alive probes would add traffic the scenario did not ask for; a
 	// persistent connection is used continuously anyway.
 	c.dialer.KeepAlive = -1
-	c.onConnect = c.prepare(t.TCP.OnConnect)
-	c.iteration = c.prepare(t.TCP.Iteration)
+	c.onConnect = c.prepare(t.TCP.OnConnect, "on_connect ")
+	c.iteration = c.prepare(t.TCP.Iteration, "")
 	return c, nil
 }
 
-func (c *tcpClient) prepare(steps []scenarios.TCPStep) []tcpOp {
+// prepare readies steps, whose failures name them with prefix.
+func (c *tcpClient) prepare(steps []scenarios.TCPStep, prefix string) []tcpOp {
 	ops := make([]tcpOp, len(steps))
 	for i := range steps {
 		s := &steps[i]
+		ops[i].label = fmt.Sprintf("%sstep %d (send)", prefix, i+1)
 		switch s.Kind {
 		case scenarios.StepExpect:
+			ops[i].label = fmt.Sprintf("%sstep %d (expect)", prefix, i+1)
 			ops[i].expect = &s.Expect
+			if e := s.Expect.Equals; e != nil {
+				ops[i].errEquals = fmt.Errorf("reply does not equal %s", protocols.Quote(e[:min(len(e), protocols.ShownBytes)], len(e) > protocols.ShownBytes))
+			}
+			if e := s.Expect.Contains; e != nil {
+				ops[i].errContains = fmt.Errorf("reply does not contain %s", protocols.Quote(e[:min(len(e), protocols.ShownBytes)], len(e) > protocols.ShownBytes))
+			}
 			continue
 		case scenarios.StepSend:
 			ops[i].framed = true
@@ -142,30 +159,35 @@ func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *protocols
 // system calls by the client.
 func (c *tcpClient) run(conn net.Conn, ops []tcpOp, out *protocols.Outcome) protocols.ErrorKind {
 	c.wbuf = c.wbuf[:0]
+	sent := "" // the last send buffered, which a failed write is charged to
 	for i := range ops {
 		op := &ops[i]
 		if op.expect == nil {
 			c.wbuf = c.encode(c.wbuf, op)
+			sent = op.label
 			continue
 		}
-		if kind := c.flush(conn, out); kind != protocols.KindNone {
+		if kind := c.flush(conn, sent, out); kind != protocols.KindNone {
 			return kind
 		}
 		payload, n, err := c.rd.next(conn, &c.codec, op.expect)
 		out.BytesReceived += n
 		if err != nil {
-			out.Err = err
+			// What arrived of the reply, if anything, shows why it
+			// never completed.
+			out.Err = c.fail.Fail(op.label, readError(err), c.rd.pending())
 			return tcpErrorKind(err)
 		}
-		if !tcpMatches(payload, op.expect) {
-			out.Err = errTCPExpect
+		if why := op.mismatch(payload); why != nil {
+			out.Err = c.fail.Fail(op.label, why, payload)
 			return protocols.KindCheck
 		}
 	}
-	return c.flush(conn, out)
+	return c.flush(conn, sent, out)
 }
 
-func (c *tcpClient) flush(conn net.Conn, out *protocols.Outcome) protocols.ErrorKind {
+// flush writes the messages buffered, the last of them step sent's.
+func (c *tcpClient) flush(conn net.Conn, sent string, out *protocols.Outcome) protocols.ErrorKind {
 	if len(c.wbuf) == 0 {
 		return protocols.KindNone
 	}
@@ -173,20 +195,40 @@ func (c *tcpClient) flush(conn net.Conn, out *protocols.Outcome) protocols.Error
 	out.BytesSent += int64(n)
 	c.wbuf = c.wbuf[:0]
 	if err != nil {
-		out.Err = err
+		out.Err = c.fail.Fail(sent, err, nil)
 		return tcpErrorKind(err)
 	}
 	return protocols.KindNone
 }
 
-// errTCPExpect is the error of a reply that fails its step's expect.
-var errTCPExpect = errors.New("the reply does not match the step's expect")
+// The end of a connection while a step waits for its reply, in words; each
+// still is the io error it wraps.
+var (
+	errClosedBeforeReply = fmt.Errorf("the server closed the connection before replying (%w)", io.EOF)
+	errClosedMidReply    = fmt.Errorf("the server closed the connection in the middle of the reply (%w)", io.ErrUnexpectedEOF)
+)
 
-func tcpMatches(payload []byte, e *scenarios.TCPExpect) bool {
-	if e.Equals != nil && !bytes.Equal(payload, e.Equals) {
-		return false
+// readError words an error reading a reply.
+func readError(err error) error {
+	switch err {
+	case io.EOF:
+		return errClosedBeforeReply
+	case io.ErrUnexpectedEOF:
+		return errClosedMidReply
 	}
-	return e.Contains == nil || bytes.Contains(payload, e.Contains)
+	return err
+}
+
+// mismatch is the check payload fails, or nil when it passes them all.
+func (op *tcpOp) mismatch(payload []byte) error {
+	e := op.expect
+	if e.Equals != nil && !bytes.Equal(payload, e.Equals) {
+		return op.errEquals
+	}
+	if e.Contains != nil && !bytes.Contains(payload, e.Contains) {
+		return op.errContains
+	}
+	return nil
 }
 
 // tcpErrorKind maps a read, write or frame error to the kinds of SPEC §3.

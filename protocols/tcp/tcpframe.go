@@ -225,6 +225,15 @@ const initialReadBuffer = 4 << 10
 // reset forgets unread bytes, when the connection they came from is gone.
 func (fr *frameReader) reset() { fr.r, fr.w = 0, 0 }
 
+// pending is what was read of a message that did not complete, valid
+// until the next call; nil when nothing was.
+func (fr *frameReader) pending() []byte {
+	if fr.r == fr.w {
+		return nil
+	}
+	return fr.buf[fr.r:fr.w]
+}
+
 // next returns the payload of the next message, valid until the next call,
 // and the number of bytes read from src to get it. Bytes read beyond the
 // message stay buffered for the next call. An error is a frame error, the

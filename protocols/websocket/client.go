@@ -32,6 +32,9 @@ type wsClient struct {
 	pbuf      []byte // a rendered payload, before it is masked into wbuf
 	ctlbuf    [maxHeader + maxControl]byte
 	rd        msgReader
+	// fail is the error of a failed step, refilled by each failure so
+	// that a failure allocates nothing.
+	fail protocols.StepError
 
 	// wc is the worker's connection, which Close or a cancelled phase
 	// may interrupt while Do is blocked on it.
@@ -44,9 +47,11 @@ type wsOp struct {
 	tpl    *scenarios.Template
 	static []byte // the payload, when it has no placeholders
 	expect *scenarios.WSExpectCheck
-	// errExpect is the error of a message failing expect, worded once
-	// per client so a failing check allocates nothing.
-	errExpect error
+	// label names the step in its failures: "step 2 (expect)".
+	label string
+	// errEquals, errContains and errRegex say which check a message
+	// failed, worded once per client so a failing check allocates nothing.
+	errEquals, errContains, errRegex error
 }
 
 var _ protocols.Client = (*wsClient)(nil)
@@ -77,8 +82,8 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 		conf.ServerName = u.Hostname() // set once, or every dial clones the config
 		c.dialer.TLSConfig = conf
 	}
-	c.onConnect = prepare(w.OnConnect)
-	c.iteration = prepare(w.Iteration)
+	c.onConnect = prepare(w.OnConnect, "on_connect ")
+	c.iteration = prepare(w.Iteration, "")
 	return c, nil
 }
 
@@ -103,14 +108,17 @@ func handshakeHeader(hs []scenarios.Header) (ws.HandshakeHeader, string) {
 	return ws.HandshakeHeaderBytes(b.Bytes()), host
 }
 
-func prepare(steps []scenarios.WSStep) []wsOp {
+// prepare readies steps, whose failures name them with prefix.
+func prepare(steps []scenarios.WSStep, prefix string) []wsOp {
 	ops := make([]wsOp, len(steps))
 	for i := range steps {
 		s, op := &steps[i], &ops[i]
+		op.label = fmt.Sprintf("%sstep %d (send)", prefix, i+1)
 		switch s.Kind {
 		case scenarios.WSExpect:
+			op.label = fmt.Sprintf("%sstep %d (expect)", prefix, i+1)
 			op.expect = &s.Expect
-			op.errExpect = expectError(s)
+			op.errEquals, op.errContains, op.errRegex = expectErrors(&s.Expect)
 			continue
 		case scenarios.WSSendText:
 			op.op = ws.OpText
@@ -134,29 +142,23 @@ func literal(t *scenarios.Template) []byte {
 	return b
 }
 
-// expectError words what the expect step at s checks.
-func expectError(s *scenarios.WSStep) error {
-	var what []string
-	e := &s.Expect
+// expectErrors word the checks of e that a message can fail.
+func expectErrors(e *scenarios.WSExpectCheck) (equals, contains, regex error) {
 	if e.Equals != nil {
-		what = append(what, fmt.Sprintf("equal %s", quote(e.Equals)))
+		equals = fmt.Errorf("message does not equal %s", quote(e.Equals))
 	}
 	if e.Contains != nil {
-		what = append(what, fmt.Sprintf("contain %s", quote(e.Contains)))
+		contains = fmt.Errorf("message does not contain %s", quote(e.Contains))
 	}
 	if e.Regex != nil {
-		what = append(what, fmt.Sprintf("match /%s/", e.Regex))
+		regex = fmt.Errorf("message does not match /%s/", e.Regex)
 	}
-	return fmt.Errorf("websocket: expect at line %d: the message does not %s", s.Pos.Line, strings.Join(what, " and "))
+	return equals, contains, regex
 }
 
 // quote shows a checked string in an error, shortened when it is long.
 func quote(b []byte) string {
-	const most = 64
-	if len(b) > most {
-		return fmt.Sprintf("%q…", b[:most])
-	}
-	return fmt.Sprintf("%q", b)
+	return protocols.Quote(b[:min(len(b), protocols.ShownBytes)], len(b) > protocols.ShownBytes)
 }
 
 // Do runs one iteration, first opening a connection and running on_connect
@@ -238,28 +240,30 @@ func dialErrorKind(ctx context.Context, err error, out *protocols.Outcome) proto
 // buffered stream would send them.
 func (c *wsClient) run(conn net.Conn, ops []wsOp, out *protocols.Outcome) protocols.ErrorKind {
 	c.wbuf = c.wbuf[:0]
+	sent := "" // the last send buffered, which a failed write is charged to
 	for i := range ops {
 		op := &ops[i]
 		if op.expect == nil {
 			c.encode(op)
+			sent = op.label
 			continue
 		}
-		if kind := c.flush(conn, out); kind != protocols.KindNone {
+		if kind := c.flush(conn, sent, out); kind != protocols.KindNone {
 			return kind
 		}
 		before := c.rd.n
 		msg, err := c.rd.next(conn, c)
 		out.BytesReceived += c.rd.n - before
 		if err != nil {
-			out.Err = err
+			out.Err = c.fail.Fail(op.label, err, nil)
 			return errorKind(err)
 		}
-		if !matches(msg, op.expect) {
-			out.Err = op.errExpect
+		if why := op.mismatch(msg); why != nil {
+			out.Err = c.fail.Fail(op.label, why, msg)
 			return protocols.KindCheck
 		}
 	}
-	return c.flush(conn, out)
+	return c.flush(conn, sent, out)
 }
 
 // encode appends op's message to wbuf as one masked frame.
@@ -280,7 +284,8 @@ func (c *wsClient) maskKey() [4]byte {
 	return [4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}
 }
 
-func (c *wsClient) flush(conn net.Conn, out *protocols.Outcome) protocols.ErrorKind {
+// flush writes the frames buffered, the last of them step sent's.
+func (c *wsClient) flush(conn net.Conn, sent string, out *protocols.Outcome) protocols.ErrorKind {
 	if len(c.wbuf) == 0 {
 		return protocols.KindNone
 	}
@@ -288,7 +293,7 @@ func (c *wsClient) flush(conn net.Conn, out *protocols.Outcome) protocols.ErrorK
 	out.BytesSent += int64(n)
 	c.wbuf = c.wbuf[:0]
 	if err != nil {
-		out.Err = err
+		out.Err = c.fail.Fail(sent, err, nil)
 		return errorKind(err)
 	}
 	return protocols.KindNone
@@ -317,16 +322,18 @@ func (c *wsClient) closeHandshake(conn net.Conn, out *protocols.Outcome) {
 
 var normalClosure = [2]byte{0x03, 0xe8} // 1000
 
-func matches(msg []byte, e *scenarios.WSExpectCheck) bool {
+// mismatch is the check msg fails, or nil when it passes them all.
+func (op *wsOp) mismatch(msg []byte) error {
+	e := op.expect
 	switch {
 	case e.Equals != nil && !bytes.Equal(msg, e.Equals):
-		return false
+		return op.errEquals
 	case e.Contains != nil && !bytes.Contains(msg, e.Contains):
-		return false
+		return op.errContains
 	case e.Regex != nil && !e.Regex.Match(msg):
-		return false
+		return op.errRegex
 	}
-	return true
+	return nil
 }
 
 // errorKind maps a read, write or frame error to the kinds of SPEC §3.
