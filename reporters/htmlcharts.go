@@ -26,8 +26,9 @@ type caseSecond struct {
 }
 
 // caseSeconds lays the case's measured phases on one clock. The last
-// second of a phase is usually partial and would plot as a drop that
-// looks like an outage, so only whole seconds are kept.
+// second of a phase, and of each of its trials, is usually partial and
+// would plot as a drop that looks like an outage, so only whole seconds
+// are kept; the line breaks between phases and between trials.
 func caseSeconds(c *results.CaseRun) []caseSecond {
 	if len(c.Phases) == 0 {
 		return nil
@@ -36,21 +37,57 @@ func caseSeconds(c *results.CaseRun) []caseSecond {
 	var out []caseSecond
 	for _, p := range c.Phases {
 		off := p.Start.Sub(origin).Seconds()
-		full := int(p.Elapsed / time.Second)
-		first := true
-		for _, s := range p.Series {
-			if s.At >= full {
-				continue
+		for _, run := range wholeSeconds(p) {
+			for i, s := range run {
+				out = append(out, caseSecond{
+					at: off + float64(s.At), succeeded: float64(s.Completed - s.Errors), errors: float64(s.Errors),
+					p50: ms(s.P50), p99: ms(s.P99), p50ok: s.P50 > 0, p99ok: s.P99 > 0,
+					gapBefore: i == 0 && len(out) > 0,
+				})
 			}
-			out = append(out, caseSecond{
-				at: off + float64(s.At), succeeded: float64(s.Completed - s.Errors), errors: float64(s.Errors),
-				p50: ms(s.P50), p99: ms(s.P99), p50ok: s.P50 > 0, p99ok: s.P99 > 0,
-				gapBefore: first && len(out) > 0,
-			})
-			first = false
 		}
 	}
 	return downsampleSeconds(out, maxHTMLPoints)
+}
+
+// wholeSeconds are the whole seconds of phase p, one run of them per
+// trial. The series of a phase with trials is its trials' series one
+// after the other, each ending in its own partial second; a trial's
+// seconds are those whose requests add up to the trial's. When they do
+// not add up (a document written otherwise), the phase is taken as one
+// run, as a phase without trials is.
+func wholeSeconds(p *runner.PhaseResult) [][]runner.Second {
+	// whole keeps the seconds that began at least a second before
+	// elapsed ran out, counted from the second at from.
+	whole := func(series []runner.Second, from int, elapsed time.Duration) []runner.Second {
+		var out []runner.Second
+		for _, s := range series {
+			if s.At-from < int(elapsed/time.Second) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if len(p.Trials) < 2 {
+		return [][]runner.Second{whole(p.Series, 0, p.Elapsed)}
+	}
+	var runs [][]runner.Second
+	rest := p.Series
+	for _, t := range p.Trials {
+		n, sum := 0, int64(0)
+		for n < len(rest) && sum < t.Requests {
+			sum += rest[n].Completed
+			n++
+		}
+		if sum != t.Requests {
+			return [][]runner.Second{whole(p.Series, 0, p.Elapsed)}
+		}
+		if n > 0 {
+			runs = append(runs, whole(rest[:n], rest[0].At, t.Elapsed))
+		}
+		rest = rest[n:]
+	}
+	return runs
 }
 
 // downsampleSeconds merges runs of consecutive seconds (never across a

@@ -299,7 +299,7 @@ func htmlCaseOf(c *results.CaseRun) htmlCase {
 	for _, ch := range serverCharts(c) {
 		hc.Charts = append(hc.Charts, ch.Render())
 	}
-	hc.Notes = append(hc.Notes, "Time series: whole seconds only (a phase's last, partial second is left out); the per-second series keeps p50 and p99, not p90 — the case's p90 over all its requests is "+fmtDur(c.Stats.Latency.P90)+"; errors per second are of every kind together, by kind only for the whole case: "+orDash(errorKinds(c.Stats.Errors))+".")
+	hc.Notes = append(hc.Notes, "Time series: whole seconds only (the last, partial second of a phase and of each of its trials is left out); the per-second series keeps p50 and p99, not p90 — the case's p90 over all its requests is "+fmtDur(c.Stats.Latency.P90)+"; errors per second are of every kind together, by kind only for the whole case: "+orDash(errorKinds(c.Stats.Errors))+".")
 	switch {
 	case c.Server != nil && c.Server.PID != 0 && c.Server.Samples == 0:
 		hc.Notes = append(hc.Notes, "No server CPU or memory: no sample ("+c.Server.Reason+").")
