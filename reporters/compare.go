@@ -228,7 +228,7 @@ func WriteCompare(w io.Writer, c *Comparison) error {
 		fmt.Fprintf(&b, "- **%s** %s: %s\n", side.label, mdCode(side.name), runIdentity(side.run))
 	}
 	fmt.Fprintf(&b, "\n%s compared · tolerance %.1f%% · Mann–Whitney U on per-trial figures at α = %.2f · %d regressed, %d inconclusive, %d passed",
-		plural(c.Cases(), "case"), 100*c.Options.Tolerance, regression.Alpha,
+		plural(c.Cases()-u.incomparable, "case"), 100*c.Options.Tolerance, regression.Alpha,
 		regressed, inconclusive, c.Count(regression.Pass))
 	if u.incomparable > 0 {
 		fmt.Fprintf(&b, " · %s not compared: the load changed", plural(u.incomparable, "case"))

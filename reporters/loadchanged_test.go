@@ -151,7 +151,7 @@ func TestCompareRefusesToJudgeAChangedLoad(t *testing.T) {
 	}
 	for _, w := range []string{
 		"## ✅ loadgate compare: no regression · ⚠ 1 undecided (incomparable 1)",
-		"1 case not compared: the load changed",
+		"0 cases compared · tolerance 5.0%", "1 case not compared: the load changed",
 		"| rps | 1,000.0 | 500.0 | ≠ |",
 		"> ≠ **Not compared: the load changed** (duration 1s → 2s)",
 	} {
