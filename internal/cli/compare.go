@@ -72,7 +72,7 @@ func compareCommand(args []string, env Env) error {
 	}
 	regressed, inconclusive := c.Count(regression.Regressed), c.Count(regression.Inconclusive)
 	summary := fmt.Sprintf("%d cases compared: %d regressed, %d inconclusive, %d passed",
-		c.Cases(), regressed, inconclusive, c.Count(regression.Pass))
+		c.Cases()-c.Incomparable(), regressed, inconclusive, c.Count(regression.Pass))
 	if n := c.Incomparable(); n > 0 {
 		summary += fmt.Sprintf(", %d not compared as the load changed", n)
 	}
