@@ -330,6 +330,9 @@ func mdCaseTable(b *bytes.Buffer, sr *results.ScenarioRun, knees []knee, withBas
 	if trials {
 		b.WriteString("rps with trials: the median trial ± the coefficient of variation (stddev / mean) of the trials' rps; rules see the median.\n\n")
 	}
+	if withBaseline && trials {
+		b.WriteString("Δ vs baseline: the median trial's rps and p99 against the baseline's, the figures regressed() compares; the p99 column is of all requests together.\n\n")
+	}
 	if server {
 		b.WriteString("Server CPU in percent of one core (200% = two cores busy), over the case's measured phases; RSS summed over the server's process tree" + ramNote(sr) + ".\n\n")
 	}
