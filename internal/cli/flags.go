@@ -28,7 +28,8 @@ type runOptions struct {
 	strictEnv          bool
 	failOnInconclusive bool
 
-	segment segmentOptions // run only: distributed runs
+	segment   segmentOptions // run only: distributed runs
+	selection caseSelection  // run only: --target and --case
 
 	junitSourceAttrs bool // file/line attributes on JUnit testcases
 

@@ -43,6 +43,9 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 		return withCode(ExitUsage, err)
 	}
 	m, err := results.MergeParts(parts)
+	if err == nil {
+		err = checkSameCases(parts, m)
+	}
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("merge: %w", err))
 	}

@@ -27,6 +27,7 @@ func runCommand(ctx context.Context, args []string, env Env) error {
 	fs := newFlagSet("run", env, "run [flags] SCENARIO...")
 	opts.register(fs, env)
 	opts.segment.register(fs, env)
+	opts.selection.register(fs, env)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return silentUsage(err)
@@ -160,10 +161,16 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		return withCode(ExitUsage, err)
 	}
 	gh := githubFrom(env)
+	plans, notes, err := opts.selection.apply(plans)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(human, "loadgate: "+n)
+	}
 	sched := opts.segment.schedule()
 	empty := make([]bool, len(plans))
 	for i := range plans {
-		var notes []string
 		if plans[i], empty[i], notes, err = splitPlan(plans[i], sched.seg); err != nil {
 			return withCode(ExitUsage, err)
 		}
