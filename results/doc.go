@@ -20,7 +20,8 @@
 // never merged and never compared (RefuseInterrupted), nor is an invalid
 // one, whose figures describe the load generator (RefuseInvalid). ReadRun
 // derives Passed again from the figures and verdicts rather than trust the
-// stored flag.
+// stored flag, and refuses a document whose flag says otherwise
+// (ErrPassedContradicts).
 //
 // Nothing here renders: the reporters package turns a Run into console
 // text, JUnit, Markdown and HTML.
