@@ -245,21 +245,22 @@ func caseTimeline(c *results.CaseRun) [][]chartPoint {
 			offset = p.Start.Sub(origin)
 		}
 		next = offset + p.Elapsed.Truncate(time.Second) + time.Second
-		var seg []chartPoint
-		for _, s := range p.Series {
-			if time.Duration(s.At+1)*time.Second > p.Elapsed {
-				continue
+		// Each trial ends in a partial second of its own: its whole
+		// seconds are a segment, so no trial's tail plots as an outage.
+		for _, run := range wholeSeconds(p) {
+			var seg []chartPoint
+			for _, s := range run {
+				seg = append(seg, chartPoint{
+					at:        offset + time.Duration(s.At)*time.Second,
+					succeeded: s.Completed - s.Errors, // throughput counts successes only
+					attempted: s.Completed,
+					seconds:   1,
+					p99:       s.P99,
+				})
 			}
-			seg = append(seg, chartPoint{
-				at:        offset + time.Duration(s.At)*time.Second,
-				succeeded: s.Completed - s.Errors, // throughput counts successes only
-				attempted: s.Completed,
-				seconds:   1,
-				p99:       s.P99,
-			})
-		}
-		if len(seg) > 0 {
-			segs = append(segs, seg)
+			if len(seg) > 0 {
+				segs = append(segs, seg)
+			}
 		}
 	}
 	return segs
