@@ -113,9 +113,9 @@ func TestFlowOverHTTP2FailedStepEndsIteration(t *testing.T) {
 			sample    string
 			stepsSent int // steps of list, get the server saw
 		}{
-			{"extract", `{"items":[]}`, 200, "extract", `list: extract item: json path "items.0.id" not found`, 1},
-			{"setup status", `{"items":[{"id":42}]}`, 503, "status", "login: unexpected status 503", 0},
-			{"line break in a value", `{"items":[{"id":"1\r\nX-Evil: 1"}]}`, 200, "other", "get: " + http1.ErrUnsafeValue.Error(), 1},
+			{"extract", `{"items":[]}`, 200, "extract", `step "list": extract item: json path "items.0.id" not found: got "{\"items\":[]}"`, 1},
+			{"setup status", `{"items":[{"id":42}]}`, 503, "status", `setup step "login": unexpected status 503`, 0},
+			{"line break in a value", `{"items":[{"id":"1\r\nX-Evil: 1"}]}`, 200, "other", `step "get": ` + http1.ErrUnsafeValue.Error(), 1},
 		} {
 			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
 				api := &apiServer{counts: map[string]int{}, users: map[string]int{}, items: tc.items, login: tc.login}

@@ -232,10 +232,10 @@ func TestFlowFailedStepEndsIteration(t *testing.T) {
 		sample    string
 		stepsSent int // steps of list, get the server saw
 	}{
-		{"extract", `{"items":[]}`, 200, "extract", `list: extract item: json path "items.0.id" not found`, 1},
-		{"setup status", `{"items":[{"id":42}]}`, 503, "status", "login: unexpected status 503", 0},
+		{"extract", `{"items":[]}`, 200, "extract", `step "list": extract item: json path "items.0.id" not found: got "{\"items\":[]}"`, 1},
+		{"setup status", `{"items":[{"id":42}]}`, 503, "status", `setup step "login": unexpected status 503`, 0},
 		// A value that would split the request line is never sent.
-		{"line break in a value", `{"items":[{"id":"1\r\nX-Evil: 1"}]}`, 200, "other", "get: " + http1.ErrUnsafeValue.Error(), 1},
+		{"line break in a value", `{"items":[{"id":"1\r\nX-Evil: 1"}]}`, 200, "other", `step "get": ` + http1.ErrUnsafeValue.Error(), 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			api, srv := newAPIServer(t)

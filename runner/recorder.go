@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"strconv"
 	"sync"
 	"time"
 
@@ -154,14 +155,14 @@ func (s *shard) add(req int, name string, latency time.Duration, o *protocols.Ou
 		s.statuses.add(o.Status)
 	}
 	if req < 0 {
-		s.sample(name, o)
+		s.sample(req, name, o)
 		return
 	}
 	if o.Kind == protocols.KindNone {
 		s.latency.Record(latency)
 	} else {
 		s.failed.Record(latency)
-		s.sample(name, o)
+		s.sample(req, name, o)
 	}
 	if o.Connect > 0 {
 		s.connect.Record(o.Connect)
@@ -178,13 +179,18 @@ func (s *shard) add(req int, name string, latency time.Duration, o *protocols.Ou
 	}
 }
 
-// sample describes the first failure of each kind, once per phase.
-func (s *shard) sample(name string, o *protocols.Outcome) {
+// sample describes the first failure of each kind, once per phase. A
+// flow's step is named, `step "get": …`, or `setup step "login": …` for
+// one of its setup (req < 0).
+func (s *shard) sample(req int, name string, o *protocols.Outcome) {
 	if k := min(o.Kind, protocols.NumKinds-1); o.Kind != protocols.KindNone && !s.sampled[k] {
 		s.sampled[k] = true
 		s.samples[k] = describeFailure(o)
-		if name != "" {
-			s.samples[k] = name + ": " + s.samples[k]
+		switch {
+		case name != "" && req < 0:
+			s.samples[k] = "setup step " + strconv.Quote(name) + ": " + s.samples[k]
+		case name != "":
+			s.samples[k] = "step " + strconv.Quote(name) + ": " + s.samples[k]
 		}
 	}
 }

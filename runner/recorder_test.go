@@ -183,10 +183,10 @@ func TestCollectorFlowTotals(t *testing.T) {
 	if !reflect.DeepEqual(p.Counters, want) {
 		t.Errorf("totals = %+v, want %+v: steps and the failed setup request", p.Counters, want)
 	}
-	if got := p.ErrorSamples["extract"]; got != "a: "+errNotFound.Error() {
+	if got := p.ErrorSamples["extract"]; got != `step "a": `+errNotFound.Error() {
 		t.Errorf("extract sample = %q, want it named after its step", got)
 	}
-	if got := p.ErrorSamples["status"]; got != "login: unexpected status 500" {
-		t.Errorf("status sample = %q", got)
+	if got := p.ErrorSamples["status"]; got != `setup step "login": unexpected status 500` {
+		t.Errorf("status sample = %q, want it named after its setup step", got)
 	}
 }

@@ -26,7 +26,6 @@ type ResponseCheck struct {
 	expect *expectation
 	limit  int64
 	body   readerSource
-	keep   *bodyKeep // a flow step's: keeps the body for its extractions
 }
 
 // ErrBodyTooLarge fails a body longer than max_body (kind length).
@@ -43,10 +42,10 @@ func (c *ResponseCheck) Check(status int, body io.Reader, classify func(error) p
 	c.body.reset(body, c.limit)
 	var err error
 	switch {
-	case c.keep != nil:
-		err = c.keep.run(&c.body)
-	case c.expect.check != nil:
-		err = c.expect.check.run(&c.body)
+	case c.expect.body != nil:
+		// The checks, or a flow step's reader: what keeps the body for
+		// its extractions and its first bytes for a failure.
+		err = c.expect.body.run(&c.body)
 	default:
 		for err == nil {
 			_, err = c.body.next()

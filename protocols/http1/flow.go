@@ -39,6 +39,9 @@ type flowClient struct {
 	head       []byte // the last response's header block, when a step keeps it
 	req        http1Request
 	out        protocols.Outcome
+	// fail is the error of a failed step quoting the body it got,
+	// refilled by each failure so that a failure allocates nothing.
+	fail protocols.StepError
 
 	setUp     bool           // setup has succeeded
 	setupRows bool           // the setup's rows are drawn (once per user)
@@ -74,6 +77,7 @@ type flowStep struct {
 	auth     string // Proxy-Authorization, "" for none
 	expect   *expectation
 	keep     *bodyKeep // set when an extraction reads the body
+	head     *bodyHead // keeps the body's first bytes, for a failure to quote
 	keepHead bool      // a header extraction or the cookie jar reads the headers
 	extract  []extractor
 	think    time.Duration
@@ -198,6 +202,8 @@ func (c *flowClient) compile(t *scenarios.Target, s *scenarios.Step, origins map
 			}
 		}
 	}
+	fs.head = &bodyHead{inner: fs.expect.body}
+	fs.expect.body = fs.head
 	if c.tr != nil {
 		c.compileStep(&fs)
 	}

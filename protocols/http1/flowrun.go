@@ -120,6 +120,8 @@ func (c *flowClient) drawRow(src int) bool {
 // send renders step s, sends it, checks its response and runs its
 // extractions.
 func (c *flowClient) send(ctx context.Context, s *flowStep, out *protocols.Outcome) {
+	s.head.reset()
+	defer c.explain(s, out)
 	if c.tr != nil {
 		if c.sendStep(ctx, s, out) {
 			c.afterStep(s, out)

@@ -95,7 +95,7 @@ func (c *flowClient) compileStep(fs *flowStep) {
 		kept = append(kept, h)
 	}
 	fs.headers = kept
-	fs.check = &ResponseCheck{expect: fs.expect, limit: c.h.MaxBody, keep: fs.keep}
+	fs.check = &ResponseCheck{expect: fs.expect, limit: c.h.MaxBody}
 }
 
 // sendStep renders step s into c.sreq and has the transport send it.
