@@ -157,3 +157,27 @@ func TestRedactSample(t *testing.T) {
 		t.Errorf("without secrets, RedactSample changed the message: %s", got)
 	}
 }
+
+// FuzzRedactSample: whatever the message, no secret survives redaction,
+// inside the quoted bytes or outside them.
+func FuzzRedactSample(f *testing.F) {
+	secrets := scenarios.NewRedactor("s3cr3t-t0ken", `pa"ss\word`)
+	for _, seed := range []string{
+		`step 2 (expect): x: got "s3cr3t-t0ken"`,
+		`got "pa\"ss\\word"…`,
+		`got "\x73\x33cr3t-t0ken"`,
+		`got "s3cr3t-t0"…`,
+		`got "unterminated`,
+		`got ""got "" got "s3cr3t-t0ken`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, msg string) {
+		got := RedactSample(msg, secrets)
+		for _, s := range secrets {
+			if strings.Contains(got, s) {
+				t.Errorf("RedactSample(%q) = %q keeps the secret %q", msg, got, s)
+			}
+		}
+	})
+}
