@@ -40,7 +40,7 @@ func TestReportRendersSavedResults(t *testing.T) {
 		file   []string // substrings of outFile
 		stderr string
 	}{
-		{"html by default", []string{passed}, ExitOK, []string{"<!doctype html>", "✅ loadgate: passed", `<svg class="chart"`}, nil, ""},
+		{"html by default", []string{passed}, ExitOK, []string{"<!doctype html>", "</svg> loadgate: passed</h1>", `<svg class="chart"`}, nil, ""},
 		{"failed run exits 1", []string{"--format", "markdown", failed}, ExitFailed, []string{"## ❌ loadgate: failed"}, nil, "the run failed"},
 		{"interrupted run exits 130", []string{interrupted}, ExitInterrupted, []string{"interrupted — not judged"}, nil, "interrupted"},
 		{"several files side by side", []string{passed, failed}, ExitFailed, []string{"Results file: <code>" + passed, "Results file: <code>" + failed}, nil, ""},
@@ -81,7 +81,7 @@ func TestHTMLFlagWritesReport(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
-	if got := readFile(t, html); !strings.Contains(got, "✅ loadgate: passed") || !strings.Contains(got, "latency by percentile") {
+	if got := readFile(t, html); !strings.Contains(got, "</svg> loadgate: passed</h1>") || !strings.Contains(got, "latency by percentile") {
 		t.Errorf("--html file is not the report:\n%.300s", got)
 	}
 	r = invoke(t, context.Background(), nil, "run", "--no-progress", "-o", "", "--html", "-", "--var", "host="+srv.HTTPAddr(), path)
