@@ -31,10 +31,10 @@ type inspector struct {
 	// baseFigures: reads baseline.* figures, which no both-ways
 	// evaluation can stand in for when the loads compared differ.
 	baseFigures bool
-	usage     usageReads
-	byName    bool
-	requests  []string // literal keys of requests_by_name
-	errs      []offError
+	usage       usageReads
+	byName      bool
+	requests    []string // literal keys of requests_by_name
+	errs        []offError
 	// keyErrs are the status map keys no response can have, found
 	// before expr checks types and reported instead of its errors.
 	keyErrs []offError

@@ -31,7 +31,7 @@ type LoadShape struct {
 
 // PhaseShape is the load settings of one measured phase.
 type PhaseShape struct {
-	Name     string        `json:"name"` // the phase's name
+	Name     string        `json:"name"`     // the phase's name
 	Settings []LoadSetting `json:"settings"` // in a fixed order: model, then what it needs
 }
 
