@@ -17,22 +17,7 @@ func init() {
 
 // show renders a template for comparison: literals as is, placeholders as
 // written, flow variables by slot.
-func show(t Template) string {
-	var b strings.Builder
-	for _, p := range t.Parts {
-		switch p.Kind {
-		case PartLiteral:
-			b.Write(p.Literal)
-		case PartRandInt:
-			fmt.Fprintf(&b, "{{rand_int %d %d}}", p.Min, p.Max)
-		case PartVar:
-			fmt.Fprintf(&b, "{{$%d}}", p.Slot)
-		default:
-			fmt.Fprintf(&b, "{{kind %d}}", p.Kind)
-		}
-	}
-	return b.String()
-}
+func show(t Template) string { return templateText(t) }
 
 // shownStep is what a test compares of a Step.
 type shownStep struct {

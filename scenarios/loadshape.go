@@ -226,29 +226,15 @@ func targetShape(t *Target, secrets Redactor) []LoadSetting {
 		add("protocol", "WebSocket")
 		add("path", requestPath(ws.URL))
 		add("connection", ws.Connection.String())
-		add("steps", stepsDigest(secrets, func(w *shapeHash) {
-			for _, steps := range [][]WSStep{ws.OnConnect, ws.Iteration} {
-				w.int(int64(len(steps)))
-				for _, st := range steps {
-					w.int(int64(st.Kind))
-					w.template(st.Payload)
-				}
-			}
-		}))
+		add("steps", stepsDigest(secrets, func(st WSStep) (int64, Template) { return int64(st.Kind), st.Payload },
+			ws.OnConnect, ws.Iteration))
 	case t.TCP != nil:
 		tc := t.TCP
 		add("protocol", "TCP")
 		add("connection", tc.Connection.String())
 		add("framing", tc.Framing.Kind.String())
-		add("steps", stepsDigest(secrets, func(w *shapeHash) {
-			for _, steps := range [][]TCPStep{tc.OnConnect, tc.Iteration} {
-				w.int(int64(len(steps)))
-				for _, st := range steps {
-					w.int(int64(st.Kind))
-					w.template(st.Payload)
-				}
-			}
-		}))
+		add("steps", stepsDigest(secrets, func(st TCPStep) (int64, Template) { return int64(st.Kind), st.Payload },
+			tc.OnConnect, tc.Iteration))
 	}
 	return s
 }
@@ -282,7 +268,8 @@ func requestPath(raw string) string {
 	return "/"
 }
 
-// templateText renders t with its placeholders written as {{…}}.
+// templateText renders t with its placeholders written as {{…}}: flow
+// variables by slot ({{$2}}), other placeholders by kind.
 func templateText(t Template) string {
 	var b strings.Builder
 	for _, p := range t.Parts {
@@ -292,9 +279,9 @@ func templateText(t Template) string {
 		case PartRandInt:
 			fmt.Fprintf(&b, "{{rand_int %d %d}}", p.Min, p.Max)
 		case PartVar:
-			fmt.Fprintf(&b, "{{var %d}}", p.Slot)
+			fmt.Fprintf(&b, "{{$%d}}", p.Slot)
 		default:
-			fmt.Fprintf(&b, "{{%d}}", p.Kind)
+			fmt.Fprintf(&b, "{{kind %d}}", p.Kind)
 		}
 	}
 	return b.String()
@@ -353,11 +340,19 @@ func digestOf(secrets Redactor, fill func(*shapeHash)) string {
 	return fmt.Sprintf("%d B sha256:%s", w.size, hex.EncodeToString(w.h.Sum(nil))[:12])
 }
 
-// stepsDigest is the digest of a list of steps, whose kinds and order
-// count even where they carry no bytes (an expect-only step).
-func stepsDigest(secrets Redactor, fill func(*shapeHash)) string {
+// stepsDigest is the digest of lists of steps (on_connect, iteration),
+// each step's kind and payload as of gives them: kinds and order count
+// even where a step carries no bytes (an expect-only step).
+func stepsDigest[S any](secrets Redactor, of func(S) (int64, Template), lists ...[]S) string {
 	w := &shapeHash{h: sha256.New(), secrets: secrets}
-	fill(w)
+	for _, steps := range lists {
+		w.int(int64(len(steps)))
+		for _, st := range steps {
+			kind, payload := of(st)
+			w.int(kind)
+			w.template(payload)
+		}
+	}
 	return "sha256:" + hex.EncodeToString(w.h.Sum(nil))[:12]
 }
 

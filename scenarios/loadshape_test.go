@@ -148,3 +148,37 @@ func TestServerCommandIsUnderTestNotLoad(t *testing.T) {
 		t.Errorf("a tuned server made the load differ: %q", d)
 	}
 }
+
+func TestLoadDifferencesOfTCPSteps(t *testing.T) {
+	const tcp = `version: 1
+name: redis
+targets:
+  - name: ping
+    tcp:
+      address: 127.0.0.1:6379
+      framing: { line: "\r\n" }
+      iteration:
+        - send: "PING\r\n"
+        - expect: { contains: PONG }
+phases:
+  - { name: measure, duration: 1s, concurrency: 4 }
+`
+	a := shapeOf(t, tcp)
+	for _, tc := range []struct {
+		name, old, new string
+		want           string
+	}{
+		{"what an expect checks is not the load", "contains: PONG", "contains: PON", ""},
+		{"another payload", `send: "PING\r\n"`, `send: "PING x\r\n"`, "steps sha256:"},
+		{"a step more", "        - expect: { contains: PONG }", "        - expect: { contains: PONG }\n        - send: \"PING\\r\\n\"", "steps sha256:"},
+		{"short connections", "      framing:", "      connection: per_iteration\n      framing:", "connection persistent → per_iteration"},
+	} {
+		d := LoadDifferences(a, shapeOf(t, strings.Replace(tcp, tc.old, tc.new, 1)), "", true)
+		switch {
+		case tc.want == "" && d != nil:
+			t.Errorf("%s: differences %q, want none", tc.name, d)
+		case tc.want != "" && (len(d) != 1 || !strings.HasPrefix(d[0], tc.want)):
+			t.Errorf("%s: differences %q, want one beginning %q", tc.name, d, tc.want)
+		}
+	}
+}
