@@ -140,39 +140,9 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	}
 
 	phases := cj.c.Measured(th.Phase)
-	switch {
-	case cj.c.Err != "":
-		// Figures of a case that could not do its job (no request
-		// succeeded, its server did not start) describe no server: a zero
-		// p99 must not pass, and a skip would read as harmless.
-		v.Status, v.Reason = StatusError, "case was not carried out: "+cj.c.Err
+	if status, reason := cj.unjudgeable(ru, phases); status != "" {
+		v.Status, v.Reason = status, reason
 		return v
-	case runner.Invalidity(cj.c.Measured("")) != "":
-		// A p99 of loadgate's own queue must neither pass nor fail.
-		v.Status, v.Reason = StatusNotJudged, ReasonInvalid+runner.Invalidity(cj.c.Measured(""))
-		return v
-	case len(phases) == 0 && th.Phase != "":
-		v.Status, v.Reason = StatusSkip, fmt.Sprintf("%s named %q", ReasonNoPhase, th.Phase)
-		return v
-	case len(phases) == 0:
-		v.Status, v.Reason = StatusSkip, ReasonNoPhase
-		return v
-	case usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, cj.c.Server) != "":
-		v.Status, v.Reason = StatusSkip, usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, cj.c.Server)
-		return v
-	case ru.usage.flow && !hasFlow(phases):
-		// Zero iterations would pass `iteration.p99 < 1s` in silence.
-		v.Status, v.Reason = StatusSkip, ReasonNoFlow
-		return v
-	case ru.needsBaseline && cj.opts.Baseline == nil && cj.abTarget == "":
-		v.Status, v.Reason = StatusSkip, ReasonNoBaseline
-		return v
-	}
-	if ru.usage.capacity {
-		if st := summarize(phases); capacitySkip(st, "") != "" {
-			v.Status, v.Reason = StatusSkip, capacitySkip(st, "")
-			return v
-		}
 	}
 
 	env := cj.env(th.Phase, phases, ru.byName)
@@ -185,19 +155,8 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	}
 	var rs *regressState
 	if ru.needsBaseline {
-		if rs = cj.withBaseline(env, th.Phase, phases); rs == nil {
-			v.Status, v.Reason = StatusSkip, cj.noBaselineReason(th.Phase)
-			return v
-		}
-		if usageGap(ru.usage.baseServer, ru.usage.baseHost, ru.usage.baseMemPct, rs.usage) != "" {
-			v.Status, v.Reason = StatusSkip, ReasonNoBaselineServer
-			return v
-		}
-		if ru.usage.baseFlow && !rs.flow {
-			v.Status, v.Reason = StatusSkip, ReasonNoBaselineFlow
-			return v
-		}
-		if reason := capacitySkip(rs.stats, "the baseline's "); ru.usage.baseCapacity && reason != "" {
+		var reason string
+		if rs, reason = cj.baselineFor(ru, env, th.Phase, phases); rs == nil {
 			v.Status, v.Reason = StatusSkip, reason
 			return v
 		}
@@ -218,35 +177,86 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 		v.Status, v.Reason = StatusError, runtimeMessage(err)
 		return v
 	}
-	if rs != nil && len(rs.loadDiffs) > 0 {
-		// Every comparison was left undecided: a rule that holds either
-		// way was judged on the case alone, one that hangs on it is not
-		// judged.
-		if status == StatusInconclusive {
-			v.Status = StatusIncomparable
-		}
-		v.Reason = cj.incomparableReason(rs.loadDiffs)
-		if v.Status != StatusIncomparable {
-			v.Reason = "judged without the comparison, which does not decide it (" + v.Reason + ")"
-		}
-		if v.Status == StatusIncomparable {
-			v.FailOnInconclusive = cj.opts.FailOnInconclusive
-		}
-		return v
-	}
 	if rs != nil {
-		var medians, reasons []string
-		for _, j := range rs.judgements() {
-			medians = append(medians, j.Medians())
-			reasons = append(reasons, j.Reason)
-		}
-		v.Actual = strings.Join(append(nonEmpty(v.Actual), medians...), ", ")
-		v.Reason = strings.Join(reasons, "; ")
+		cj.explainComparison(&v, rs)
 	}
-	if v.Status == StatusInconclusive {
+	if v.Status == StatusInconclusive || v.Status == StatusIncomparable {
 		v.FailOnInconclusive = cj.opts.FailOnInconclusive
 	}
 	return v
+}
+
+// unjudgeable is the status and reason of a rule that cannot be judged on
+// the case's phases, "" when it can be.
+func (cj *caseJudge) unjudgeable(ru *rule, phases []*runner.PhaseResult) (Status, string) {
+	switch {
+	case cj.c.Err != "":
+		// Figures of a case that could not do its job (no request
+		// succeeded, its server did not start) describe no server: a zero
+		// p99 must not pass, and a skip would read as harmless.
+		return StatusError, "case was not carried out: " + cj.c.Err
+	case runner.Invalidity(cj.c.Measured("")) != "":
+		// A p99 of loadgate's own queue must neither pass nor fail.
+		return StatusNotJudged, ReasonInvalid + runner.Invalidity(cj.c.Measured(""))
+	case len(phases) == 0 && ru.th.Phase != "":
+		return StatusSkip, fmt.Sprintf("%s named %q", ReasonNoPhase, ru.th.Phase)
+	case len(phases) == 0:
+		return StatusSkip, ReasonNoPhase
+	case usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, cj.c.Server) != "":
+		return StatusSkip, usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, cj.c.Server)
+	case ru.usage.flow && !hasFlow(phases):
+		// Zero iterations would pass `iteration.p99 < 1s` in silence.
+		return StatusSkip, ReasonNoFlow
+	case ru.needsBaseline && cj.opts.Baseline == nil && cj.abTarget == "":
+		return StatusSkip, ReasonNoBaseline
+	}
+	if ru.usage.capacity {
+		if st := summarize(phases); capacitySkip(st, "") != "" {
+			return StatusSkip, capacitySkip(st, "")
+		}
+	}
+	return "", ""
+}
+
+// baselineFor is the comparison a rule reading the baseline makes for one
+// phase narrowing; nil, with the reason to skip the rule, when there is
+// nothing it can compare with.
+func (cj *caseJudge) baselineFor(ru *rule, env *Env, phase string, phases []*runner.PhaseResult) (*regressState, string) {
+	rs := cj.withBaseline(env, phase, phases)
+	switch {
+	case rs == nil:
+		return nil, cj.noBaselineReason(phase)
+	case usageGap(ru.usage.baseServer, ru.usage.baseHost, ru.usage.baseMemPct, rs.usage) != "":
+		return nil, ReasonNoBaselineServer
+	case ru.usage.baseFlow && !rs.flow:
+		return nil, ReasonNoBaselineFlow
+	case ru.usage.baseCapacity && capacitySkip(rs.stats, "the baseline's ") != "":
+		return nil, capacitySkip(rs.stats, "the baseline's ")
+	}
+	return rs, ""
+}
+
+// explainComparison gives v, evaluated against rs, the judgements behind
+// it. When the loads differ every comparison was left undecided: a rule
+// that holds either way was judged on the case alone, and one that hangs
+// on the comparison is incomparable.
+func (cj *caseJudge) explainComparison(v *Verdict, rs *regressState) {
+	if len(rs.loadDiffs) > 0 {
+		v.Reason = cj.incomparableReason(rs.loadDiffs)
+		if v.Status == StatusInconclusive {
+			v.Status = StatusIncomparable
+		} else {
+			v.Reason = "judged without the comparison, which does not decide it (" + v.Reason + ")"
+		}
+		return
+	}
+	var medians, reasons []string
+	for _, j := range rs.judgements() {
+		medians = append(medians, j.Medians())
+		reasons = append(reasons, j.Reason)
+	}
+	v.Actual = strings.Join(append(nonEmpty(v.Actual), medians...), ", ")
+	v.Reason = strings.Join(reasons, "; ")
 }
 
 func nonEmpty(s string) []string {
