@@ -11,6 +11,7 @@ import (
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
+	"github.com/loadgate/loadgate/units"
 )
 
 // Baseline finds the case a rule compares with in an earlier run. It is
@@ -162,9 +163,9 @@ func (r Regression) Medians() string {
 
 func (r Regression) format(v float64) string {
 	if r.Duration {
-		return formatDuration(time.Duration(math.Round(v)))
+		return units.FormatDuration(time.Duration(math.Round(v)), units.Actual)
 	}
-	return formatFloat(v)
+	return units.FormatNumber(v, units.Actual)
 }
 
 // JudgeRegression compares metric between the trials of a baseline and a

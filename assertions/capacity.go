@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/units"
 )
 
 // Reasons a rule reading capacity is skipped.
@@ -79,7 +80,7 @@ func capacitySkip(st runner.Stats, whose string) string {
 	case s == nil:
 		return ReasonNoBaselineSearch
 	case s.LimitedByGenerator:
-		return fmt.Sprintf("%scapacity ≥ %s (limited by the generator)", whose, formatFloat(s.Capacity))
+		return fmt.Sprintf("%scapacity ≥ %s (limited by the generator)", whose, units.FormatNumber(s.Capacity, units.Actual))
 	case math.IsNaN(st.Capacity):
 		return ReasonCapacityNaN
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
+	"github.com/loadgate/loadgate/units"
 )
 
 // Reasons a verdict is skipped, for callers that tell them apart.
@@ -424,7 +425,7 @@ func actualOf(m *vm.VM, ru *rule, env *Env) string {
 			continue
 		}
 		if n, ok := got.(int64); ok && s.bytes {
-			parts = append(parts, s.name+" = "+formatSize(n))
+			parts = append(parts, s.name+" = "+units.FormatSize(n))
 			continue
 		}
 		if text, ok := formatValue(got); ok {

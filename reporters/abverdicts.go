@@ -8,6 +8,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
+	"github.com/loadgate/loadgate/units"
 )
 
 // abPair is a case of a target judged against its baseline_target (SPEC §6,
@@ -83,7 +84,7 @@ func mdABVerdicts(b *bytes.Buffer, sr *results.ScenarioRun) {
 		fmt.Fprintf(b, "| %s |", mdCode(p.cand.ID))
 		if p.ref == nil {
 			fmt.Fprintf(b, " — (%s has no such case) | %s | %s |", mdCode(p.target),
-				fmtRate(p.cand.Stats.RPS), fmtDur(p.cand.Stats.Latency.P99))
+				units.FormatNumber(p.cand.Stats.RPS, units.Figure), units.FormatDuration(p.cand.Stats.Latency.P99, units.Figure))
 			if server {
 				b.WriteString(" — | — |")
 			}
@@ -95,7 +96,7 @@ func mdABVerdicts(b *bytes.Buffer, sr *results.ScenarioRun) {
 				cpu, rss := "—", "—"
 				if serverSampled(cu) && serverSampled(ru) {
 					cpu = versus(cu.CPUMean, ru.CPUMean, fmtCPU)
-					rss = versus(float64(cu.RSSMax), float64(ru.RSSMax), func(f float64) string { return fmtMiB(int64(f)) })
+					rss = versus(float64(cu.RSSMax), float64(ru.RSSMax), func(f float64) string { return units.FormatMiB(int64(f)) })
 				}
 				fmt.Fprintf(b, " %s | %s |", cpu, rss)
 			}
@@ -122,8 +123,9 @@ func mdABVerdicts(b *bytes.Buffer, sr *results.ScenarioRun) {
 // table's change is the one the verdicts quote.
 func abFigures(cand, ref *results.CaseRun) (rps, p99 string) {
 	c, r := assertions.TrialMedians(cand.Phases), assertions.TrialMedians(ref.Phases)
-	return versus(c.RPS, r.RPS, fmtRate),
-		versus(float64(c.P99), float64(r.P99), func(f float64) string { return fmtDur(time.Duration(f)) })
+	rate := func(f float64) string { return units.FormatNumber(f, units.Figure) }
+	return versus(c.RPS, r.RPS, rate),
+		versus(float64(c.P99), float64(r.P99), func(f float64) string { return units.FormatDuration(time.Duration(f), units.Figure) })
 }
 
 // versus renders "cand vs ref (change)".

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/units"
 )
 
 // A capacity search (SPEC §14) is reported as its probes, the bracket it
@@ -57,7 +58,7 @@ func fmtRateInt(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
-	return group(int64(math.Round(f)))
+	return units.FormatCount(int64(math.Round(f)))
 }
 
 // fmtPrecision renders a fraction as a short percentage: 0.05 → "5%".
@@ -189,7 +190,7 @@ func consoleProbes(b *bytes.Buffer, probes []runner.Probe) {
 	fmt.Fprint(tw, "  #\tkind\trate/s\tachieved/s\tp50\tp99\terrors\tSLO\n")
 	for i, pr := range probes {
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, oneLine(pr.Kind), fmtRateInt(pr.Rate),
-			fmtRate(pr.Achieved), fmtDur(pr.P50), fmtDur(pr.P99), fmtPct(pr.ErrorRate), probeVerdict(pr))
+			units.FormatNumber(pr.Achieved, units.Figure), units.FormatDuration(pr.P50, units.Figure), units.FormatDuration(pr.P99, units.Figure), fmtPct(pr.ErrorRate), probeVerdict(pr))
 	}
 	_ = tw.Flush() // writes to a bytes.Buffer cannot fail
 }
@@ -223,7 +224,7 @@ func mdSearches(b *bytes.Buffer, sr *results.ScenarioRun) {
 			}
 			for i, pr := range p.Search.Probes {
 				fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", i+1, mdText(pr.Kind), fmtRateInt(pr.Rate),
-					fmtRate(pr.Achieved), fmtDur(pr.P50), fmtDur(pr.P99), fmtPct(pr.ErrorRate), mdProbeVerdict(pr))
+					units.FormatNumber(pr.Achieved, units.Figure), units.FormatDuration(pr.P50, units.Figure), units.FormatDuration(pr.P99, units.Figure), fmtPct(pr.ErrorRate), mdProbeVerdict(pr))
 			}
 			line := capacityLine(p.Search, spec.Precision)
 			icon := "🎯"

@@ -12,6 +12,7 @@ import (
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 // CompareMetrics are the metrics `loadgate compare` judges for every case:
@@ -311,8 +312,9 @@ func compareCase(b *bytes.Buffer, cc CaseComparison) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", label, f(x), f(y), delta)
 	}
-	count := func(f float64) string { return group(int64(f)) }
-	dur := func(f float64) string { return fmtDur(time.Duration(f)) }
+	count := func(f float64) string { return units.FormatCount(int64(f)) }
+	dur := func(f float64) string { return units.FormatDuration(time.Duration(f), units.Figure) }
+	rate := func(f float64) string { return units.FormatNumber(f, units.Figure) }
 	// The figures a judgement compares are its medians, shown as such so
 	// that the table's delta is the one the judgement quotes.
 	medianMark := ""
@@ -326,7 +328,7 @@ func compareCase(b *bytes.Buffer, cc CaseComparison) {
 		num(label, x, y, f)
 	}
 	num("requests", float64(bs.Requests), float64(ns.Requests), count)
-	judged("rps", "rps", bs.RPS, ns.RPS, fmtRate)
+	judged("rps", "rps", bs.RPS, ns.RPS, rate)
 	judged("p50", "p50", float64(bs.Latency.P50), float64(ns.Latency.P50), dur)
 	num("p90", float64(bs.Latency.P90), float64(ns.Latency.P90), dur)
 	judged("p99", "p99", float64(bs.Latency.P99), float64(ns.Latency.P99), dur)

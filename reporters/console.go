@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/units"
 )
 
 // plainEvery is how often a non-terminal progress line is printed: often
@@ -184,7 +185,7 @@ func phaseLimits(s runner.Snapshot) string {
 		parts = append(parts, s.Planned.String())
 	}
 	if s.Target > 0 {
-		parts = append(parts, group(s.Target)+" requests")
+		parts = append(parts, units.FormatCount(s.Target)+" requests")
 	}
 	if len(parts) == 0 {
 		return ""
@@ -200,22 +201,22 @@ func progressLine(s runner.Snapshot) string {
 	if s.Planned > 0 {
 		b.WriteString("/" + fmtElapsed(s.Planned))
 	}
-	b.WriteString("  " + group(s.Completed))
+	b.WriteString("  " + units.FormatCount(s.Completed))
 	if s.Target > 0 {
-		b.WriteString("/" + group(s.Target))
+		b.WriteString("/" + units.FormatCount(s.Target))
 	}
-	b.WriteString(" done  " + fmtRate(s.RPS) + " rps  " + group(s.Failed) + " errors")
+	b.WriteString(" done  " + units.FormatNumber(s.RPS, units.Figure) + " rps  " + units.FormatCount(s.Failed) + " errors")
 	if s.Completed > 0 && s.Failed > 0 {
 		b.WriteString(" (" + fmtPct(float64(s.Failed)/float64(s.Completed)) + ")")
 	}
-	b.WriteString("  p99 " + fmtDur(s.P99))
+	b.WriteString("  p99 " + units.FormatDuration(s.P99, units.Figure))
 	if s.OldestWait >= time.Second {
 		// A request waiting this long says more than the p99 of those
 		// that came back: the server may have stopped answering.
-		b.WriteString("  " + group(s.InFlight) + " waiting, oldest " + fmtElapsed(s.OldestWait))
+		b.WriteString("  " + units.FormatCount(s.InFlight) + " waiting, oldest " + fmtElapsed(s.OldestWait))
 	}
 	if s.Stopping {
-		b.WriteString("  stopping: waiting for " + group(s.InFlight) + " in flight")
+		b.WriteString("  stopping: waiting for " + units.FormatCount(s.InFlight) + " in flight")
 		return b.String()
 	}
 	if left, ok := eta(s); ok {
@@ -274,14 +275,14 @@ func phaseFigures(r *runner.PhaseResult) string {
 	if r.Rate != nil {
 		rpsNote += " of " + rateText(*r.Rate, groupedNum) + " requested"
 	}
-	s := fmt.Sprintf("%s requests in %s, %s rps%s, %s failed", group(r.Requests), took, fmtRate(rps), rpsNote, group(r.Failed))
+	s := fmt.Sprintf("%s requests in %s, %s rps%s, %s failed", units.FormatCount(r.Requests), took, units.FormatNumber(rps, units.Figure), rpsNote, units.FormatCount(r.Failed))
 	if r.Failed > 0 {
 		s += " (" + errorKinds(r.Errors) + ")"
 	}
 	if r.Rate != nil {
-		s += ", " + group(r.Dropped) + " dropped"
+		s += ", " + units.FormatCount(r.Dropped) + " dropped"
 	}
-	s += ", p99 " + fmtDur(p99)
+	s += ", p99 " + units.FormatDuration(p99, units.Figure)
 	if r.Interrupted {
 		s += " (interrupted)"
 	}

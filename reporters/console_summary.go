@@ -13,6 +13,7 @@ import (
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 // abPercentiles are the rows of ab's "Percentage of the requests served
@@ -64,15 +65,15 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 			line += "no measured phase"
 		default:
 			st := runner.Summarize(measured)
-			line += group(st.Requests) + " requests, " + fmtRate(st.RPS) + " rps"
+			line += units.FormatCount(st.Requests) + " requests, " + units.FormatNumber(st.RPS, units.Figure) + " rps"
 			if st.Trials != nil {
 				line += fmt.Sprintf(" (median of %d trials, CV %.1f%%)", st.Trials.N, st.Trials.RPSCV*100)
 			}
-			line += ", " + group(st.Failed) + " failed"
+			line += ", " + units.FormatCount(st.Failed) + " failed"
 			if openModel(measured) {
-				line += ", " + group(st.Dropped) + " dropped"
+				line += ", " + units.FormatCount(st.Dropped) + " dropped"
 			}
-			line += ", p99 " + fmtDur(st.Latency.P99)
+			line += ", p99 " + units.FormatDuration(st.Latency.P99, units.Figure)
 			if isFlow(st) {
 				line += quietFlow(st)
 			}

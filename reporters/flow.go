@@ -8,6 +8,7 @@ import (
 
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/units"
 )
 
 // isFlow reports whether a case ran a flow: its steps then get rows of
@@ -61,9 +62,9 @@ func consoleFlow(b *bytes.Buffer, st runner.Stats, steps []results.NamedStats) {
 // quietFlow is the quiet summary's addition for a flow case.
 func quietFlow(st runner.Stats) string {
 	it := st.Iterations
-	s := ", " + group(it.Iterations) + " iterations (" + fmtRate(it.RPS) + "/s)"
+	s := ", " + units.FormatCount(it.Iterations) + " iterations (" + units.FormatNumber(it.RPS, units.Figure) + "/s)"
 	if it.Succeeded > 0 {
-		s += ", iteration p99 " + fmtDur(it.Latency.P99)
+		s += ", iteration p99 " + units.FormatDuration(it.Latency.P99, units.Figure)
 	}
 	return s
 }
@@ -115,6 +116,6 @@ func compareFlow(num func(label string, x, y float64, f func(float64) string), b
 		return
 	}
 	bi, ni := base.Iterations, cand.Iterations
-	num("iterations_rps", bi.RPS, ni.RPS, fmtRate)
+	num("iterations_rps", bi.RPS, ni.RPS, func(f float64) string { return units.FormatNumber(f, units.Figure) })
 	num("iteration p99", float64(bi.Latency.P99), float64(ni.Latency.P99), dur)
 }

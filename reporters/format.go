@@ -12,60 +12,11 @@ import (
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
-
-// fmtDur renders a latency with three significant figures at most, in the
-// unit people read latencies in; Duration.String prints nanosecond noise.
-func fmtDur(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "0"
-	case d < time.Millisecond:
-		return strconv.FormatInt(int64(d/time.Microsecond), 10) + "µs"
-	case d < 10*time.Millisecond:
-		return fmt.Sprintf("%.2fms", ms(d))
-	case d < time.Second:
-		return fmt.Sprintf("%.1fms", ms(d))
-	case d < time.Minute:
-		return fmt.Sprintf("%.2fs", d.Seconds())
-	default:
-		return d.Round(time.Second).String()
-	}
-}
 
 // ms converts to fractional milliseconds, the unit of ab's tables.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-// group renders an integer with thousands separators so that large request
-// counts can be read at a glance.
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// fmtRate renders a per-second rate with one decimal and separators.
-func fmtRate(f float64) string {
-	whole := int64(f)
-	frac := int64((f-float64(whole))*10 + 0.5)
-	if frac == 10 {
-		whole, frac = whole+1, 0
-	}
-	return group(whole) + "." + strconv.FormatInt(frac, 10)
-}
 
 // plainNum renders a number the way ab's report does: no separators, no
 // trailing zeros.
@@ -75,7 +26,7 @@ func plainNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 // other counts have them.
 func groupedNum(f float64) string {
 	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		return group(int64(f))
+		return units.FormatCount(int64(f))
 	}
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
@@ -141,7 +92,7 @@ func errorKinds(c runner.ErrorCounts) string {
 	var parts []string
 	c.Each(func(kind string, n int64) {
 		if n > 0 {
-			part := kind + " " + group(n)
+			part := kind + " " + units.FormatCount(n)
 			if kind == "grpc" {
 				part += " (" + grpcCodes(c) + ")"
 			}
@@ -154,7 +105,7 @@ func errorKinds(c runner.ErrorCounts) string {
 // grpcCodes renders the gRPC statuses counted as "INTERNAL 2, UNAVAILABLE 10".
 func grpcCodes(c runner.ErrorCounts) string {
 	var parts []string
-	c.EachGRPC(func(code string, n int64) { parts = append(parts, code+" "+group(n)) })
+	c.EachGRPC(func(code string, n int64) { parts = append(parts, code+" "+units.FormatCount(n)) })
 	return strings.Join(parts, ", ")
 }
 

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"html/template"
 	"strconv"
+	"time"
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/units"
 )
 
 type htmlScenario struct {
@@ -121,7 +123,7 @@ func htmlScenarioOf(sr *results.ScenarioRun, withBaseline bool) htmlScenario {
 	for _, c := range sr.Cases {
 		c.Stats.Errors.Each(func(kind string, n int64) {
 			if msg := c.Stats.ErrorSamples[kind]; n > 0 && msg != "" {
-				hs.Errors = append(hs.Errors, fmt.Sprintf("%s: %s × %s, first: %s", c.ID, kind, group(n), msg))
+				hs.Errors = append(hs.Errors, fmt.Sprintf("%s: %s × %s, first: %s", c.ID, kind, units.FormatCount(n), msg))
 			}
 		})
 		for _, p := range results.SearchedPhases(c.Phases) {
@@ -172,8 +174,8 @@ func htmlKneeNote(k knee) string {
 		growth = (n/a - 1) * 100
 	}
 	return fmt.Sprintf("Knee of %s at %s=%s: beyond it throughput grows by less than 10%% (%s → %s rps, %+.1f%%) while p99 goes %s → %s.",
-		who, kneeKey, matrixText(kneeLevel(k.at)), fmtRate(a), fmtRate(n), growth,
-		fmtDur(k.at.Stats.Latency.P99), fmtDur(k.next.Stats.Latency.P99))
+		who, kneeKey, matrixText(kneeLevel(k.at)), units.FormatNumber(a, units.Figure), units.FormatNumber(n, units.Figure), growth,
+		units.FormatDuration(k.at.Stats.Latency.P99, units.Figure), units.FormatDuration(k.next.Stats.Latency.P99, units.Figure))
 }
 
 // htmlCaseTable fills the scenario's table of cases; columns for server
@@ -196,19 +198,22 @@ func htmlCaseTable(hs *htmlScenario, sr *results.ScenarioRun, knees []knee, with
 	hs.Columns = append(hs.Columns, "failed by kind")
 	for _, c := range sr.Cases {
 		st := c.Stats
-		lat := []string{fmtDur(st.Latency.P50), fmtDur(st.Latency.P90), fmtDur(st.Latency.P99), fmtDur(st.Latency.Max)}
+		var lat []string
+		for _, d := range []time.Duration{st.Latency.P50, st.Latency.P90, st.Latency.P99, st.Latency.Max} {
+			lat = append(lat, units.FormatDuration(d, units.Figure))
+		}
 		if st.Succeeded == 0 {
 			lat = []string{"—", "—", "—", "—"}
 		}
-		errs := group(st.Failed)
+		errs := units.FormatCount(st.Failed)
 		if st.Requests > 0 {
 			errs += " (" + fmtPct(st.ErrorRate) + ")"
 		}
-		rps := fmtRate(st.RPS)
+		rps := units.FormatNumber(st.RPS, units.Figure)
 		if st.Trials != nil {
 			rps += fmt.Sprintf(" ± %.1f%%", st.Trials.RPSCV*100)
 		}
-		row := htmlRow{ID: c.ID, Knee: kneeAt[c], Cells: append([]string{group(st.Requests), rps}, lat...)}
+		row := htmlRow{ID: c.ID, Knee: kneeAt[c], Cells: append([]string{units.FormatCount(st.Requests), rps}, lat...)}
 		row.Cells = append(row.Cells, errs)
 		if server {
 			cpu, rss, _ := usageCells(c.Server)
@@ -226,7 +231,7 @@ func htmlCaseTable(hs *htmlScenario, sr *results.ScenarioRun, knees []knee, with
 			hs.Notes = append(hs.Notes, "⚠️ "+note)
 		}
 		if st.Dropped > 0 {
-			hs.Notes = append(hs.Notes, fmt.Sprintf("⚠️ %s dropped %s arrivals: the server, or the machine generating the load, could not keep up with the requested rate.", c.ID, group(st.Dropped)))
+			hs.Notes = append(hs.Notes, fmt.Sprintf("⚠️ %s dropped %s arrivals: the server, or the machine generating the load, could not keep up with the requested rate.", c.ID, units.FormatCount(st.Dropped)))
 		}
 		hs.Rows = append(hs.Rows, row)
 	}
@@ -241,8 +246,8 @@ func htmlSearchOf(sr *results.ScenarioRun, c *results.CaseRun, phase string, s *
 		hs.Line += " · search ended: " + oneLine(s.Reason)
 	}
 	for i, p := range s.Probes {
-		hs.Probes = append(hs.Probes, []string{strconv.Itoa(i + 1), p.Kind, fmtRateInt(p.Rate), fmtRate(p.Achieved),
-			fmtDur(p.P50), fmtDur(p.P99), fmtPct(p.ErrorRate), probeVerdict(p)})
+		hs.Probes = append(hs.Probes, []string{strconv.Itoa(i + 1), p.Kind, fmtRateInt(p.Rate), units.FormatNumber(p.Achieved, units.Figure),
+			units.FormatDuration(p.P50, units.Figure), units.FormatDuration(p.P99, units.Figure), fmtPct(p.ErrorRate), probeVerdict(p)})
 	}
 	if len(s.Probes) > 0 {
 		hs.Chart = searchChart(sr.Name+" / "+c.ID, s.Probes, spec.SLO).Render()
@@ -265,7 +270,7 @@ func htmlABOf(hs *htmlScenario, sr *results.ScenarioRun) {
 		byTarget[t] = append(byTarget[t], p.verdicts...)
 		against[t] = p.target
 		ab := htmlAB{Case: p.cand.ID, Ref: "— (" + p.target + " has no such case)",
-			RPS: fmtRate(p.cand.Stats.RPS), P99: fmtDur(p.cand.Stats.Latency.P99)}
+			RPS: units.FormatNumber(p.cand.Stats.RPS, units.Figure), P99: units.FormatDuration(p.cand.Stats.Latency.P99, units.Figure)}
 		if p.ref != nil {
 			ab.Ref = p.ref.ID
 			ab.RPS, ab.P99 = abFigures(p.cand, p.ref)
@@ -299,7 +304,7 @@ func htmlCaseOf(c *results.CaseRun) htmlCase {
 	for _, ch := range serverCharts(c) {
 		hc.Charts = append(hc.Charts, ch.Render())
 	}
-	hc.Notes = append(hc.Notes, "Time series: whole seconds only (the last, partial second of a phase and of each of its trials is left out); the per-second series keeps p50 and p99, not p90 — the case's p90 over all its requests is "+fmtDur(c.Stats.Latency.P90)+"; errors per second are of every kind together, by kind only for the whole case: "+orDash(errorKinds(c.Stats.Errors))+".")
+	hc.Notes = append(hc.Notes, "Time series: whole seconds only (the last, partial second of a phase and of each of its trials is left out); the per-second series keeps p50 and p99, not p90 — the case's p90 over all its requests is "+units.FormatDuration(c.Stats.Latency.P90, units.Figure)+"; errors per second are of every kind together, by kind only for the whole case: "+orDash(errorKinds(c.Stats.Errors))+".")
 	switch {
 	case c.Server != nil && c.Server.PID != 0 && c.Server.Samples == 0:
 		hc.Notes = append(hc.Notes, "No server CPU or memory: no sample ("+c.Server.Reason+").")
@@ -314,11 +319,11 @@ func htmlCaseOf(c *results.CaseRun) htmlCase {
 		}
 		lag := "—"
 		if g.SchedLagP99 > 0 {
-			lag = fmtDur(g.SchedLagP99)
+			lag = units.FormatDuration(g.SchedLagP99, units.Figure)
 		}
 		dropped := "—"
 		if p.Rate != nil {
-			dropped = group(p.Dropped)
+			dropped = units.FormatCount(p.Dropped)
 		}
 		hc.Generator = append(hc.Generator, []string{p.Name, fmtPct(g.CPU), lag, dropped, state})
 	}

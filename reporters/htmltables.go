@@ -5,6 +5,7 @@ import (
 
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/units"
 )
 
 // The tables of report.html that summary.md and the console have too:
@@ -63,11 +64,11 @@ func htmlTrialsOf(c *results.CaseRun) *htmlTrials {
 	}
 	for _, r := range rows {
 		ok := r.Requests - r.Failed
-		cells := []string{r.Label, group(r.Requests), group(r.Failed), fmtRate(r.RPS),
-			stepLatency(ok, func() string { return fmtDur(r.P50) }),
-			stepLatency(ok, func() string { return fmtDur(r.P99) })}
+		cells := []string{r.Label, units.FormatCount(r.Requests), units.FormatCount(r.Failed), units.FormatNumber(r.RPS, units.Figure),
+			stepLatency(ok, func() string { return units.FormatDuration(r.P50, units.Figure) }),
+			stepLatency(ok, func() string { return units.FormatDuration(r.P99, units.Figure) })}
 		if open {
-			cells = append(cells, group(r.Dropped))
+			cells = append(cells, units.FormatCount(r.Dropped))
 		}
 		if searched {
 			cells = append(cells, fmtRateInt(r.Capacity))

@@ -13,6 +13,7 @@ import (
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 // htmlTableRows are the cell texts of every table of page whose class is
@@ -251,8 +252,8 @@ func TestHTMLFixtureTrials(t *testing.T) {
 		t.Fatalf("%d trial rows, want %d: %q", len(got), len(sloTrialRPS), got)
 	}
 	for i, rps := range sloTrialRPS {
-		if want := fmtRate(float64(rps)); got[i][3] != want || got[i][1] != group(rps*10) {
-			t.Errorf("trial %d: %q, want %s requests at %s rps", i+1, got[i], group(rps*10), want)
+		if want := units.FormatNumber(float64(rps), units.Figure); got[i][3] != want || got[i][1] != units.FormatCount(rps*10) {
+			t.Errorf("trial %d: %q, want %s requests at %s rps", i+1, got[i], units.FormatCount(rps*10), want)
 		}
 	}
 }

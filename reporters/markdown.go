@@ -9,6 +9,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
+	"github.com/loadgate/loadgate/units"
 )
 
 // WriteMarkdown writes run as GitHub-flavoured Markdown sized for a GitHub
@@ -273,31 +274,31 @@ func mdCaseTable(b *bytes.Buffer, sr *results.ScenarioRun, knees []knee, withBas
 		if kneeAt[c] {
 			name += " 📈 knee"
 		}
-		fmt.Fprintf(b, "| %s | %s |", name, group(st.Requests))
+		fmt.Fprintf(b, "| %s | %s |", name, units.FormatCount(st.Requests))
 		if open {
 			fmt.Fprintf(b, " %s |", orDash(strings.Join(requestedRates(c.Phases, groupedNum), ", ")))
 		}
 		if st.Trials != nil {
-			fmt.Fprintf(b, " %s ± %.1f%% |", fmtRate(st.RPS), st.Trials.RPSCV*100)
+			fmt.Fprintf(b, " %s ± %.1f%% |", units.FormatNumber(st.RPS, units.Figure), st.Trials.RPSCV*100)
 		} else {
-			fmt.Fprintf(b, " %s |", fmtRate(st.RPS))
+			fmt.Fprintf(b, " %s |", units.FormatNumber(st.RPS, units.Figure))
 		}
 		if trials {
 			spread := "—"
 			if st.Trials != nil {
-				spread = fmtRate(st.Trials.RPSMin) + "–" + fmtRate(st.Trials.RPSMax)
+				spread = units.FormatNumber(st.Trials.RPSMin, units.Figure) + "–" + units.FormatNumber(st.Trials.RPSMax, units.Figure)
 			}
 			fmt.Fprintf(b, " %s |", spread)
 		}
 		if searched {
 			fmt.Fprintf(b, " %s |", mdText(capacityCell(c)))
 		}
-		errs := group(st.Failed)
+		errs := units.FormatCount(st.Failed)
 		if st.Requests > 0 {
 			errs += " (" + fmtPct(st.ErrorRate) + ")"
 		}
-		lat := []string{fmtDur(st.Latency.Mean), fmtDur(st.Latency.P50), fmtDur(st.Latency.P90),
-			fmtDur(st.Latency.P95), fmtDur(st.Latency.P99), fmtDur(st.Latency.Max)}
+		lat := []string{units.FormatDuration(st.Latency.Mean, units.Figure), units.FormatDuration(st.Latency.P50, units.Figure), units.FormatDuration(st.Latency.P90, units.Figure),
+			units.FormatDuration(st.Latency.P95, units.Figure), units.FormatDuration(st.Latency.P99, units.Figure), units.FormatDuration(st.Latency.Max, units.Figure)}
 		if st.Succeeded == 0 {
 			// Latency describes successes; with none there is no figure,
 			// and a 0 would read as infinitely fast.
@@ -307,7 +308,7 @@ func mdCaseTable(b *bytes.Buffer, sr *results.ScenarioRun, knees []knee, withBas
 		if open {
 			dropped := "—"
 			if openModel(c.Phases) {
-				dropped = group(st.Dropped)
+				dropped = units.FormatCount(st.Dropped)
 			}
 			fmt.Fprintf(b, " %s |", dropped)
 		}
@@ -345,7 +346,7 @@ func mdCaseTable(b *bytes.Buffer, sr *results.ScenarioRun, knees []knee, withBas
 		}
 		if c.Stats.Dropped > 0 {
 			fmt.Fprintf(b, "> ⚠️ %s dropped %s arrivals, which fell due and were never sent: %s.\n\n",
-				mdCode(c.ID), group(c.Stats.Dropped), mdText(droppedCause(c.Stats)))
+				mdCode(c.ID), units.FormatCount(c.Stats.Dropped), mdText(droppedCause(c.Stats)))
 		}
 	}
 }
@@ -442,11 +443,11 @@ func mdSideBySide(b *bytes.Buffer, sr *results.ScenarioRun) {
 				}
 				continue
 			}
-			fmt.Fprintf(b, " %s | %s |", fmtRate(c.Stats.RPS), fmtDur(c.Stats.Latency.P99))
+			fmt.Fprintf(b, " %s | %s |", units.FormatNumber(c.Stats.RPS, units.Figure), units.FormatDuration(c.Stats.Latency.P99, units.Figure))
 			if server {
 				cpu, rss := "—", "—"
 				if u := c.Server; serverSampled(u) {
-					cpu, rss = fmtCPU(u.CPUMean), fmtMiB(u.RSSMax)+" MiB"
+					cpu, rss = fmtCPU(u.CPUMean), units.FormatMiB(u.RSSMax)+" MiB"
 				}
 				fmt.Fprintf(b, " %s | %s |", cpu, rss)
 			}
@@ -464,7 +465,7 @@ func mdErrorSamples(b *bytes.Buffer, sr *results.ScenarioRun) {
 	for _, c := range sr.Cases {
 		c.Stats.Errors.Each(func(kind string, n int64) {
 			if msg := c.Stats.ErrorSamples[kind]; n > 0 && msg != "" {
-				lines = append(lines, fmt.Sprintf("- %s %s × %s, first: %s\n", mdCode(c.ID), kind, group(n), mdText(msg)))
+				lines = append(lines, fmt.Sprintf("- %s %s × %s, first: %s\n", mdCode(c.ID), kind, units.FormatCount(n), mdText(msg)))
 			}
 		})
 	}

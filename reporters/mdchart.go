@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/results"
+	"github.com/loadgate/loadgate/units"
 )
 
 // kneeGrowth is the throughput gain below which adding concurrency is no
@@ -60,8 +61,8 @@ func (k knee) note() string {
 		growth = (n/a - 1) * 100
 	}
 	return fmt.Sprintf("> 📈 **Knee** %s at %s=%s: beyond it throughput grows by less than 10%% (%s → %s rps, %+.1f%%) while p99 goes %s → %s.\n",
-		who, kneeKey, mdText(matrixText(kneeLevel(k.at))), fmtRate(a), fmtRate(n), growth,
-		fmtDur(k.at.Stats.Latency.P99), fmtDur(k.next.Stats.Latency.P99))
+		who, kneeKey, mdText(matrixText(kneeLevel(k.at))), units.FormatNumber(a, units.Figure), units.FormatNumber(n, units.Figure), growth,
+		units.FormatDuration(k.at.Stats.Latency.P99, units.Figure), units.FormatDuration(k.next.Stats.Latency.P99, units.Figure))
 }
 
 func kneeLevel(c *results.CaseRun) any {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/units"
 )
 
 // A phase's figures hide two things a reader must know: that the server
@@ -28,7 +29,7 @@ func phaseNotes(phases []*runner.PhaseResult) []string {
 			if cause == "" {
 				cause = p.Ended
 			}
-			out = append(out, fmt.Sprintf("phase %s ended after %s: %s", p.Name, fmtDur(p.Elapsed), cause))
+			out = append(out, fmt.Sprintf("phase %s ended after %s: %s", p.Name, units.FormatDuration(p.Elapsed, units.Figure), cause))
 		}
 	}
 	return out

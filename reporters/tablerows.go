@@ -5,6 +5,7 @@ import (
 
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/units"
 )
 
 // The rows of the tables that summary.md, report.html and the console
@@ -21,14 +22,14 @@ type flowStepRow struct {
 func flowStepRows(steps []results.NamedStats) []flowStepRow {
 	rows := make([]flowStepRow, 0, len(steps))
 	for _, s := range steps {
-		errs := group(s.Failed)
+		errs := units.FormatCount(s.Failed)
 		if k := errorKinds(s.Errors); k != "" {
 			errs += " (" + k + ")"
 		}
 		rows = append(rows, flowStepRow{
-			Name: s.Name, Requests: group(s.Requests), RPS: fmtRate(s.RPS),
-			P50:    stepLatency(s.Succeeded, func() string { return fmtDur(s.Latency.P50) }),
-			P99:    stepLatency(s.Succeeded, func() string { return fmtDur(s.Latency.P99) }),
+			Name: s.Name, Requests: units.FormatCount(s.Requests), RPS: units.FormatNumber(s.RPS, units.Figure),
+			P50:    stepLatency(s.Succeeded, func() string { return units.FormatDuration(s.Latency.P50, units.Figure) }),
+			P99:    stepLatency(s.Succeeded, func() string { return units.FormatDuration(s.Latency.P99, units.Figure) }),
 			Errors: errs,
 		})
 	}
@@ -38,9 +39,9 @@ func flowStepRows(steps []results.NamedStats) []flowStepRow {
 // flowIterationsLine sums up a flow's iterations: how many, how many a
 // failed step ended, their rate and their latency.
 func flowIterationsLine(it *runner.IterationStats) string {
-	line := fmt.Sprintf("Iterations: %s (%s failed) · %s/s succeeded", group(it.Iterations), group(it.Failed), fmtRate(it.RPS))
+	line := fmt.Sprintf("Iterations: %s (%s failed) · %s/s succeeded", units.FormatCount(it.Iterations), units.FormatCount(it.Failed), units.FormatNumber(it.RPS, units.Figure))
 	if it.Succeeded > 0 {
-		line += " · p50 " + fmtDur(it.Latency.P50) + " · p99 " + fmtDur(it.Latency.P99)
+		line += " · p50 " + units.FormatDuration(it.Latency.P50, units.Figure) + " · p99 " + units.FormatDuration(it.Latency.P99, units.Figure)
 	}
 	return line
 }
@@ -68,7 +69,7 @@ func statusCodeRows(sr *results.ScenarioRun) []caseStatuses {
 			if c.Stats.Requests > 0 {
 				share = fmtPct(float64(n) / float64(c.Stats.Requests))
 			}
-			cs.Rows = append(cs.Rows, statusRow{Code: code, Responses: group(n), Share: share})
+			cs.Rows = append(cs.Rows, statusRow{Code: code, Responses: units.FormatCount(n), Share: share})
 		})
 		if len(cs.Rows) > 0 {
 			out = append(out, cs)

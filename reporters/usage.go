@@ -8,6 +8,7 @@ import (
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/sut"
+	"github.com/loadgate/loadgate/units"
 )
 
 // The system under test's CPU and memory and the host's load (SPEC §3, §8)
@@ -62,9 +63,9 @@ func ramNote(sr *results.ScenarioRun) string {
 // host's RAM where it is known: "12.3 (0.2%)".
 func fmtRSS(n int64, pct float64, u *sut.Usage) string {
 	if u.HostMemTotal == 0 {
-		return fmtMiB(n)
+		return units.FormatMiB(n)
 	}
-	return fmtMiB(n) + " (" + fmtPctOfRAM(pct) + ")"
+	return units.FormatMiB(n) + " (" + fmtPctOfRAM(pct) + ")"
 }
 
 // fmtPctOfRAM renders a share of RAM with two significant decimals for
@@ -88,9 +89,6 @@ func cpuCell(u *sut.Usage) string {
 // fmtCPU renders a CPU figure in percent of one core: 250.0% is two and a
 // half cores busy.
 func fmtCPU(pct float64) string { return strconv.FormatFloat(pct, 'f', 1, 64) + "%" }
-
-// fmtMiB renders bytes in MiB with one decimal, without the unit.
-func fmtMiB(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) }
 
 // fmtLoad renders a load average as uptime(1) does.
 func fmtLoad(l float64) string { return strconv.FormatFloat(l, 'f', 2, 64) }
@@ -134,7 +132,7 @@ func consoleUsage(b *bytes.Buffer, cr *runner.CaseResult) {
 			fmtLoad(u.HostLoad1Max), fmtCPU(u.HostCPUMean))
 		return
 	}
-	rss := fmtMiB(u.RSSMax) + " MiB"
+	rss := units.FormatMiB(u.RSSMax) + " MiB"
 	if u.HostMemTotal > 0 {
 		rss += " (" + fmtPctOfRAM(u.RSSMaxPct) + " of RAM)"
 	}
@@ -172,5 +170,5 @@ func compareUsage(b *bytes.Buffer, base, cand *sut.Usage) {
 	row("server CPU mean", func(u *sut.Usage) float64 { return u.CPUMean }, fmtCPU)
 	row("server CPU max", func(u *sut.Usage) float64 { return u.CPUMax }, fmtCPU)
 	row("server RSS max (MiB)", func(u *sut.Usage) float64 { return float64(u.RSSMax) },
-		func(f float64) string { return fmtMiB(int64(f)) })
+		func(f float64) string { return units.FormatMiB(int64(f)) })
 }

@@ -3,6 +3,9 @@
 // 512kB`, `timeout: 2s`, `precision: 5%`) and in a rule (`server.rss_max <
 // 512kB`, `p99 < 50ms`, `error_rate < 1%`). Both read them through this
 // package, so a spelling accepted in one place is accepted in the other.
+// Reports and verdicts write them through it too (format.go), in one of
+// two styles: a report's figure, or a verdict's actual value as a rule
+// would write it.
 //
 // A number is written in decimal, with an optional fraction and exponent
 // (`512`, `1.5`, `.5`, `1e3`). Size units are case-sensitive: decimal ones
