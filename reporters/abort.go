@@ -39,39 +39,40 @@ func abortedAt(d time.Duration) string {
 	return fmt.Sprintf("%.1fs", d.Seconds())
 }
 
-// abortedText is the plain sentence every report builds on:
-// "at 3.2s into phase measured of case api: p99 < 50ms failed over the
-// last 10s: p99 = 812ms".
-func abortedText(a *runner.Aborted) string {
-	s := fmt.Sprintf("at %s into phase %s", abortedAt(a.At), a.Phase)
+// AbortReason says where and why an abort: true rule stopped the load, in
+// one line: "at 3.2s into phase measured of case api: p99 < 50ms failed
+// over the last 10s: p99 = 812ms". Every report and the command line say
+// it in these words, each with its own lead ("ABORTED", "the load was
+// stopped") and in its own markup.
+func AbortReason(a *runner.Aborted) string {
+	return oneLine(abortSentence(a, identity, identity))
+}
+
+func identity(s string) string { return s }
+
+// abortSentence is AbortReason with the names in it (phase, case, rule)
+// marked by name and the values the rule saw by text, for a report with
+// markup of its own.
+func abortSentence(a *runner.Aborted, name, text func(string) string) string {
+	s := "at " + abortedAt(a.At) + " into phase " + name(a.Phase)
 	if a.Case != "" {
-		s += " of case " + a.Case
+		s += " of case " + name(a.Case)
 	}
-	s += ": " + abortedRule(a) + " failed " + abortedWindow(a.Window)
+	s += ": " + name(abortedRule(a)) + " failed " + abortedWindow(a.Window)
 	if a.Actual != "" {
-		s += ": " + a.Actual
+		s += ": " + text(a.Actual)
 	}
-	return oneLine(s)
+	return s
 }
 
 // consoleAborted is the console's banner for an aborted scenario.
 func consoleAborted(a *runner.Aborted) string {
-	return "⛔ ABORTED " + abortedText(a) + ". The load was stopped there; the run fails.\n\n"
+	return "⛔ ABORTED " + AbortReason(a) + ". The load was stopped there; the run fails.\n\n"
 }
 
 // mdAborted is the Markdown banner for an aborted scenario.
 func mdAborted(a *runner.Aborted) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "> ⛔ **Aborted** at %s into phase %s", abortedAt(a.At), mdCode(a.Phase))
-	if a.Case != "" {
-		b.WriteString(" of " + mdCode(a.Case))
-	}
-	fmt.Fprintf(&b, ": %s failed %s", mdCode(abortedRule(a)), abortedWindow(a.Window))
-	if a.Actual != "" {
-		b.WriteString(": " + mdText(a.Actual))
-	}
-	b.WriteString(". The load was stopped there; the run fails.\n\n")
-	return b.String()
+	return "> ⛔ **Aborted** " + abortSentence(a, mdCode, mdText) + ". The load was stopped there; the run fails.\n\n"
 }
 
 // abortVerdict reports whether v judged the rule that aborted the run.
@@ -99,7 +100,7 @@ func junitAbortFailure(a *runner.Aborted, v *assertions.Verdict) *junitProblem {
 		row("at", where(v.Pos))
 	}
 	return &junitProblem{
-		Message: "aborted " + abortedText(a),
+		Message: "aborted " + AbortReason(a),
 		Type:    "abort",
 		Body:    xmlSafe(b.String()),
 	}

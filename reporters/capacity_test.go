@@ -52,7 +52,7 @@ func TestCapacityReportsGolden(t *testing.T) {
 			"| 4 | grow | 8,000 | 6,120.4 | 90.0ms | 812.0ms | 1.32% | ❌ p99 = 812ms, error_rate = 1.3% |",
 			"| 5 | grow | 19,200 | 12,040.5 | 2.00ms | 9.00ms | 0.00% | ⚠️ generator saturated: generator CPU 98%, send lag p99 41ms |",
 			"    line [50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00, 50.00]",
-			"> ⛔ **Aborted** at 3.2s into phase `measured` of `checkout`: `p99 < 50ms` failed over the last 10s: p99 = 812ms.",
+			"> ⛔ **Aborted** at 3.2s into phase `measured` of case `checkout`: `p99 < 50ms` failed over the last 10s: p99 = 812ms.",
 			"> - hello-capacity / edge: phase capacity: the generator limited the capacity search: capacity ≥ 9,600/s",
 		}},
 		{"console", con.String(), []string{

@@ -112,18 +112,12 @@ func annotateAborted(w io.Writer, sr *results.ScenarioRun, path func(string) str
 	}
 	loc := "file=" + escapeProperty(path(sr.File))
 	for _, v := range sr.AllVerdicts() {
-		if v.Case == a.Case && (v.Name == a.Name || a.Name == "" && v.Rule == a.Rule) && v.Pos.Line > 0 {
+		if abortVerdict(a, v) && v.Pos.Line > 0 {
 			loc = fmt.Sprintf("file=%s,line=%d,col=%d", escapeProperty(path(v.Pos.File)), v.Pos.Line, v.Pos.Col)
 			break
 		}
 	}
-	msg := fmt.Sprintf("[%s] the load was stopped at %.1fs into phase %s: %s failed", a.Case, a.At.Seconds(), a.Phase, a.Rule)
-	if a.Window > 0 {
-		msg += " over the last " + a.Window.String()
-	}
-	if a.Actual != "" {
-		msg += ": " + a.Actual
-	}
+	msg := "the load was stopped " + AbortReason(a)
 	fmt.Fprintf(w, "::error %s,title=%s::%s\n", loc, escapeProperty("loadgate: aborted — "+sr.Name+": "+a.Name), escapeData(msg))
 }
 

@@ -47,8 +47,8 @@ func TestAbortedRunAnnotatesTheRule(t *testing.T) {
 		{"on the rule's line", []assertions.Verdict{{
 			Case: "checkout", Name: "p99 < 50ms", Rule: "p99 < 50ms", Status: assertions.StatusFail,
 			Pos: scenarios.Pos{File: "abort.yaml", Line: 20, Col: 5},
-		}}, "::error file=abort.yaml,line=20,col=5,title=loadgate%3A aborted — gate%3A p99 < 50ms::[checkout] the load was stopped at 3.2s into phase measured: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
-		{"no verdict: the file", nil, "::error file=gate.yaml,title=loadgate%3A aborted — gate%3A p99 < 50ms::[checkout] the load was stopped at 3.2s into phase measured: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
+		}}, "::error file=abort.yaml,line=20,col=5,title=loadgate%3A aborted — gate%3A p99 < 50ms::the load was stopped at 3.2s into phase measured of case checkout: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
+		{"no verdict: the file", nil, "::error file=gate.yaml,title=loadgate%3A aborted — gate%3A p99 < 50ms::the load was stopped at 3.2s into phase measured of case checkout: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := &results.Run{Scenarios: []*results.ScenarioRun{{Name: "gate", File: "gate.yaml",

@@ -105,7 +105,7 @@ func htmlScenarioOf(sr *results.ScenarioRun, withBaseline bool) htmlScenario {
 		hs.Icon, hs.Class = "✅ passed", "pass"
 	}
 	if sr.Aborted != nil {
-		hs.Aborted = "⛔ Aborted " + abortedText(sr.Aborted) + ". The load was stopped there; the run fails."
+		hs.Aborted = "⛔ Aborted " + AbortReason(sr.Aborted) + ". The load was stopped there; the run fails."
 	}
 	for _, c := range sr.Cases {
 		for _, n := range phaseNotes(c.Phases) {

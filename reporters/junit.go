@@ -208,7 +208,7 @@ func (o JUnitOptions) suite(id int, run *results.Run, sr *results.ScenarioRun) j
 		}
 	}
 	if a := sr.Aborted; a != nil {
-		out = append(out, "ABORTED "+abortedText(a))
+		out = append(out, "ABORTED "+AbortReason(a))
 		if !abortShown {
 			add(a.Case, scenarioCase(junitCase{
 				Name:    "[" + oneLine(a.Case) + "] " + oneLine(abortedRule(a)),
@@ -375,7 +375,7 @@ func junitSuiteProperties(run *results.Run, sr *results.ScenarioRun) []junitProp
 		add("interrupted", "true")
 	}
 	if a := sr.Aborted; a != nil {
-		add("aborted", abortedText(a))
+		add("aborted", AbortReason(a))
 	}
 	if bi := run.Baseline; bi != nil {
 		add("baseline.file", bi.File)

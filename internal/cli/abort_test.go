@@ -25,9 +25,9 @@ func TestAbortedRunReason(t *testing.T) {
 	}{
 		{"none", []results.ScenarioInput{input(&runner.PhaseResult{Name: "steady"}), {}}, ""},
 		{"window", []results.ScenarioInput{input(&runner.PhaseResult{Name: "warm"}, stopped)},
-			`s: case "api", phase "steady": stopped at 3.4s by abort rule "p99 < 500ms", failing over the last 10s (p99 = 812ms)`},
+			`s: aborted at 3.4s into phase steady of case api: p99 < 500ms failed over the last 10s: p99 = 812ms`},
 		{"whole phase, first of two", []results.ScenarioInput{{}, input(whole), input(stopped)},
-			`s: case "api", phase "steady": stopped at 2s by abort rule "errors", failing over the phase so far`},
+			`s: aborted at 2.0s into phase steady of case api: errors: error_rate < 1% failed over the phase so far`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

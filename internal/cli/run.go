@@ -327,7 +327,7 @@ func (r planRunner) run(ctx context.Context, p plan) (in results.ScenarioInput, 
 		for _, c := range res.Cases {
 			stopped := abortedPhases(c)
 			for _, a := range stopped {
-				fmt.Fprintln(r.stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: %s", p.scenario.Name, abortReason(a))))
+				fmt.Fprintln(r.stderr, reporters.ConsoleText("loadgate: "+abortLine(p.scenario.Name, a)))
 			}
 			// A case an abort rule stopped failed its rule, not its run:
 			// exit 1 like any failing rule, not 3.
@@ -355,17 +355,10 @@ func abortedPhases(c *runner.CaseResult) []*runner.Aborted {
 	return out
 }
 
-// abortReason says where and why a run stopped early, in one line.
-func abortReason(a *runner.Aborted) string {
-	over := "the phase so far"
-	if a.Window > 0 {
-		over = "the last " + a.Window.String()
-	}
-	msg := fmt.Sprintf("case %q, phase %q: stopped at %s by abort rule %q, failing over %s", a.Case, a.Phase, a.At.Round(time.Millisecond), a.Name, over)
-	if a.Actual != "" {
-		msg += " (" + a.Actual + ")"
-	}
-	return msg
+// abortLine is the line the command prints for an abort in scenario:
+// the reports' sentence of where and why it stopped.
+func abortLine(scenario string, a *runner.Aborted) string {
+	return scenario + ": aborted " + reporters.AbortReason(a)
 }
 
 // aborted is the first reason an abort rule stopped the run, "" for none.
@@ -376,7 +369,7 @@ func aborted(inputs []results.ScenarioInput) string {
 		}
 		for _, c := range in.Result.Cases {
 			if a := abortedPhases(c); len(a) > 0 {
-				return in.Scenario.Name + ": " + abortReason(a[0])
+				return abortLine(in.Scenario.Name, a[0])
 			}
 		}
 	}
