@@ -119,7 +119,7 @@ func TestParseFlagsCapacity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := ParseFlags(tt.args, io.Discard)
+			cfg, err := parseFlags(tt.args, io.Discard)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)

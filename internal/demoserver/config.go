@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"strconv"
@@ -280,7 +279,8 @@ func loopbackAddr(addr string) (string, error) {
 	return addr, nil
 }
 
-// ParseFlags parses the flags of "loadgate serve":
+// RegisterFlags adds the flags of "loadgate serve" to fs, each setting its
+// field of cfg:
 //
 //	--http ADDR          HTTP listen address (default 127.0.0.1:8080; loopback only, :PORT binds 127.0.0.1)
 //	--tcp ADDR           framed TCP listen address (u16 type + u32 length + body; off by default)
@@ -305,31 +305,7 @@ func loopbackAddr(addr string) (string, error) {
 //	--seed N             seed for delays and errors (0 = random)
 //	--users FILE         CSV (name,password columns) of the users POST /api/login accepts
 //
-// Usage and flag errors are written to stderr. For -h/--help it returns
-// flag.ErrHelp. The returned Config has a zero Logger; the caller sets its
-// own. Any returned error other than flag.ErrHelp is a usage error.
-func ParseFlags(args []string, stderr io.Writer) (Config, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "usage: loadgate serve [flags]\n\n"+
-			"Runs the built-in target server on loopback until interrupted.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
-	var cfg Config
-	RegisterFlags(fs, &cfg)
-	if err := fs.Parse(args); err != nil {
-		// The flag package has already printed the problem and the usage.
-		return Config{}, err
-	}
-	if fs.NArg() > 0 {
-		return Config{}, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
-	}
-	return CheckFlags(cfg)
-}
-
-// RegisterFlags adds the flags of loadgate serve (see [ParseFlags]) to fs,
-// each setting its field of cfg.
+// [CheckFlags] then validates what was parsed.
 func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.StringVar(&cfg.HTTPAddr, "http", DefaultHTTPAddr, "HTTP listen `address` (loopback only; :PORT binds 127.0.0.1)")
 	fs.StringVar(&cfg.TCPAddr, "tcp", "", "also listen for framed TCP (u16 type + u32 big-endian length + body) on `address`,\n"+

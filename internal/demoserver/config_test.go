@@ -3,6 +3,7 @@ package demoserver
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -113,7 +114,7 @@ func TestParseFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := ParseFlags(tt.args, io.Discard)
+			cfg, err := parseFlags(tt.args, io.Discard)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)
@@ -134,7 +135,7 @@ func TestParseFlags(t *testing.T) {
 
 func TestParseFlagsHelp(t *testing.T) {
 	var stderr strings.Builder
-	_, err := ParseFlags([]string{"-h"}, &stderr)
+	_, err := parseFlags([]string{"-h"}, &stderr)
 	if !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
@@ -167,7 +168,7 @@ func TestParseFlagsUsers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg, err := ParseFlags(tt.args, io.Discard)
+			cfg, err := parseFlags(tt.args, io.Discard)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)
@@ -182,4 +183,26 @@ func TestParseFlagsUsers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseFlags parses args as the command line of "loadgate serve" does:
+// RegisterFlags, then CheckFlags.
+func parseFlags(args []string, stderr io.Writer) (Config, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: loadgate serve [flags]\n\n"+
+			"Runs the built-in target server on loopback until interrupted.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	var cfg Config
+	RegisterFlags(fs, &cfg)
+	if err := fs.Parse(args); err != nil {
+		// The flag package has already printed the problem and the usage.
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	return CheckFlags(cfg)
 }

@@ -122,6 +122,6 @@
 //
 // [Start] returns once the server is listening; [Server.Close] stops it,
 // closes every connection and waits for all of its goroutines, including
-// handlers held by a delay or a stall. [ParseFlags] turns the command
-// line of "loadgate serve" into a [Config].
+// handlers held by a delay or a stall. [RegisterFlags] and [CheckFlags]
+// turn the command line of "loadgate serve" into a [Config].
 package demoserver

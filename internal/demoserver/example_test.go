@@ -6,11 +6,11 @@ import (
 	"crypto/x509"
 	"encoding/binary"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -45,11 +45,17 @@ func ExampleStart() {
 // The accuracy knobs of "loadgate serve": exponential delays with a 2ms
 // floor and a 1ms mean tail, a 300ms freeze every second, and a new
 // connection every 100 requests.
-func ExampleParseFlags() {
-	cfg, err := demoserver.ParseFlags([]string{
+func ExampleRegisterFlags() {
+	var cfg demoserver.Config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	demoserver.RegisterFlags(fs, &cfg)
+	err := fs.Parse([]string{
 		"--delay", "2ms", "--jitter", "1ms", "--delay-dist", "exponential",
 		"--stall", "1s/300ms", "--close-after", "100",
-	}, os.Stderr)
+	})
+	if err == nil {
+		cfg, err = demoserver.CheckFlags(cfg)
+	}
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -44,18 +44,3 @@ func Pin(pid int, cpus []int) error {
 	}
 	return fmt.Errorf("pin %d: threads kept appearing", pid)
 }
-
-// CPUs lists the CPUs thread (or process) pid may run on.
-func CPUs(pid int) ([]int, error) {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(pid, &set); err != nil {
-		return nil, fmt.Errorf("affinity of %d: %w", pid, err)
-	}
-	var cpus []int
-	for c := 0; c < len(set)*64; c++ {
-		if set.IsSet(c) {
-			cpus = append(cpus, c)
-		}
-	}
-	return cpus, nil
-}
