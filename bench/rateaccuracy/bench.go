@@ -41,92 +41,142 @@ func (b *bench) busyReason(m measurement) string {
 	return ""
 }
 
+// run measures the closed-model maximum, then each open-model rate, and
+// returns the exit code of the verdicts.
 func (b *bench) run(ctx context.Context) (int, error) {
-	o := b.o
 	fmt.Fprintf(b.out, "target %s, %d CPUs, GOMAXPROCS %d, %s, load average %s\n", b.url, runtime.NumCPU(), runtime.GOMAXPROCS(0), b.pinned, loadAvg())
-	var closed measurement
-	closedBusy := ""
-	for attempt := 1; ; attempt++ {
-		m, err := b.measure(ctx, scenarios.Phase{Name: "closed", Concurrency: o.conns, Duration: o.duration})
-		if err != nil {
-			return exitError, err
-		}
-		closed, closedBusy = m, b.busyReason(m)
-		fmt.Fprintf(b.out, "closed-model maximum, %d keep-alive connections, %v: %.0f rps (generator CPU %.0f%% of a core, %.1f µs/request; latency p50 %s, p99 %s)%s\n",
-			o.conns, o.duration, rps(m.p), 100*m.own.Seconds()/m.wall.Seconds(), usPerRequest(m), ms(m.p.Latency.Quantile(50)), ms(m.p.Latency.Quantile(99)), note(closedBusy))
-		if closedBusy == "" || attempt >= o.attempts || ctx.Err() != nil {
-			break
-		}
+	closed, closedBusy, err := b.closedMaximum(ctx)
+	if err != nil {
+		return exitError, err
 	}
 	maxRPS := rps(closed.p)
 	if maxRPS <= 0 {
 		return exitError, fmt.Errorf("the closed-model phase completed no request")
 	}
+	b.openHeader()
+	stop, err := b.startProfiles()
+	if err != nil {
+		return exitError, err
+	}
+	defer stop()
+	failed, notJudged := 0, 0
+	for _, rate := range b.rates(maxRPS) {
+		judged, passed, err := b.openRate(ctx, rate, rate/maxRPS, closedBusy)
+		if err != nil {
+			return exitError, err
+		}
+		switch {
+		case !judged:
+			notJudged++
+		case !passed:
+			failed++
+		}
+	}
+	return b.conclude(failed, notJudged), nil
+}
+
+// closedMaximum measures the closed model's rate, the maximum the open
+// rates are shares of, again while the machine is busy and attempts are
+// left; busy says why the last measurement is doubtful, "" when it is not.
+func (b *bench) closedMaximum(ctx context.Context) (closed measurement, busy string, err error) {
+	o := b.o
+	for attempt := 1; ; attempt++ {
+		m, err := b.measure(ctx, scenarios.Phase{Name: "closed", Concurrency: o.conns, Duration: o.duration})
+		if err != nil {
+			return measurement{}, "", err
+		}
+		closed, busy = m, b.busyReason(m)
+		fmt.Fprintf(b.out, "closed-model maximum, %d keep-alive connections, %v: %.0f rps (generator CPU %.0f%% of a core, %.1f µs/request; latency p50 %s, p99 %s)%s\n",
+			o.conns, o.duration, rps(m.p), 100*m.own.Seconds()/m.wall.Seconds(), usPerRequest(m), ms(m.p.Latency.Quantile(50)), ms(m.p.Latency.Quantile(99)), note(busy))
+		if busy == "" || attempt >= o.attempts || ctx.Err() != nil {
+			return closed, busy, nil
+		}
+	}
+}
+
+// openHeader states the open model's bounds and heads its table.
+func (b *bench) openHeader() {
+	o := b.o
 	fmt.Fprintf(b.out, "\nopen model, %v per rate after %v of warm-up, max_in_flight %d; bounds: send error p50 < %v, p99 < %v, rate within %.1f%%\n\n",
 		o.duration, o.warmup, o.maxInFlight, o.p50, o.p99, 100*o.rateError)
 	fmt.Fprintln(b.out, "| share of max | requested rps | achieved rps | rate error | dropped | send error p50 | p99 | max | latency p50 | p99 | generator CPU | µs/request | verdict |")
 	fmt.Fprintln(b.out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
-	if o.trace != "" {
-		stop, err := startTrace(o.trace)
+}
+
+// startProfiles starts the trace and the CPU profile that -trace and
+// -cpuprofile ask for, which cover the open-model rates only; stop ends
+// whichever started.
+func (b *bench) startProfiles() (stop func(), err error) {
+	stopTrace, stopProfile := func() {}, func() {}
+	if b.o.trace != "" {
+		if stopTrace, err = startTrace(b.o.trace); err != nil {
+			return nil, err
+		}
+	}
+	if b.o.cpuProfile != "" {
+		if stopProfile, err = startCPUProfile(b.o.cpuProfile); err != nil {
+			stopTrace()
+			return nil, err
+		}
+	}
+	return func() { stopProfile(); stopTrace() }, nil
+}
+
+// rates are the open-model rates to measure: -rates as given, else the
+// -shares of the closed-model maximum.
+func (b *bench) rates(maxRPS float64) []float64 {
+	if b.o.rates != nil {
+		return b.o.rates
+	}
+	var rates []float64
+	for _, share := range b.o.shares {
+		rates = append(rates, math.Round(share*maxRPS))
+	}
+	return rates
+}
+
+// openRate measures the open model at rate, again while the machine is
+// busy and attempts are left, and writes a row per measurement. A rate
+// measured on a busy machine, or against a maximum measured on one, is not
+// judged: the machine, not loadgate, may have missed it.
+func (b *bench) openRate(ctx context.Context, rate, share float64, closedBusy string) (judged, passed bool, err error) {
+	o := b.o
+	for attempt := 1; ; attempt++ {
+		if ctx.Err() != nil {
+			return false, false, ctx.Err()
+		}
+		m, err := b.measure(ctx, scenarios.Phase{Name: "open", Rate: scenarios.Rate{From: rate, To: rate},
+			Duration: o.duration, MaxInFlight: o.maxInFlight})
 		if err != nil {
-			return exitError, err
+			return false, false, err
 		}
-		defer stop()
-	}
-	if o.cpuProfile != "" {
-		stop, err := startCPUProfile(o.cpuProfile)
-		if err != nil {
-			return exitError, err
+		busy := b.busyReason(m)
+		if busy == "" && closedBusy != "" {
+			busy = "the closed-model maximum was measured on a busy machine"
 		}
-		defer stop()
-	}
-	failed, notJudged := 0, 0
-	rates := o.rates
-	if rates == nil {
-		for _, share := range o.shares {
-			rates = append(rates, math.Round(share*maxRPS))
+		if busy != "" && attempt < o.attempts {
+			b.row(share, rate, m, fmt.Sprintf("machine busy (%s): measured again (%d/%d)", busy, attempt, o.attempts))
+			continue
 		}
+		verdict, ok := b.judge(m, rate, busy)
+		b.row(share, rate, m, verdict)
+		return busy == "", ok, nil
 	}
-	for _, rate := range rates {
-		share := rate / maxRPS
-		for attempt := 1; ; attempt++ {
-			if ctx.Err() != nil {
-				return exitError, ctx.Err()
-			}
-			m, err := b.measure(ctx, scenarios.Phase{Name: "open", Rate: scenarios.Rate{From: rate, To: rate},
-				Duration: o.duration, MaxInFlight: o.maxInFlight})
-			if err != nil {
-				return exitError, err
-			}
-			busy := b.busyReason(m)
-			if busy == "" && closedBusy != "" {
-				busy = "the closed-model maximum was measured on a busy machine"
-			}
-			if busy != "" && attempt < o.attempts {
-				b.row(share, rate, m, fmt.Sprintf("machine busy (%s): measured again (%d/%d)", busy, attempt, o.attempts))
-				continue
-			}
-			verdict, ok := b.judge(m, rate, busy)
-			switch {
-			case busy != "":
-				notJudged++
-			case !ok:
-				failed++
-			}
-			b.row(share, rate, m, verdict)
-			break
-		}
-	}
+}
+
+// conclude writes the run's last line and picks its exit code: a failed
+// rate fails it, else one not judged leaves it undecided.
+func (b *bench) conclude(failed, notJudged int) int {
 	switch {
 	case failed > 0:
 		fmt.Fprintf(b.out, "\n%d rate(s) failed.\n", failed)
-		return exitFail, nil
+		return exitFail
 	case notJudged > 0:
 		fmt.Fprintf(b.out, "\nmachine too busy: %d rate(s) not judged (exit %d).\n", notJudged, exitNotJudged)
-		return exitNotJudged, nil
+		return exitNotJudged
 	}
 	fmt.Fprintln(b.out, "\nevery rate passed.")
-	return exitPass, nil
+	return exitPass
 }
 
 // judge gives the verdict of an open-model measurement at rate.
