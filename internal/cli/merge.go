@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,26 +43,16 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	m, err := results.MergeParts(parts)
-	if err == nil {
-		err = checkSameCases(parts, m)
-	}
+	m, err := mergeParts(parts, env.Stderr)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("merge: %w", err))
-	}
-	for _, w := range m.Warnings {
-		fmt.Fprintln(env.Stderr, reporters.ConsoleText("loadgate: merge: the segments differ: "+w))
 	}
 
 	meta := results.Meta{Version: m.Version, Commit: m.Commit, Host: m.Host, Start: m.Start, End: m.End,
 		Interrupted: m.Interrupted, StrictEnv: opts.strictEnv}
-	judgeOpts := assertions.JudgeOptions{FailOnInconclusive: opts.failOnInconclusive}
-	if opts.baseline != "" {
-		bl, err := results.LoadBaseline(opts.baseline)
-		if err != nil {
-			return withCode(ExitUsage, fmt.Errorf("--baseline: %w", err))
-		}
-		meta.Baseline, judgeOpts.Baseline = bl, bl
+	judgeOpts, err := opts.judging(&meta)
+	if err != nil {
+		return err
 	}
 	gh := githubFrom(env)
 	if err := opts.checkOutputs(gh); err != nil {
@@ -70,29 +61,9 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 	console := reporters.NewConsole(human, reporters.ConsoleOptions{Quiet: opts.quiet, NoProgress: true, Now: time.Now})
 	console.BaselineNote(results.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv))
 	fmt.Fprintln(human, mergeHeadline(m))
-	var inputs []results.ScenarioInput
-	runFailed := false
-	for _, ms := range m.Scenarios {
-		rules, err := assertions.Compile(ms.Scenario)
-		if err != nil {
-			return withCode(ExitUsage, fmt.Errorf("merge: scenario %q: %w", ms.Scenario.Name, err))
-		}
-		in := results.ScenarioInput{Result: ms.Result, Err: ms.Err, Scenario: ms.Scenario}
-		in.Verdicts = rules.Judge(ms.Result, judgeOpts)
-		endGroup := gh.group(human, "loadgate: "+ms.Scenario.Name)
-		console.Summary(ms.Result, in.Verdicts)
-		endGroup()
-		for _, c := range ms.Result.Cases {
-			if c.Err != "" {
-				runFailed = true
-				fmt.Fprintln(env.Stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: case %q: %s", ms.Scenario.Name, c.ID, c.Err)))
-			}
-		}
-		if ms.Err != nil {
-			runFailed = true
-			fmt.Fprintln(env.Stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: %v", ms.Scenario.Name, ms.Err)))
-		}
-		inputs = append(inputs, in)
+	inputs, runFailed, err := judgeMerged(m, judgeOpts, console, gh, human, env.Stderr)
+	if err != nil {
+		return err
 	}
 	if err := console.Err(); err != nil {
 		fmt.Fprintf(env.Stderr, "loadgate: console output failed: %v\n", err)
@@ -101,6 +72,52 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 	run := results.NewRun(meta, inputs)
 	run.Merged = m.Info
 	return finish(run, opts, env.Stdout, human, gh, runFailed, false)
+}
+
+// mergeParts puts the parts together, refusing parts that do not belong
+// together or that did not run the cases of their share; what the
+// segments merely differ in is printed as a warning.
+func mergeParts(parts []results.Part, stderr io.Writer) (*results.Merged, error) {
+	m, err := results.MergeParts(parts)
+	if err == nil {
+		err = checkSameCases(parts, m)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range m.Warnings {
+		fmt.Fprintln(stderr, reporters.ConsoleText("loadgate: merge: the segments differ: "+w))
+	}
+	return m, nil
+}
+
+// judgeMerged judges each merged scenario against its thresholds, as
+// compiled from the scenario the parts carry, and shows its summary;
+// failed is true when a segment could not carry out a case or a scenario.
+func judgeMerged(m *results.Merged, judge assertions.JudgeOptions, console *reporters.Console, gh github, human, stderr io.Writer) (inputs []results.ScenarioInput, failed bool, err error) {
+	for _, ms := range m.Scenarios {
+		rules, err := assertions.Compile(ms.Scenario)
+		if err != nil {
+			return nil, false, withCode(ExitUsage, fmt.Errorf("merge: scenario %q: %w", ms.Scenario.Name, err))
+		}
+		in := results.ScenarioInput{Result: ms.Result, Err: ms.Err, Scenario: ms.Scenario}
+		in.Verdicts = rules.Judge(ms.Result, judge)
+		endGroup := gh.group(human, "loadgate: "+ms.Scenario.Name)
+		console.Summary(ms.Result, in.Verdicts)
+		endGroup()
+		for _, c := range ms.Result.Cases {
+			if c.Err != "" {
+				failed = true
+				fmt.Fprintln(stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: case %q: %s", ms.Scenario.Name, c.ID, c.Err)))
+			}
+		}
+		if ms.Err != nil {
+			failed = true
+			fmt.Fprintln(stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: %v", ms.Scenario.Name, ms.Err)))
+		}
+		inputs = append(inputs, in)
+	}
+	return inputs, failed, nil
 }
 
 // readParts reads every part; a directory stands for its results.json,

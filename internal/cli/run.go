@@ -161,22 +161,10 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		return withCode(ExitUsage, err)
 	}
 	gh := githubFrom(env)
-	plans, notes, err := opts.selection.apply(plans)
+	sched := opts.segment.schedule()
+	plans, empty, err := narrowPlans(plans, opts.selection, sched.seg, human)
 	if err != nil {
 		return withCode(ExitUsage, err)
-	}
-	for _, n := range notes {
-		fmt.Fprintln(human, "loadgate: "+n)
-	}
-	sched := opts.segment.schedule()
-	empty := make([]bool, len(plans))
-	for i := range plans {
-		if plans[i], empty[i], notes, err = splitPlan(plans[i], sched.seg); err != nil {
-			return withCode(ExitUsage, err)
-		}
-		for _, n := range notes {
-			fmt.Fprintln(human, "loadgate: "+n)
-		}
 	}
 	console := reporters.NewConsole(human, reporters.ConsoleOptions{
 		TTY:        isTTY(human) && !opts.noProgress,
@@ -185,19 +173,12 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		Now:        time.Now,
 	})
 	meta := results.Meta{Version: Version, Commit: gitCommit(env), Host: results.HostInfo(), StrictEnv: opts.strictEnv}
-	judgeOpts := assertions.JudgeOptions{FailOnInconclusive: opts.failOnInconclusive}
-	if opts.baseline != "" {
-		// Read before any traffic: a wrong path must not cost a whole run.
-		bl, err := results.LoadBaseline(opts.baseline)
-		if err != nil {
-			return withCode(ExitUsage, fmt.Errorf("--baseline: %w", err))
-		}
-		meta.Baseline, judgeOpts.Baseline = bl, bl
+	// Read before any traffic: a wrong path must not cost a whole run.
+	judgeOpts, err := opts.judging(&meta)
+	if err != nil {
+		return err
 	}
-	if err := opts.checkOutputs(gh); err != nil {
-		return withCode(ExitRun, fmt.Errorf("%w (nothing was sent)", err))
-	}
-	if err := checkMonitors(plans, empty); err != nil {
+	if err := checkBeforeSending(opts, gh, plans, empty); err != nil {
 		return withCode(ExitRun, fmt.Errorf("%w (nothing was sent)", err))
 	}
 	baselineInfo := results.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv)
@@ -209,22 +190,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	meta.Start = time.Now()
 	pr := planRunner{log: log, console: console, gh: gh, human: human, stderr: env.Stderr,
 		judge: judgeOpts, sched: sched, logDir: logDir(opts.out), kill: env.Kill, workers: opts.workers}
-	var inputs []results.ScenarioInput
-	runFailed := false
-	for i, p := range plans {
-		if ctx.Err() != nil {
-			break
-		}
-		if empty[i] {
-			now := time.Now()
-			res := &runner.ScenarioResult{Scenario: p.scenario, Start: now, End: now}
-			inputs = append(inputs, results.ScenarioInput{Result: res, Scenario: p.scenario})
-			continue
-		}
-		in, failed := pr.run(ctx, p)
-		runFailed = runFailed || failed
-		inputs = append(inputs, in)
-	}
+	inputs, runFailed := pr.runAll(ctx, plans, empty)
 	if baselineInfo != nil && !baselineInfo.FingerprintMatch {
 		console.BaselineNote(baselineInfo)
 	}
@@ -246,6 +212,53 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		return withCode(ExitFailed, errors.New("stopped early: "+reason))
 	}
 	return err
+}
+
+// narrowPlans keeps the cases that --target and --case select and gives
+// each plan its segment's share, printing what was left out and why;
+// empty[i] is true when plans[i] has nothing left to send.
+func narrowPlans(plans []plan, sel caseSelection, seg scenarios.Segment, human io.Writer) (kept []plan, empty []bool, err error) {
+	plans, notes, err := sel.apply(plans)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(human, "loadgate: "+n)
+	}
+	empty = make([]bool, len(plans))
+	for i := range plans {
+		if plans[i], empty[i], notes, err = splitPlan(plans[i], seg); err != nil {
+			return nil, nil, err
+		}
+		for _, n := range notes {
+			fmt.Fprintln(human, "loadgate: "+n)
+		}
+	}
+	return plans, empty, nil
+}
+
+// judging reads the --baseline run, if any, into meta and into the
+// options every rule is judged with.
+func (o runOptions) judging(meta *results.Meta) (assertions.JudgeOptions, error) {
+	judge := assertions.JudgeOptions{FailOnInconclusive: o.failOnInconclusive}
+	if o.baseline == "" {
+		return judge, nil
+	}
+	bl, err := results.LoadBaseline(o.baseline)
+	if err != nil {
+		return judge, withCode(ExitUsage, fmt.Errorf("--baseline: %w", err))
+	}
+	meta.Baseline, judge.Baseline = bl, bl
+	return judge, nil
+}
+
+// checkBeforeSending refuses a run whose reports could not be written or
+// whose monitored servers are gone, before it costs any load.
+func checkBeforeSending(opts runOptions, gh github, plans []plan, empty []bool) error {
+	if err := opts.checkOutputs(gh); err != nil {
+		return err
+	}
+	return checkMonitors(plans, empty)
 }
 
 // finish is the one ending of run and merge: write every report, annotate
@@ -342,6 +355,27 @@ func (r planRunner) run(ctx context.Context, p plan) (in results.ScenarioInput, 
 		fmt.Fprintln(r.stderr, reporters.ConsoleText(fmt.Sprintf("loadgate: %s: %v", p.scenario.Name, err)))
 	}
 	return in, failed
+}
+
+// runAll runs the plans in order until ctx is done. A plan with nothing
+// to send keeps its place in the results, with no time in it, so that a
+// segment part still says so for each scenario (markPart).
+func (r planRunner) runAll(ctx context.Context, plans []plan, empty []bool) (inputs []results.ScenarioInput, failed bool) {
+	for i, p := range plans {
+		if ctx.Err() != nil {
+			break
+		}
+		if empty[i] {
+			now := time.Now()
+			res := &runner.ScenarioResult{Scenario: p.scenario, Start: now, End: now}
+			inputs = append(inputs, results.ScenarioInput{Result: res, Scenario: p.scenario})
+			continue
+		}
+		in, f := r.run(ctx, p)
+		failed = failed || f
+		inputs = append(inputs, in)
+	}
+	return inputs, failed
 }
 
 // abortedPhases lists what stopped c's phases early: abort rules.
