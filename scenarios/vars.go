@@ -236,3 +236,21 @@ func (d *decoder) vars(n *yaml.Node) []rawVar {
 	}
 	return out
 }
+
+func (r *resolver) lookup(name string) (string, error) {
+	if v, ok := r.matrix[name]; ok {
+		r.used = append(r.used, v)
+		return v, nil
+	}
+	if r.matrix == nil && r.vars.matrixKeys[name] {
+		return "", fmt.Errorf("matrix variable %q cannot be used in %s", name, strings.ReplaceAll(r.where, "NAME", name))
+	}
+	if r.vars.cycle[name] {
+		return "", errVarCycle
+	}
+	if v, ok := r.vars.lookup(name); ok {
+		r.used = append(r.used, v)
+		return v, nil
+	}
+	return "", fmt.Errorf("undefined variable %q (define it under vars:, pass --var %s=..., or set %s%s)", name, name, EnvPrefix, name)
+}
