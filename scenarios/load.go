@@ -43,24 +43,24 @@ type LoadOptions struct {
 	JudgeOnly bool
 }
 
-// Load reads the scenario file at path with ReadFile and parses it with
-// Parse. An error reading the file is returned wrapped with the path;
-// problems in the file are returned as an ErrorList.
+// Load reads the scenario file at path and parses it with Parse. An error
+// reading the file is returned wrapped with the path; problems in the file
+// are returned as an ErrorList. Scenario.Source keeps the bytes read.
 func Load(path string, opts LoadOptions) (*Scenario, error) {
-	data, err := ReadFile(path)
+	data, err := readScenario(path)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(path, data, opts)
 }
 
-// ReadFile reads a scenario file: at most MaxFileSize+1 bytes, so that
+// readScenario reads a scenario file: at most MaxFileSize+1 bytes, so that
 // Parse can report a larger file as too large. Only a regular file is
 // read: a FIFO would block until something writes to it, and a device
 // such as /dev/zero never ends. The file is opened without blocking and
 // checked again once open, so it cannot be swapped for a FIFO between the
 // check and the read. Errors name path.
-func ReadFile(path string) ([]byte, error) {
+func readScenario(path string) ([]byte, error) {
 	if info, err := os.Stat(path); err != nil {
 		return nil, ioError(path, err)
 	} else if err := regular(info); err != nil {
@@ -139,6 +139,7 @@ func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
 	// rotated token does not make another scenario either.
 	sum := sha256.Sum256([]byte(s.Redact(string(data))))
 	s.Hash = hex.EncodeToString(sum[:])
+	s.Source = data
 	return s, nil
 }
 

@@ -78,8 +78,12 @@ const (
 // defaults applied, matrix expanded into Cases. Everything the runner and
 // the rules need is here; nothing refers back to YAML.
 type Scenario struct {
-	File        string // path as given on the command line
-	Hash        string // hex SHA-256 of the file's bytes: identifies the scenario across runs
+	File string // path as given on the command line
+	Hash string // hex SHA-256 of the file's bytes: identifies the scenario across runs
+	// Source is the file as read, which a segment part stores (redacted)
+	// so that merge judges exactly the file that was run, even if it
+	// changed on disk in the meantime. It is Parse's data, not a copy.
+	Source      []byte
 	Name        string
 	Description string
 	Pos         Pos               // of the `name:` value

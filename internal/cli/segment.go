@@ -192,7 +192,7 @@ func (s schedule) markPart(run *results.Run, plans []plan, empty []bool, skew ti
 			break
 		}
 		sc := plans[i].scenario
-		sr.Source = sc.Redact(string(plans[i].source))
+		sr.Source = sc.Redact(string(sc.Source))
 		sr.Vars = make(map[string]string, len(sc.Vars))
 		for k, v := range sc.Vars {
 			sr.Vars[k] = sc.Redact(v)
