@@ -39,19 +39,13 @@ func (s Segment) share(total int64) int64 {
 	return apportion(total, make([]int64, s.Count))[s.Index-1]
 }
 
-// SplitPhase returns segment s's part of ph: concurrency (both ends of a
+// splitPhase returns segment s's part of ph: concurrency (both ends of a
 // ramp), request count, arrival rate and max_in_flight are divided; the
-// duration, the matrix and the targets stay the same in every segment. ok
-// is false when the segment's share of this phase is zero (more segments
-// than workers or requests), so it has nothing to send.
-func SplitPhase(ph Phase, s Segment) (part Phase, ok bool) {
-	part, why := splitPhase(ph, s)
-	return part, why == ""
-}
-
-// splitPhase is SplitPhase, saying why the share is zero instead of ok. A
-// share is zero exactly when the total is smaller than the segment's
-// index, since remainders go to the first segments.
+// duration, the matrix and the targets stay the same in every segment.
+// why says, when the segment's share of this phase is zero (more segments
+// than workers or requests), why it has nothing to send. A share is zero
+// exactly when the total is smaller than the segment's index, since
+// remainders go to the first segments.
 func splitPhase(ph Phase, s Segment) (part Phase, why string) {
 	if s.Count <= 1 {
 		return ph, ""
@@ -117,7 +111,7 @@ type Dropped struct {
 }
 
 // Split returns a copy of sc as segment s runs it: every phase is its part
-// (SplitPhase), a phase with a zero share is left out, and so is a case
+// (splitPhase), a phase with a zero share is left out, and so is a case
 // left without a measured phase, which dropped lists with the reason. No
 // case is left at all when the segment has nothing to send. Every unique
 // data source keeps only the rows SegmentRows gives the segment. sc is not

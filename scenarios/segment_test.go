@@ -55,7 +55,7 @@ func TestSplitPhase(t *testing.T) {
 		{"concurrency ramp splits both ends", ramp, Segment{3, 3}, Phase{Name: "r", ConcurrencyFrom: 1, Concurrency: 3, Duration: time.Minute}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := SplitPhase(tc.phase, tc.seg)
+			got, ok := splitPhaseOK(tc.phase, tc.seg)
 			if ok != tc.ok {
 				t.Errorf("ok = %v, want %v", ok, tc.ok)
 			}
@@ -114,7 +114,7 @@ func TestSplitKeepsEveryRequest(t *testing.T) {
 			ph := Phase{Name: "m", Concurrency: conc, Requests: 10}
 			var sent int64
 			for i := 1; i <= n; i++ {
-				part, ok := SplitPhase(ph, Segment{i, n})
+				part, ok := splitPhaseOK(ph, Segment{i, n})
 				if ok && part.Concurrency > 0 {
 					sent += part.Requests
 				} else if part.Requests > 0 {
@@ -320,4 +320,10 @@ func TestSplitWhy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// splitPhaseOK is splitPhase with ok for "the share is not zero".
+func splitPhaseOK(ph Phase, s Segment) (Phase, bool) {
+	part, why := splitPhase(ph, s)
+	return part, why == ""
 }
