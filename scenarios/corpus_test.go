@@ -98,6 +98,7 @@ var okChecks = map[string]func(t *testing.T, s *Scenario){
 		want := &Scenario{
 			File:    file,
 			Hash:    s.Hash,
+			Source:  s.Source,
 			Name:    "minimal",
 			Pos:     Pos{file, 3, 7},
 			Vars:    map[string]string{},

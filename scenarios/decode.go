@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -32,6 +34,12 @@ const (
 	aValue    = "a single value"
 )
 
+// The raw* types of decode_*.go are the first of two passes over a file:
+// the shape of the document is checked once (unknown fields, lists versus
+// mappings) and every scalar is kept as its node, so that the second pass
+// (resolve_*.go) can substitute variables per matrix combination and still
+// point at the exact position.
+
 // decoder walks the yaml.Node tree of one file and collects diagnostics.
 // Problems are recorded, never returned, so that one run reports all of them.
 type decoder struct {
@@ -51,11 +59,6 @@ type decoder struct {
 	// protos holds the compiled proto files of gRPC targets, by their
 	// paths and import paths, so each list compiles once.
 	protos map[string]*protoSet
-}
-
-type fileResult struct {
-	data []byte
-	err  string
 }
 
 func (d *decoder) pos(n *yaml.Node) Pos {
@@ -327,4 +330,70 @@ func EditDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
+}
+
+// scalarList reads a list of scalars; a single scalar is a list of one.
+func (d *decoder) scalarList(v *yaml.Node, label, noun string) []*yaml.Node {
+	if n := d.deref(v); n.Kind == yaml.ScalarNode {
+		return []*yaml.Node{n}
+	}
+	var out []*yaml.Node
+	for _, n := range d.seq(v, label) {
+		if s := d.scalar(n, label, noun); s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// hasUnknownKey reports whether mapping n spells out a key that table does
+// not accept.
+func hasUnknownKey[T any](n *yaml.Node, table []field[T]) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		if !slices.ContainsFunc(table, func(f field[T]) bool { return f.name == k }) {
+			return true
+		}
+	}
+	return false
+}
+
+// later returns whichever of two keys comes last in the file: of two keys
+// that exclude each other, the second is the one that broke the phase.
+func later(a, b *yaml.Node) *yaml.Node {
+	if b.Line > a.Line || (b.Line == a.Line && b.Column > a.Column) {
+		return b
+	}
+	return a
+}
+
+// rulePos is where a rule's first character is, so that a column inside
+// the rule maps onto the file by addition. Quoted rules start one column
+// after the quote; a block scalar's text starts on its first line that is
+// not blank, after the block's indentation. A block whose text starts
+// with a line break keeps the node's position.
+func rulePos(d *decoder, n *yaml.Node) Pos {
+	p := d.pos(n)
+	switch {
+	case n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0:
+		p.Col++
+	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 && n.Value != "" && n.Value[0] != '\n':
+		for line := p.Line + 1; line <= len(d.src.lines); line++ {
+			text := d.src.lineText(line)
+			if rest := strings.TrimLeft(text, " "); rest != "" {
+				return Pos{File: p.File, Line: line, Col: utf8.RuneCountInString(text[:len(text)-len(rest)]) + 1}
+			}
+		}
+	}
+	return p
+}
+
+// posAt returns the position of byte offset off inside scalar n's value:
+// exact for a value written verbatim on one line, else n's own position.
+func (d *decoder) posAt(n *yaml.Node, off int) Pos {
+	p := d.pos(n)
+	if col, ok := d.src.valueStart(n); ok && off <= len(n.Value) {
+		p.Col = col + len([]rune(n.Value[:off]))
+	}
+	return p
 }

@@ -47,8 +47,8 @@
 // combinations are reported once.
 //
 // A distributed run's share of the load is a transformation of the model
-// too: SplitScenario gives a Segment (`--segment I/N`) its part of every
-// phase.
+// too: Split gives a Segment (`--segment I/N`) its part of every phase,
+// and says of each case it gets nothing of why.
 //
 // The format is documented in docs/scenario.md; [Schema] returns its JSON
 // Schema for editors.

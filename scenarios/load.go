@@ -11,12 +11,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"sort"
-	"strconv"
 	"syscall"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -47,24 +43,24 @@ type LoadOptions struct {
 	JudgeOnly bool
 }
 
-// Load reads the scenario file at path with ReadFile and parses it with
-// Parse. An error reading the file is returned wrapped with the path;
-// problems in the file are returned as an ErrorList.
+// Load reads the scenario file at path and parses it with Parse. An error
+// reading the file is returned wrapped with the path; problems in the file
+// are returned as an ErrorList. Scenario.Source keeps the bytes read.
 func Load(path string, opts LoadOptions) (*Scenario, error) {
-	data, err := ReadFile(path)
+	data, err := readScenario(path)
 	if err != nil {
 		return nil, err
 	}
 	return Parse(path, data, opts)
 }
 
-// ReadFile reads a scenario file: at most MaxFileSize+1 bytes, so that
+// readScenario reads a scenario file: at most MaxFileSize+1 bytes, so that
 // Parse can report a larger file as too large. Only a regular file is
 // read: a FIFO would block until something writes to it, and a device
 // such as /dev/zero never ends. The file is opened without blocking and
 // checked again once open, so it cannot be swapped for a FIFO between the
 // check and the read. Errors name path.
-func ReadFile(path string) ([]byte, error) {
+func readScenario(path string) ([]byte, error) {
 	if info, err := os.Stat(path); err != nil {
 		return nil, ioError(path, err)
 	} else if err := regular(info); err != nil {
@@ -122,7 +118,7 @@ func ioError(path string, err error) error {
 // ErrorList of *Error values carrying file:line:col. Parse is safe for
 // concurrent use.
 func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
-	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}, protos: map[string]*protoSet{}, secrets: secretSet{}, judgeOnly: opts.JudgeOnly}
+	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}, secrets: secretSet{}, judgeOnly: opts.JudgeOnly}
 	if len(data) > MaxFileSize {
 		return nil, ErrorList{Errorf(Pos{File: file, Line: 1, Col: 1}, "the file is larger than %d MiB", MaxFileSize>>20)}
 	}
@@ -143,6 +139,7 @@ func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
 	// rotated token does not make another scenario either.
 	sum := sha256.Sum256([]byte(s.Redact(string(data))))
 	s.Hash = hex.EncodeToString(sum[:])
+	s.Source = data
 	return s, nil
 }
 
@@ -218,46 +215,4 @@ func decodeDocuments(data []byte) (doc, next *yaml.Node, err error) {
 		return nil, nil, err
 	}
 	return doc, next, nil
-}
-
-var yamlPrefix = regexp.MustCompile(`^yaml: (?:line \d+: )?`)
-
-// yamlMessage strips yaml.v3's prefix from a syntax error.
-func yamlMessage(err error) string {
-	return yamlPrefix.ReplaceAllString(err.Error(), "")
-}
-
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
-// syntaxErrorPos locates a syntax error. yaml.v3 reports a line only, not
-// always the right one (parser errors count lines from 0, and some errors
-// carry no line at all), and never a column. The parser reads the input
-// once, left to right, so the shortest prefix of the file that fails with
-// the same message ends where the parser gave up: find it by bisection.
-func (d *decoder) syntaxErrorPos(data []byte, err error) Pos {
-	msg := yamlMessage(err)
-	// Cutting the input inside a UTF-8 sequence would fail with a different
-	// message and break the bisection's monotony, so cut at rune starts only.
-	cut := func(k int) int {
-		for k < len(data) && !utf8.RuneStart(data[k]) {
-			k++
-		}
-		return k
-	}
-	k := cut(sort.Search(len(data), func(k int) bool {
-		_, _, err := decodeDocuments(data[:cut(k+1)])
-		return err != nil && yamlMessage(err) == msg
-	}) + 1)
-	if k > len(data) {
-		p := Pos{File: d.file, Line: 1, Col: 1}
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			p.Line, _ = strconv.Atoi(m[1])
-		}
-		return p
-	}
-	last := k - 1
-	for last > 0 && !utf8.RuneStart(data[last]) {
-		last--
-	}
-	return d.src.posOf(d.file, last)
 }

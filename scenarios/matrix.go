@@ -100,3 +100,52 @@ func caseID(target string, combo []MatrixValue) string {
 	}
 	return target + " " + strings.Join(parts, ",")
 }
+
+type rawAxis struct {
+	key    *yaml.Node
+	values []*yaml.Node
+}
+
+// matrix reads `matrix:`: axes in file order, each a non-empty list of scalars.
+func (d *decoder) matrix(n *yaml.Node) []rawAxis {
+	n = d.deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "matrix: expected a mapping from names to lists of values, got %s", describe(n))
+		return nil
+	}
+	var axes []rawAxis
+	for _, kv := range d.pairs(n, 0) {
+		if d.exhausted() {
+			break
+		}
+		key := kv.key.Value
+		if !validVarName(key) {
+			d.errorf(kv.key, "matrix: %q is not a valid variable name (letters, digits and _, not starting with a digit)", key)
+			continue
+		}
+		list := d.deref(kv.val)
+		values := d.seq(list, "matrix."+key)
+		if len(values) == 0 {
+			if list.Kind == yaml.SequenceNode {
+				d.errorf(kv.key, "matrix.%s: needs at least one value", key)
+			}
+			continue
+		}
+		ax := rawAxis{key: kv.key}
+		for _, v := range values {
+			if s := d.scalar(v, "matrix."+key, aValue); s != nil {
+				if isNull(s) {
+					d.errorf(s, "matrix.%s: expected a value, got nothing", key)
+					continue
+				}
+				ax.values = append(ax.values, s)
+			}
+		}
+		axes = append(axes, ax)
+	}
+	return axes
+}
+
+// MaxCases bounds targets × matrix combinations. Each case is a full run
+// of every phase, so more than this is a typo, not a plan.
+const MaxCases = 10_000

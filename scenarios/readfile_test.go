@@ -53,7 +53,7 @@ func TestReadFileRefusesWhatIsNotAFile(t *testing.T) {
 				err  error
 			}
 			done := make(chan result, 1)
-			go func() { data, err := ReadFile(tc.path); done <- result{data, err} }()
+			go func() { data, err := readScenario(tc.path); done <- result{data, err} }()
 			var r result
 			select {
 			case r = <-done:
@@ -61,13 +61,13 @@ func TestReadFileRefusesWhatIsNotAFile(t *testing.T) {
 				if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 					f.Close()
 				}
-				t.Fatalf("ReadFile(%s) blocked", tc.path)
+				t.Fatalf("readScenario(%s) blocked", tc.path)
 			}
 			switch {
 			case tc.wantErr == "" && (r.err != nil || string(r.data) != "version: 1\n"):
-				t.Errorf("ReadFile = %q, %v", r.data, r.err)
+				t.Errorf("readScenario = %q, %v", r.data, r.err)
 			case tc.wantErr != "" && (r.err == nil || !strings.Contains(r.err.Error(), tc.wantErr) || !strings.HasPrefix(r.err.Error(), tc.path+": ")):
-				t.Errorf("ReadFile error = %v, want %s: …%s…", r.err, tc.path, tc.wantErr)
+				t.Errorf("readScenario error = %v, want %s: …%s…", r.err, tc.path, tc.wantErr)
 			}
 		})
 	}

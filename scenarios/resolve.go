@@ -27,24 +27,6 @@ type resolver struct {
 	used []string
 }
 
-func (r *resolver) lookup(name string) (string, error) {
-	if v, ok := r.matrix[name]; ok {
-		r.used = append(r.used, v)
-		return v, nil
-	}
-	if r.matrix == nil && r.vars.matrixKeys[name] {
-		return "", fmt.Errorf("matrix variable %q cannot be used in %s", name, strings.ReplaceAll(r.where, "NAME", name))
-	}
-	if r.vars.cycle[name] {
-		return "", errVarCycle
-	}
-	if v, ok := r.vars.lookup(name); ok {
-		r.used = append(r.used, v)
-		return v, nil
-	}
-	return "", fmt.Errorf("undefined variable %q (define it under vars:, pass --var %s=..., or set %s%s)", name, name, EnvPrefix, name)
-}
-
 // text returns scalar n's value with variables substituted. A null scalar
 // is the empty string.
 func (r *resolver) text(n *yaml.Node) (string, bool) {
@@ -59,16 +41,6 @@ func (r *resolver) text(n *yaml.Node) (string, bool) {
 		r.d.errs = append(r.d.errs, Errorf(r.d.posAt(n, e.Off), "%s", e.Msg))
 	}
 	return out, len(errs) == 0
-}
-
-// posAt returns the position of byte offset off inside scalar n's value:
-// exact for a value written verbatim on one line, else n's own position.
-func (d *decoder) posAt(n *yaml.Node, off int) Pos {
-	p := d.pos(n)
-	if col, ok := d.src.valueStart(n); ok && off <= len(n.Value) {
-		p.Col = col + len([]rune(n.Value[:off]))
-	}
-	return p
 }
 
 func (r *resolver) int(n *yaml.Node, label string) (int64, bool) {
@@ -198,4 +170,160 @@ func (r *resolver) name(n *yaml.Node, label string) (string, bool) {
 		return "", false
 	}
 	return s, true
+}
+
+func described(what, name string) string {
+	if name == "" {
+		return what
+	}
+	return fmt.Sprintf("%s %q", what, name)
+}
+
+// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2), the
+// syntax of methods and header names.
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *resolver) headers(kvs []pair) []Header {
+	var out []Header
+	for _, kv := range kvs {
+		name := kv.key.Value
+		if !isToken(name) {
+			r.d.errorf(kv.key, "headers: %q is not a valid header name", name)
+			continue
+		}
+		v, ok := r.headerValue(kv, name, "headers.%s: a header value cannot contain line breaks or NUL")
+		if !ok {
+			continue
+		}
+		out = append(out, Header{Name: name, Value: v})
+	}
+	return out
+}
+
+// headerValue resolves the value of a header (or of gRPC metadata) named
+// name, whose credentials are secrets like its variables', and refuses a
+// value that would break the request's framing: broken names that message,
+// given the key as written.
+func (r *resolver) headerValue(kv pair, name, broken string) (string, bool) {
+	r.used = r.used[:0]
+	v, ok := r.text(kv.val)
+	if secretHeader(name) {
+		pieces := headerSecrets(name, v)
+		r.d.secrets.add(pieces...)
+		r.d.secrets.addUsed(r.used, pieces)
+	}
+	if !ok {
+		return "", false
+	}
+	if strings.ContainsAny(v, "\r\n\x00") {
+		r.d.errorf(kv.val, broken, kv.key.Value)
+		return "", false
+	}
+	return v, true
+}
+
+// timeout resolves a target's `timeout:`, which must be above zero; def is
+// kept when the value is not a duration.
+func (r *resolver) timeout(n *yaml.Node, def time.Duration) time.Duration {
+	v, ok := r.duration(n, "timeout")
+	if !ok {
+		return def
+	}
+	if v == 0 {
+		r.d.errorf(n, "timeout: must be greater than 0")
+	}
+	return v
+}
+
+// template substitutes variables into n and compiles the result. Values
+// of variables may hold placeholders too; a problem in one is reported at
+// the variable's use when it cannot be found in the text as written.
+func (r *resolver) template(n *yaml.Node, label string) (Template, bool) {
+	s, ok := r.text(n)
+	if !ok {
+		return Template{}, false
+	}
+	t, errs := compileTemplate(s)
+	for _, e := range errs {
+		r.d.errs = append(r.d.errs, Errorf(r.substitutedPos(n, s, e.Off), "%s: %s", label, e.Msg))
+	}
+	return t, len(errs) == 0
+}
+
+// substitutedPos maps offset off of s, n's value after substitution, onto
+// the file: exactly when nothing was substituted, else by finding the same
+// placeholder in the text as written.
+func (r *resolver) substitutedPos(n *yaml.Node, s string, off int) Pos {
+	if s == n.Value {
+		return r.d.posAt(n, off)
+	}
+	tok := s[off:]
+	if end := strings.Index(tok, "}}"); end >= 0 {
+		tok = tok[:end+2]
+	}
+	if i := strings.Index(n.Value, tok); i >= 0 && tok != "" {
+		return r.d.posAt(n, i)
+	}
+	return r.d.pos(n)
+}
+
+func (r *resolver) hexPayload(n *yaml.Node) Template {
+	s, ok := r.text(n)
+	if !ok {
+		return Template{}
+	}
+	b, errs := parseHex(s)
+	for _, e := range errs {
+		r.d.errs = append(r.d.errs, Errorf(r.substitutedPos(n, s, e.Off), "%s", e.Msg))
+	}
+	if len(errs) == 0 && len(b) == 0 {
+		r.d.errorf(n, "send_hex: no bytes given")
+	}
+	return literalTemplate(b)
+}
+
+// maxConcurrency bounds the workers of a closed-model phase and the
+// requests in flight of an open-model one; each is a goroutine and,
+// without keep-alive, a socket.
+const maxConcurrency = 1_000_000
+
+// maxRate bounds an open-model arrival rate, in requests per second. One
+// process cannot schedule arrivals faster, so a larger rate is a typo.
+const maxRate = 10_000_000
+
+// rateValue resolves one rate in requests per second.
+func (r *resolver) rateValue(n *yaml.Node, label string, zeroOK bool) (float64, bool) {
+	v, s, ok := r.float(n, label, aRate)
+	switch {
+	case !ok:
+	case v < 0 && zeroOK:
+		r.d.errorf(n, "%s: must not be negative, got %s", label, s)
+		ok = false
+	case v <= 0 && !zeroOK:
+		r.d.errorf(n, "%s: must be greater than 0, got %s", label, s)
+		ok = false
+	case v > maxRate:
+		r.d.errorf(n, "%s: must be at most %d requests per second, got %s", label, maxRate, s)
+		ok = false
+	}
+	return v, ok
+}
+
+func (r *resolver) positiveDuration(n *yaml.Node, label string) (time.Duration, bool) {
+	v, ok := r.duration(n, label)
+	if ok && v == 0 {
+		r.d.errorf(n, "%s: must be greater than 0", label)
+		return 0, false
+	}
+	return v, ok
 }

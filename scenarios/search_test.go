@@ -118,7 +118,7 @@ func TestSplitSearchPhase(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.seg.String(), func(t *testing.T) {
-			part, ok := SplitPhase(ph, tc.seg)
+			part, ok := splitPhaseOK(ph, tc.seg)
 			if !ok {
 				t.Fatal("a search share is never empty")
 			}
@@ -132,6 +132,6 @@ func TestSplitSearchPhase(t *testing.T) {
 		})
 	}
 	if ph.Search.From != 1000 {
-		t.Error("SplitPhase changed the phase it was given")
+		t.Error("splitPhase changed the phase it was given")
 	}
 }

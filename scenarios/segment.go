@@ -39,17 +39,18 @@ func (s Segment) share(total int64) int64 {
 	return apportion(total, make([]int64, s.Count))[s.Index-1]
 }
 
-// SplitPhase returns segment s's part of ph: concurrency (both ends of a
+// splitPhase returns segment s's part of ph: concurrency (both ends of a
 // ramp), request count, arrival rate and max_in_flight are divided; the
-// duration, the matrix and the targets stay the same in every segment. ok
-// is false when the segment's share of this phase is zero (more segments
-// than workers or requests), so it has nothing to send.
-func SplitPhase(ph Phase, s Segment) (part Phase, ok bool) {
+// duration, the matrix and the targets stay the same in every segment.
+// why says, when the segment's share of this phase is zero (more segments
+// than workers or requests), why it has nothing to send. A share is zero
+// exactly when the total is smaller than the segment's index, since
+// remainders go to the first segments.
+func splitPhase(ph Phase, s Segment) (part Phase, why string) {
 	if s.Count <= 1 {
-		return ph, true
+		return ph, ""
 	}
 	part = ph
-	ok = true
 	if ph.Search != nil {
 		// Each segment searches for its share of the capacity; merge adds
 		// the parts up only when every one found its own.
@@ -57,7 +58,7 @@ func SplitPhase(ph Phase, s Segment) (part Phase, ok bool) {
 		sr.From, sr.Max = sr.From/float64(s.Count), sr.Max/float64(s.Count)
 		sr.MaxInFlight = int(max(1, s.share(int64(sr.MaxInFlight))))
 		part.Search = &sr
-		return part, true
+		return part, ""
 	}
 	if ph.Requests > 0 {
 		reqSeg := s
@@ -69,39 +70,53 @@ func SplitPhase(ph Phase, s Segment) (part Phase, ok bool) {
 		if reqSeg.Index <= reqSeg.Count {
 			part.Requests = reqSeg.share(ph.Requests)
 		} else {
-			part.Requests = 0
+			part.Requests = 0 // no worker here: the concurrency says why
 		}
-		ok = ok && part.Requests > 0
+		if part.Requests == 0 && ph.Requests < int64(s.Index) {
+			why = fmt.Sprintf("phase %q sends %d requests in all, one each for the first %d segments", ph.Name, ph.Requests, ph.Requests)
+		}
 	}
 	if ph.Rate.Open() {
 		// Rates are real numbers: every segment gets an equal share.
 		part.Rate = Rate{From: ph.Rate.From / float64(s.Count), To: ph.Rate.To / float64(s.Count)}
 		part.MaxInFlight = int(max(1, s.share(int64(ph.MaxInFlight))))
-	} else {
-		part.Concurrency = int(s.share(int64(ph.Concurrency)))
-		if ph.ConcurrencyFrom > 0 {
-			part.ConcurrencyFrom = int(s.share(int64(ph.ConcurrencyFrom)))
-			if part.ConcurrencyFrom == 0 && part.Concurrency > 0 {
-				// This segment's workers all join during the ramp.
-				part.ConcurrencyFrom = 1
-			}
-			if part.ConcurrencyFrom >= part.Concurrency {
-				part.ConcurrencyFrom = 0 // nothing left to ramp in this share
-			}
-		}
-		ok = ok && part.Concurrency > 0
+		return part, why
 	}
-	return part, ok
+	part.Concurrency = int(s.share(int64(ph.Concurrency)))
+	if ph.ConcurrencyFrom > 0 {
+		part.ConcurrencyFrom = int(s.share(int64(ph.ConcurrencyFrom)))
+		if part.ConcurrencyFrom == 0 && part.Concurrency > 0 {
+			// This segment's workers all join during the ramp.
+			part.ConcurrencyFrom = 1
+		}
+		if part.ConcurrencyFrom >= part.Concurrency {
+			part.ConcurrencyFrom = 0 // nothing left to ramp in this share
+		}
+	}
+	if part.Concurrency == 0 && why == "" {
+		why = fmt.Sprintf("phase %q has concurrency %d, one worker each for the first %d segments", ph.Name, ph.Concurrency, ph.Concurrency)
+	}
+	return part, why
 }
 
-// SplitScenario returns a copy of sc as segment s runs it: every phase is
-// its part (SplitPhase), a phase with a zero share is left out, and so is
-// a case left without a measured phase, since running its warm-up alone
-// would measure nothing. dropped lists the indexes in sc.Cases of the
-// cases left out; none is left at all when the segment has nothing to
-// send. Every unique data source keeps only the rows SegmentRows gives the
-// segment. sc is not modified.
-func SplitScenario(sc *Scenario, s Segment) (part *Scenario, dropped []int) {
+// Dropped is a case that a segment has no share of: every one of its
+// measured phases has a zero share, and running its warm-up alone would
+// measure nothing.
+type Dropped struct {
+	Case int // index in the scenario's Cases
+	// Why names the case's first measured phase and why its share is
+	// zero: `phase "load" has concurrency 2, one worker each for the
+	// first 2 segments`.
+	Why string
+}
+
+// Split returns a copy of sc as segment s runs it: every phase is its part
+// (splitPhase), a phase with a zero share is left out, and so is a case
+// left without a measured phase, which dropped lists with the reason. No
+// case is left at all when the segment has nothing to send. Every unique
+// data source keeps only the rows SegmentRows gives the segment. sc is not
+// modified.
+func Split(sc *Scenario, s Segment) (part *Scenario, dropped []Dropped) {
 	if s.Count <= 1 {
 		return sc, nil
 	}
@@ -111,20 +126,26 @@ func SplitScenario(sc *Scenario, s Segment) (part *Scenario, dropped []int) {
 	return &cp, dropped
 }
 
-// splitCases is the load of sc that segment s runs, the part of
-// SplitScenario every other segment can compute too.
-func splitCases(sc *Scenario, s Segment) (cases []Case, dropped []int) {
+// splitCases is the load of sc that segment s runs, the part of Split
+// every other segment can compute too.
+func splitCases(sc *Scenario, s Segment) (cases []Case, dropped []Dropped) {
 	for i, c := range sc.Cases {
 		c.Phases = nil
-		measured := false
+		why := ""
 		for _, ph := range sc.Cases[i].Phases {
-			if p, ok := SplitPhase(ph, s); ok {
+			p, zero := splitPhase(ph, s)
+			switch {
+			case zero == "":
 				c.Phases = append(c.Phases, p)
-				measured = measured || !p.Warmup
+			case why == "" && !p.Warmup:
+				why = zero
 			}
 		}
-		if !measured {
-			dropped = append(dropped, i)
+		if !slices.ContainsFunc(c.Phases, func(p Phase) bool { return !p.Warmup }) {
+			if why == "" {
+				why = "its measured phases have no share for it"
+			}
+			dropped = append(dropped, Dropped{Case: i, Why: why})
 			continue
 		}
 		cases = append(cases, c)

@@ -55,7 +55,7 @@ func TestSplitPhase(t *testing.T) {
 		{"concurrency ramp splits both ends", ramp, Segment{3, 3}, Phase{Name: "r", ConcurrencyFrom: 1, Concurrency: 3, Duration: time.Minute}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := SplitPhase(tc.phase, tc.seg)
+			got, ok := splitPhaseOK(tc.phase, tc.seg)
 			if ok != tc.ok {
 				t.Errorf("ok = %v, want %v", ok, tc.ok)
 			}
@@ -87,21 +87,22 @@ func TestSegmentSharesAddUp(t *testing.T) {
 	}
 }
 
-func TestSplitScenarioEmptySegment(t *testing.T) {
+func TestSplitEmptySegment(t *testing.T) {
 	sc := &Scenario{Cases: []Case{{ID: "a", Phases: []Phase{
 		{Name: "warm", Warmup: true, Concurrency: 3, Requests: 30},
 		{Name: "m", Concurrency: 2, Duration: time.Second},
 	}}}}
 	// Segment 3/3 has a warm-up worker but no measured one: the case is
 	// dropped, which leaves nothing to send.
-	if part, dropped := SplitScenario(sc, Segment{3, 3}); len(part.Cases) != 0 || !slices.Equal(dropped, []int{0}) {
-		t.Errorf("segment 3/3 of 2 workers: cases %+v, dropped %v; want none, [0]", part.Cases, dropped)
+	want := []Dropped{{Case: 0, Why: `phase "m" has concurrency 2, one worker each for the first 2 segments`}}
+	if part, dropped := Split(sc, Segment{3, 3}); len(part.Cases) != 0 || !slices.Equal(dropped, want) {
+		t.Errorf("segment 3/3 of 2 workers: cases %+v, dropped %v; want none, %v", part.Cases, dropped, want)
 	}
-	if part, dropped := SplitScenario(sc, Segment{2, 3}); len(dropped) != 0 || len(part.Cases) != 1 || len(part.Cases[0].Phases) != 2 {
+	if part, dropped := Split(sc, Segment{2, 3}); len(dropped) != 0 || len(part.Cases) != 1 || len(part.Cases[0].Phases) != 2 {
 		t.Errorf("segment 2/3 should keep both phases, got %+v, dropped %v", part.Cases, dropped)
 	}
 	if len(sc.Cases[0].Phases) != 2 || sc.Cases[0].Phases[1].Concurrency != 2 {
-		t.Error("SplitScenario modified its input")
+		t.Error("Split modified its input")
 	}
 }
 
@@ -113,7 +114,7 @@ func TestSplitKeepsEveryRequest(t *testing.T) {
 			ph := Phase{Name: "m", Concurrency: conc, Requests: 10}
 			var sent int64
 			for i := 1; i <= n; i++ {
-				part, ok := SplitPhase(ph, Segment{i, n})
+				part, ok := splitPhaseOK(ph, Segment{i, n})
 				if ok && part.Concurrency > 0 {
 					sent += part.Requests
 				} else if part.Requests > 0 {
@@ -274,16 +275,55 @@ func TestSegmentRowsPartition(t *testing.T) {
 	}
 }
 
-// SplitScenario slices unique sources only, and never its input's.
-func TestSplitScenarioData(t *testing.T) {
+// Split slices unique sources only, and never its input's.
+func TestSplitData(t *testing.T) {
 	sc := rowsScenario(5, false, Phase{Name: "m", Concurrency: 2, Duration: time.Second})
 	seq := &DataSource{Name: "s", Mode: DataSequential, Rows: sc.Data[0].Rows}
 	sc.Data = append(sc.Data, seq)
-	part, _ := SplitScenario(sc, Segment{2, 2})
+	part, _ := Split(sc, Segment{2, 2})
 	if diff := cmp.Diff(sc.Data[0].Rows[3:], part.Data[0].Rows); diff != "" {
 		t.Errorf("unique source of segment 2/2 (-want +got):\n%s", diff)
 	}
 	if part.Data[1] != seq || len(sc.Data[0].Rows) != 5 {
 		t.Errorf("sequential source %d rows, the original unique one %d; want both whole (5)", len(part.Data[1].Rows), len(sc.Data[0].Rows))
 	}
+}
+
+// A case a segment gets nothing of is dropped with the reason of its
+// first measured phase.
+func TestSplitWhy(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		phase Phase
+		seg   Segment
+		want  string
+	}{
+		{"open model, 2 requests over 3 segments: the third gets none", Phase{Name: "m", Rate: Rate{From: 10, To: 10}, Requests: 2, MaxInFlight: 10}, Segment{3, 3},
+			`phase "m" sends 2 requests in all, one each for the first 2 segments`},
+		{"closed model, 2 workers over 3 segments: the third gets none", Phase{Name: "m", Concurrency: 2, Duration: time.Second}, Segment{3, 3},
+			`phase "m" has concurrency 2, one worker each for the first 2 segments`},
+		{"many requests but no worker: the concurrency is why", Phase{Name: "m", Concurrency: 2, Requests: 100}, Segment{3, 3},
+			`phase "m" has concurrency 2, one worker each for the first 2 segments`},
+		{"few requests among the segments with a worker", Phase{Name: "m", Concurrency: 4, Requests: 2}, Segment{3, 4},
+			`phase "m" sends 2 requests in all, one each for the first 2 segments`},
+		{"a share: nothing dropped", Phase{Name: "m", Concurrency: 4, Requests: 8}, Segment{3, 4}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := &Scenario{Cases: []Case{{ID: "a", Phases: []Phase{{Name: "warm", Warmup: true, Concurrency: 9, Requests: 9}, tc.phase}}}}
+			_, dropped := Split(sc, tc.seg)
+			got := ""
+			if len(dropped) == 1 {
+				got = dropped[0].Why
+			}
+			if got != tc.want || len(dropped) > 1 {
+				t.Errorf("dropped %v, want reason %q", dropped, tc.want)
+			}
+		})
+	}
+}
+
+// splitPhaseOK is splitPhase with ok for "the share is not zero".
+func splitPhaseOK(ph Phase, s Segment) (Phase, bool) {
+	part, why := splitPhase(ph, s)
+	return part, why == ""
 }

@@ -121,3 +121,20 @@ func (s *source) valueStart(n *yaml.Node) (col int, verbatim bool) {
 	}
 	return col, strings.HasPrefix(line[i:], n.Value)
 }
+
+// offsetOf is the byte offset of 1-based line:col (col in characters, as
+// yaml.v3 counts), and whether the file has that place.
+func (s *source) offsetOf(line, col int) (int, bool) {
+	if line < 1 || line > len(s.lines) || col < 1 {
+		return 0, false
+	}
+	off := s.lines[line-1]
+	for range col - 1 {
+		if off >= len(s.data) {
+			return 0, false
+		}
+		_, size := utf8.DecodeRune(s.data[off:])
+		off += size
+	}
+	return off, true
+}

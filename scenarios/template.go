@@ -7,6 +7,34 @@ import (
 	"strings"
 )
 
+// Template is a payload compiled when the scenario is loaded: literal bytes
+// and typed placeholders, so the runner renders it without parsing.
+type Template struct {
+	Parts []TemplatePart
+}
+
+// PartKind is what a part of a Template renders.
+type PartKind uint8
+
+// The kinds of template parts; every kind but PartLiteral is a placeholder.
+const (
+	PartLiteral PartKind = iota // Literal, as is
+	PartNowMS                   // {{now_ms}}: Unix time in milliseconds
+	PartSeq                     // {{seq}}: the worker's iteration number, from 1
+	PartWorker                  // {{worker}}: the worker's index, from 0
+	PartUUID                    // {{uuid}}: a random version 4 UUID
+	PartRandInt                 // {{rand_int A B}}: a uniform integer in [Min, Max]
+	PartVar                     // {{token}}, {{users.name}}: a flow variable (an extracted value or a data column); Slot indexes Flow.Vars
+)
+
+// TemplatePart is one literal or placeholder of a Template.
+type TemplatePart struct {
+	Kind     PartKind
+	Literal  []byte // PartLiteral
+	Min, Max int64  // PartRandInt, inclusive
+	Slot     int    // PartVar: index into Flow.Vars
+}
+
 // Rendered lengths of the placeholders, in bytes, for the load-time checks
 // that a payload fits its frame: the most digits each can produce, and the
 // fewest.
@@ -219,4 +247,12 @@ func (p TemplatePart) lenRange() (lo, hi int) {
 		return 0, 0
 	}
 	return 1, 0
+}
+
+func literalBytes(t Template) []byte {
+	var b []byte
+	for _, p := range t.Parts {
+		b = append(b, p.Literal...)
+	}
+	return b
 }

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // EnvPrefix is prepended to a variable's name to find its value in the
@@ -188,4 +190,67 @@ func (t *varTable) effective() map[string]string {
 		}
 	}
 	return out
+}
+
+// rawVar is one entry of `vars:`, written `name: value` or
+// `name: {value: ..., secret: true}`.
+type rawVar struct {
+	key, val *yaml.Node
+	secret   *yaml.Node // nil unless the long form says
+}
+
+var varFields = []field[rawVar]{
+	scalarField("value", aValue, func(v *rawVar) **yaml.Node { return &v.val }),
+	scalarField("secret", aBool, func(v *rawVar) **yaml.Node { return &v.secret }),
+}
+
+// vars reads `vars:`: each entry a scalar, or a mapping with a value and
+// whether it is secret.
+func (d *decoder) vars(n *yaml.Node) []rawVar {
+	n = d.deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "vars: expected a mapping, got %s", describe(n))
+		return nil
+	}
+	var out []rawVar
+	for _, kv := range d.pairs(n, 0) {
+		if d.exhausted() {
+			break
+		}
+		v := d.deref(kv.val)
+		switch v.Kind {
+		case yaml.ScalarNode:
+			out = append(out, rawVar{key: kv.key, val: v})
+		case yaml.MappingNode:
+			rv := rawVar{key: kv.key}
+			if fields(d, v, "vars."+kv.key.Value, "variable", varFields, &rv) {
+				if rv.val == nil {
+					d.errorf(v, "vars.%s: missing required field %q", kv.key.Value, "value")
+					continue
+				}
+				out = append(out, rv)
+			}
+		default:
+			d.errorf(v, "vars.%s: expected %s or {value: ..., secret: true}, got %s", kv.key.Value, aValue, describe(v))
+		}
+	}
+	return out
+}
+
+func (r *resolver) lookup(name string) (string, error) {
+	if v, ok := r.matrix[name]; ok {
+		r.used = append(r.used, v)
+		return v, nil
+	}
+	if r.matrix == nil && r.vars.matrixKeys[name] {
+		return "", fmt.Errorf("matrix variable %q cannot be used in %s", name, strings.ReplaceAll(r.where, "NAME", name))
+	}
+	if r.vars.cycle[name] {
+		return "", errVarCycle
+	}
+	if v, ok := r.vars.lookup(name); ok {
+		r.used = append(r.used, v)
+		return v, nil
+	}
+	return "", fmt.Errorf("undefined variable %q (define it under vars:, pass --var %s=..., or set %s%s)", name, name, EnvPrefix, name)
 }

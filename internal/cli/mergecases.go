@@ -13,7 +13,7 @@ import (
 // run by some segments only would be judged on a share of its load as if
 // it were the whole. The cases the parts ran together are taken as the
 // selection, and each part must have run every one of them that its
-// segment has a share of (scenarios.SplitScenario), as a segment of the
+// segment has a share of (scenarios.Split), as a segment of the
 // same selection would. A part whose scenario errored or was aborted
 // stopped early, and says so itself.
 func checkSameCases(parts []results.Part, m *results.Merged) error {
@@ -42,7 +42,7 @@ func checkSameCases(parts []results.Part, m *results.Merged) error {
 				continue
 			}
 			seg := scenarios.Segment{Index: p.Run.Segment.Index, Count: p.Run.Segment.Count}
-			share, _ := scenarios.SplitScenario(&selected, seg)
+			share, _ := scenarios.Split(&selected, seg)
 			for _, c := range share.Cases {
 				if !slices.ContainsFunc(sr.Cases, func(cr *results.CaseRun) bool { return cr.ID == c.ID }) {
 					return fmt.Errorf("parts of different selections: scenario %q: %s (segment %s) did not run case %q, which %s ran; give every segment the same --target and --case",

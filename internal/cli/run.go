@@ -59,7 +59,6 @@ func silentUsage(err error) error {
 type plan struct {
 	scenario *scenarios.Scenario
 	rules    *assertions.Rules
-	source   []byte // the file as read, for segment parts; nil for the demo
 }
 
 // loadPlans parses every scenario and compiles every rule before any
@@ -73,12 +72,7 @@ func loadPlans(args []string, vars, secretVars map[string]string, env Env) ([]pl
 	var plans []plan
 	names := map[string]string{}
 	for _, f := range files {
-		src, err := readScenario(f)
-		if err != nil {
-			problems = append(problems, err)
-			continue
-		}
-		sc, err := scenarios.Parse(f, src, scenarios.LoadOptions{Vars: vars, SecretVars: secretVars, LookupEnv: env.LookupEnv})
+		sc, err := scenarios.Load(f, scenarios.LoadOptions{Vars: vars, SecretVars: secretVars, LookupEnv: env.LookupEnv})
 		if err != nil {
 			problems = append(problems, err)
 			continue
@@ -88,7 +82,6 @@ func loadPlans(args []string, vars, secretVars map[string]string, env Env) ([]pl
 			problems = append(problems, redactDiagnostics(sc, err))
 			continue
 		}
-		p.source = src
 		if prev, dup := names[sc.Name]; dup {
 			problems = append(problems, scenarios.Errorf(sc.Pos, "scenario name %q is already used by %s", sc.Name, prev))
 			continue
@@ -129,14 +122,6 @@ func redactDiagnostics(sc *scenarios.Scenario, err error) error {
 		out[i] = &scenarios.Error{Pos: e.Pos, Msg: sc.Redact(e.Msg)}
 	}
 	return out
-}
-
-// readScenario reads a scenario file as scenarios.Load does, keeping the
-// bytes: a segment part carries them (redacted) so that merge judges
-// exactly the file that was run, even if it changed on disk in the
-// meantime. A FIFO or a device is refused rather than waited on.
-func readScenario(path string) ([]byte, error) {
-	return scenarios.ReadFile(path)
 }
 
 func compilePlan(sc *scenarios.Scenario) (plan, error) {

@@ -142,19 +142,18 @@ func (s schedule) await(ctx context.Context, w io.Writer) time.Duration {
 	return skew
 }
 
-// splitPlan gives p its segment's share (scenarios.SplitScenario): the
-// load, the rows of unique data sources, and only the cases with a share
-// of a measured phase. empty is true when no case is left; notes say what
-// was dropped and why.
+// splitPlan gives p its segment's share (scenarios.Split): the load, the
+// rows of unique data sources, and only the cases with a share of a
+// measured phase. empty is true when no case is left; notes say what was
+// dropped and, as Split decides it, why.
 func splitPlan(p plan, seg scenarios.Segment) (part plan, empty bool, notes []string, err error) {
 	if seg.Count <= 1 {
 		return p, false, nil, nil
 	}
-	sc, droppedCases := scenarios.SplitScenario(p.scenario, seg)
+	sc, droppedCases := scenarios.Split(p.scenario, seg)
 	dropped := make([]string, len(droppedCases))
-	for i, c := range droppedCases {
-		orig := p.scenario.Cases[c]
-		dropped[i] = fmt.Sprintf("case %q: %s", orig.ID, zeroShare(orig.Phases, seg))
+	for i, d := range droppedCases {
+		dropped[i] = fmt.Sprintf("case %q: %s", p.scenario.Cases[d.Case].ID, d.Why)
 	}
 	p.scenario = sc
 	name := sc.Name
@@ -169,22 +168,6 @@ func splitPlan(p plan, seg scenarios.Segment) (part plan, empty bool, notes []st
 		notes = append(notes, fmt.Sprintf("segment %s of scenario %q: %s; the case is left to the other segments", seg, name, d))
 	}
 	return p, false, notes, nil
-}
-
-// zeroShare explains why seg got nothing of a case's measured phases. A
-// share is zero exactly when the total is smaller than the segment's
-// index, since remainders go to the first segments.
-func zeroShare(phases []scenarios.Phase, seg scenarios.Segment) string {
-	for _, ph := range phases {
-		switch {
-		case ph.Warmup:
-		case ph.Requests > 0 && ph.Requests < int64(seg.Index):
-			return fmt.Sprintf("phase %q sends %d requests in all, one each for the first %d segments", ph.Name, ph.Requests, ph.Requests)
-		case !ph.Rate.Open() && ph.Concurrency < seg.Index:
-			return fmt.Sprintf("phase %q has concurrency %d, one worker each for the first %d segments", ph.Name, ph.Concurrency, ph.Concurrency)
-		}
-	}
-	return "its measured phases have no share for it"
 }
 
 // markPart turns the results document into a part: the segment block, and
@@ -209,7 +192,7 @@ func (s schedule) markPart(run *results.Run, plans []plan, empty []bool, skew ti
 			break
 		}
 		sc := plans[i].scenario
-		sr.Source = sc.Redact(string(plans[i].source))
+		sr.Source = sc.Redact(string(sc.Source))
 		sr.Vars = make(map[string]string, len(sc.Vars))
 		for k, v := range sc.Vars {
 			sr.Vars[k] = sc.Redact(v)

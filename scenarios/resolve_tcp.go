@@ -2,17 +2,11 @@ package scenarios
 
 import (
 	"math"
-	"net"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 )
-
-// DefaultMaxFrame is the largest frame payload a TCP target accepts when
-// the scenario does not say, in bytes.
-const DefaultMaxFrame = 1 << 20
 
 // maxMaxFrame bounds max_frame: a worker's read buffer may grow to it.
 const maxMaxFrame = 1 << 30
@@ -68,55 +62,6 @@ func (r *resolver) tcp(t *rawTCP) *TCPTarget {
 	}
 	out.Iteration = r.steps(t.iteration, tt)
 	return out
-}
-
-// timeout resolves a target's `timeout:`, which must be above zero; def is
-// kept when the value is not a duration.
-func (r *resolver) timeout(n *yaml.Node, def time.Duration) time.Duration {
-	v, ok := r.duration(n, "timeout")
-	if !ok {
-		return def
-	}
-	if v == 0 {
-		r.d.errorf(n, "timeout: must be greater than 0")
-	}
-	return v
-}
-
-// connection resolves `connection:` of a TCP or WebSocket target: when it
-// opens connections. def is kept when the value is not one of them.
-func (r *resolver) connection(n *yaml.Node, def TCPConnection) TCPConnection {
-	s, ok := r.text(n)
-	if !ok {
-		return def
-	}
-	switch s {
-	case "persistent":
-		return Persistent
-	case "per_iteration":
-		return PerIteration
-	}
-	r.d.errorf(n, "connection: expected persistent or per_iteration, got %q", s)
-	return def
-}
-
-// address resolves host:port. The host must be given: an empty one would
-// dial the local machine by accident of the net package.
-func (r *resolver) address(n *yaml.Node, label string) string {
-	s, ok := r.text(n)
-	if !ok {
-		return ""
-	}
-	host, port, err := net.SplitHostPort(s)
-	if err != nil || host == "" {
-		r.d.errorf(n, "%s: expected host:port, got %q", label, s)
-		return ""
-	}
-	if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
-		r.d.errorf(n, "%s: port %q is not a number from 1 to 65535", label, port)
-		return ""
-	}
-	return s
 }
 
 // framing resolves `framing:`; ok is false when it is invalid, so that
@@ -248,53 +193,6 @@ func (r *resolver) steps(list []*rawStep, t tcpTarget) []TCPStep {
 		out = append(out, step)
 	}
 	return out
-}
-
-// template substitutes variables into n and compiles the result. Values
-// of variables may hold placeholders too; a problem in one is reported at
-// the variable's use when it cannot be found in the text as written.
-func (r *resolver) template(n *yaml.Node, label string) (Template, bool) {
-	s, ok := r.text(n)
-	if !ok {
-		return Template{}, false
-	}
-	t, errs := compileTemplate(s)
-	for _, e := range errs {
-		r.d.errs = append(r.d.errs, Errorf(r.substitutedPos(n, s, e.Off), "%s: %s", label, e.Msg))
-	}
-	return t, len(errs) == 0
-}
-
-// substitutedPos maps offset off of s, n's value after substitution, onto
-// the file: exactly when nothing was substituted, else by finding the same
-// placeholder in the text as written.
-func (r *resolver) substitutedPos(n *yaml.Node, s string, off int) Pos {
-	if s == n.Value {
-		return r.d.posAt(n, off)
-	}
-	tok := s[off:]
-	if end := strings.Index(tok, "}}"); end >= 0 {
-		tok = tok[:end+2]
-	}
-	if i := strings.Index(n.Value, tok); i >= 0 && tok != "" {
-		return r.d.posAt(n, i)
-	}
-	return r.d.pos(n)
-}
-
-func (r *resolver) hexPayload(n *yaml.Node) Template {
-	s, ok := r.text(n)
-	if !ok {
-		return Template{}
-	}
-	b, errs := parseHex(s)
-	for _, e := range errs {
-		r.d.errs = append(r.d.errs, Errorf(r.substitutedPos(n, s, e.Off), "%s", e.Msg))
-	}
-	if len(errs) == 0 && len(b) == 0 {
-		r.d.errorf(n, "send_hex: no bytes given")
-	}
-	return literalTemplate(b)
 }
 
 // fits checks at load time that every payload the template can render

@@ -2,15 +2,9 @@ package scenarios
 
 import (
 	"slices"
-	"strings"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
-
-// MaxCases bounds targets × matrix combinations. Each case is a full run
-// of every phase, so more than this is a typo, not a plan.
-const MaxCases = 10_000
 
 // maxWork bounds cases × document nodes: the second pass resolves every
 // target and phase once per matrix combination.
@@ -155,36 +149,6 @@ func (d *decoder) cases(raw *rawScenario, vt *varTable, s *Scenario, targetNames
 	return phases[0]
 }
 
-// baselines resolves every target's baseline_target: another target of
-// the scenario, which has none itself. In a chain one target would be
-// both a reference and a candidate, and a loop would have no reference.
-func (d *decoder) baselines(r *resolver, raw *rawScenario, names []string) []string {
-	out := make([]string, len(raw.targets))
-	for i, t := range raw.targets {
-		n := t.baselineTarget
-		if n == nil {
-			continue
-		}
-		name, ok := r.name(n, "baseline_target")
-		if !ok {
-			continue
-		}
-		j := slices.Index(names, name)
-		switch {
-		case j < 0:
-			d.errorf(n, "baseline_target: there is no target named %q%s", name, suggest(name, names))
-		case j == i:
-			d.errorf(n, "baseline_target: a target cannot be its own baseline")
-		case raw.targets[j].baselineTarget != nil:
-			d.errorf(n, "baseline_target: target %q has a baseline_target itself (line %d); name a target that has none",
-				name, raw.targets[j].baselineTarget.Line)
-		default:
-			out[i] = name
-		}
-	}
-	return out
-}
-
 // header resolves version, name and description.
 func (d *decoder) header(r *resolver, raw *rawScenario, s *Scenario) {
 	if raw.version == nil {
@@ -236,114 +200,4 @@ func names[T named](d *decoder, r *resolver, list []T, what string) []string {
 		out[i] = name
 	}
 	return out
-}
-
-// threshold resolves one threshold entry, checking that the phase and
-// target it narrows to exist. The rule itself is compiled by the
-// assertions package; here it only has to be non-empty text.
-func (r *resolver) threshold(t *rawThreshold, targets []string, phases []Phase) Threshold {
-	out := Threshold{Severity: SeverityFail, Pos: r.d.pos(t.node)}
-	if t.rule == nil {
-		r.d.errorf(t.node, "threshold: missing required field %q", "rule")
-		return out
-	}
-	out.RulePos = rulePos(r.d, t.rule)
-	rule, ok := r.text(t.rule)
-	if ok && strings.TrimSpace(rule) == "" {
-		r.d.errorf(t.rule, "rule: must not be empty")
-	}
-	out.Rule = rule
-	out.Name = out.Rule
-	if t.name != nil {
-		if s, _ := r.text(t.name); s != "" {
-			out.Name = s
-		}
-	}
-	if t.severity != nil {
-		if s, ok := r.text(t.severity); ok {
-			switch sev := Severity(s); sev {
-			case SeverityFail, SeverityWarn:
-				out.Severity = sev
-			default:
-				r.d.errorf(t.severity, "severity: expected %s or %s, got %q", SeverityFail, SeverityWarn, s)
-			}
-		}
-	}
-	if t.phase != nil {
-		if s, ok := r.text(t.phase); ok {
-			out.Phase = s
-			i := slices.IndexFunc(phases, func(p Phase) bool { return p.Name == s })
-			switch {
-			case i < 0 && len(phases) > 0:
-				r.d.errorf(t.phase, "phase: there is no phase named %q", s)
-			case i >= 0 && phases[i].Warmup:
-				r.d.errorf(t.phase, "phase: %q is a warmup phase, which is never judged", s)
-			}
-		}
-	}
-	if t.target != nil {
-		if s, ok := r.text(t.target); ok {
-			out.Target = s
-			if !slices.Contains(targets, s) {
-				r.d.errorf(t.target, "target: there is no target named %q", s)
-			}
-		}
-	}
-	r.abort(t, &out)
-	return out
-}
-
-// abort resolves `abort: true` and `window:`. A warn rule cannot abort:
-// stopping the run fails it, which a warning must never do.
-func (r *resolver) abort(t *rawThreshold, out *Threshold) {
-	if t.abort.val != nil {
-		out.Abort, _ = r.bool(t.abort.val, "abort")
-		if out.Abort && out.Severity == SeverityWarn {
-			r.d.errorf(t.abort.key, "abort: a warn rule only reports; stopping the run would fail it (use severity: fail)")
-		}
-	}
-	if t.window.val == nil {
-		return
-	}
-	v, ok := r.duration(t.window.val, "window")
-	switch {
-	case !ok:
-	case v == 0:
-		r.d.errorf(t.window.val, "window: must be greater than 0")
-	case !out.Abort && (t.abort.val == nil || isFalse(t.abort.val)):
-		r.d.errorf(t.window.key, "window: needs abort: true; it is the span an abort rule is evaluated over while the phase runs")
-	default:
-		out.Window = v
-	}
-}
-
-// isFalse reports whether scalar n is written as false, so that a mistyped
-// abort: does not also earn a complaint about window.
-func isFalse(n *yaml.Node) bool {
-	switch n.Value {
-	case "false", "False", "FALSE":
-		return true
-	}
-	return false
-}
-
-// rulePos is where a rule's first character is, so that a column inside
-// the rule maps onto the file by addition. Quoted rules start one column
-// after the quote; a block scalar's text starts on its first line that is
-// not blank, after the block's indentation. A block whose text starts
-// with a line break keeps the node's position.
-func rulePos(d *decoder, n *yaml.Node) Pos {
-	p := d.pos(n)
-	switch {
-	case n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0:
-		p.Col++
-	case n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 && n.Value != "" && n.Value[0] != '\n':
-		for line := p.Line + 1; line <= len(d.src.lines); line++ {
-			text := d.src.lineText(line)
-			if rest := strings.TrimLeft(text, " "); rest != "" {
-				return Pos{File: p.File, Line: line, Col: utf8.RuneCountInString(text[:len(text)-len(rest)]) + 1}
-			}
-		}
-	}
-	return p
 }

@@ -2,14 +2,13 @@ package scenarios
 
 import (
 	"regexp"
-	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
 
 // The first pass over a `tcp:` block. Framing kinds and header field types
 // are keys, so they are checked here, once; their values may hold
-// variables and are resolved per matrix combination in tcp.go.
+// variables and are resolved per matrix combination in resolve_tcp.go.
 
 type rawTCP struct {
 	node                                   *yaml.Node
@@ -238,16 +237,4 @@ func (d *decoder) steps(v *yaml.Node, label string) []*rawStep {
 		out = append(out, s)
 	}
 	return out
-}
-
-// hasUnknownKey reports whether mapping n spells out a key that table does
-// not accept.
-func hasUnknownKey[T any](n *yaml.Node, table []field[T]) bool {
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i].Value
-		if !slices.ContainsFunc(table, func(f field[T]) bool { return f.name == k }) {
-			return true
-		}
-	}
-	return false
 }

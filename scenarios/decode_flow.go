@@ -4,13 +4,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// rawData is one named entry of `data:`.
-type rawData struct {
-	key, node                       *yaml.Node
-	ok                              bool
-	file, format, mode, onExhausted *yaml.Node
-}
-
 // rawFlowStep is one step of `setup:` or `flow:`.
 type rawFlowStep struct {
 	node                                 *yaml.Node
@@ -27,13 +20,6 @@ type rawExtract struct {
 	key, node           *yaml.Node
 	ok                  bool
 	json, header, regex pair
-}
-
-var dataFields = []field[rawData]{
-	scalarField("file", aString, func(r *rawData) **yaml.Node { return &r.file }),
-	scalarField("format", aString, func(r *rawData) **yaml.Node { return &r.format }),
-	scalarField("mode", aString, func(r *rawData) **yaml.Node { return &r.mode }),
-	scalarField("on_exhausted", aString, func(r *rawData) **yaml.Node { return &r.onExhausted }),
 }
 
 var flowStepFields = []field[rawFlowStep]{
@@ -56,25 +42,6 @@ var extractFields = []field[rawExtract]{
 	{name: "json", set: func(d *decoder, e *rawExtract, k, v *yaml.Node) { e.json = pair{k, d.scalar(v, "json", aString)} }},
 	{name: "header", set: func(d *decoder, e *rawExtract, k, v *yaml.Node) { e.header = pair{k, d.scalar(v, "header", aString)} }},
 	{name: "regex", set: func(d *decoder, e *rawExtract, k, v *yaml.Node) { e.regex = pair{k, d.scalar(v, "regex", aString)} }},
-}
-
-// dataList reads `data:`, a mapping from source names to their settings.
-func (d *decoder) dataList(n *yaml.Node) []*rawData {
-	n = d.deref(n)
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "data: expected a mapping from names to data sources, got %s", describe(n))
-		return nil
-	}
-	var out []*rawData
-	for _, kv := range d.pairs(n, 0) {
-		if d.exhausted() {
-			break
-		}
-		r := &rawData{key: kv.key, node: d.deref(kv.val)}
-		r.ok = fields(d, kv.val, "data."+kv.key.Value, "data source", dataFields, r)
-		out = append(out, r)
-	}
-	return out
 }
 
 // flowSteps reads `setup:` or `flow:`, a list of step mappings.

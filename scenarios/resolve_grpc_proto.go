@@ -133,6 +133,9 @@ func (r *resolver) protoSet(g *rawGRPC) *protoSet {
 	}
 	set := &protoSet{}
 	set.files = r.compile(g.protoKey, names, dirs)
+	if r.d.protos == nil {
+		r.d.protos = map[string]*protoSet{}
+	}
 	r.d.protos[key] = set
 	return set
 }

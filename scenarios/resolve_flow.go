@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"crypto/tls"
 	"fmt"
 	"net/textproto"
 	"net/url"
@@ -385,14 +384,6 @@ func (sc *flowScope) stepHeaders(kvs []pair, target []Header) []HeaderTemplate {
 	return append(out, own...)
 }
 
-func literalBytes(t Template) []byte {
-	var b []byte
-	for _, p := range t.Parts {
-		b = append(b, p.Literal...)
-	}
-	return b
-}
-
 // extraction resolves one entry of a step's `extract:`.
 func (r *resolver) extraction(x *rawExtract) (Extraction, bool) {
 	name := x.key.Value
@@ -454,52 +445,4 @@ func (r *resolver) extraction(x *rawExtract) (Extraction, bool) {
 		out.Kind, out.Regex = ExtractRegex, re
 	}
 	return out, true
-}
-
-// clientCert resolves tls.cert_file and tls.key_file: both or neither, and
-// loadable as a pair now, so that a wrong key is found by validate.
-func (r *resolver) clientCert(t *rawTLS, out *TLS) {
-	switch {
-	case t.certFile == nil && t.keyFile == nil:
-		return
-	case t.keyFile == nil:
-		r.d.errorf(t.certFile, "tls: cert_file needs key_file, the certificate's private key")
-		return
-	case t.certFile == nil:
-		r.d.errorf(t.keyFile, "tls: key_file needs cert_file, the client certificate")
-		return
-	}
-	cert, ok1 := r.text(t.certFile)
-	key, ok2 := r.text(t.keyFile)
-	if !ok1 || !ok2 {
-		return
-	}
-	out.CertFile, out.KeyFile = r.d.relPath(cert), r.d.relPath(key)
-	if r.d.judgeOnly {
-		return
-	}
-	if _, err := tls.LoadX509KeyPair(out.CertFile, out.KeyFile); err != nil {
-		r.d.errorf(t.certFile, "tls: cert_file %q and key_file %q do not load as a key pair: %s", cert, key, describeIOError(err))
-	}
-}
-
-// proxy resolves `proxy:`, the URL of an HTTP(S) or SOCKS5 proxy.
-func (r *resolver) proxy(n *yaml.Node) string {
-	s, ok := r.text(n)
-	if !ok || s == "" {
-		return ""
-	}
-	u, err := url.Parse(s)
-	if err == nil {
-		r.d.secrets.add(urlSecrets(u)...)
-	}
-	switch {
-	case err != nil || u.Host == "":
-		r.d.errorf(n, "proxy: expected a proxy URL such as http://proxy.example:3128, got %q", MaskURL(s))
-	case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5":
-		r.d.errorf(n, "proxy: the scheme must be http, https or socks5, got %q", u.Scheme)
-	default:
-		return s
-	}
-	return ""
 }

@@ -200,15 +200,6 @@ func (r *resolver) stopSignal(n *yaml.Node) string {
 	return name
 }
 
-func (r *resolver) positiveDuration(n *yaml.Node, label string) (time.Duration, bool) {
-	v, ok := r.duration(n, label)
-	if ok && v == 0 {
-		r.d.errorf(n, "%s: must be greater than 0", label)
-		return 0, false
-	}
-	return v, ok
-}
-
 // monitor resolves a monitor block: exactly one of pid and process.
 func (r *resolver) monitor(m *rawMonitor) *Monitor {
 	if m == nil || !m.ok {

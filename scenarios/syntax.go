@@ -2,6 +2,9 @@ package scenarios
 
 import (
 	"bytes"
+	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -109,19 +112,44 @@ func singleQuoted(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
-// offsetOf is the byte offset of 1-based line:col (col in characters, as
-// yaml.v3 counts), and whether the file has that place.
-func (s *source) offsetOf(line, col int) (int, bool) {
-	if line < 1 || line > len(s.lines) || col < 1 {
-		return 0, false
-	}
-	off := s.lines[line-1]
-	for range col - 1 {
-		if off >= len(s.data) {
-			return 0, false
+var yamlPrefix = regexp.MustCompile(`^yaml: (?:line \d+: )?`)
+
+// yamlMessage strips yaml.v3's prefix from a syntax error.
+func yamlMessage(err error) string {
+	return yamlPrefix.ReplaceAllString(err.Error(), "")
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// syntaxErrorPos locates a syntax error. yaml.v3 reports a line only, not
+// always the right one (parser errors count lines from 0, and some errors
+// carry no line at all), and never a column. The parser reads the input
+// once, left to right, so the shortest prefix of the file that fails with
+// the same message ends where the parser gave up: find it by bisection.
+func (d *decoder) syntaxErrorPos(data []byte, err error) Pos {
+	msg := yamlMessage(err)
+	// Cutting the input inside a UTF-8 sequence would fail with a different
+	// message and break the bisection's monotony, so cut at rune starts only.
+	cut := func(k int) int {
+		for k < len(data) && !utf8.RuneStart(data[k]) {
+			k++
 		}
-		_, size := utf8.DecodeRune(s.data[off:])
-		off += size
+		return k
 	}
-	return off, true
+	k := cut(sort.Search(len(data), func(k int) bool {
+		_, _, err := decodeDocuments(data[:cut(k+1)])
+		return err != nil && yamlMessage(err) == msg
+	}) + 1)
+	if k > len(data) {
+		p := Pos{File: d.file, Line: 1, Col: 1}
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			p.Line, _ = strconv.Atoi(m[1])
+		}
+		return p
+	}
+	last := k - 1
+	for last > 0 && !utf8.RuneStart(data[last]) {
+		last--
+	}
+	return d.src.posOf(d.file, last)
 }

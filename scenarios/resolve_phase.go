@@ -2,18 +2,7 @@ package scenarios
 
 import (
 	"slices"
-
-	"go.yaml.in/yaml/v3"
 )
-
-// maxConcurrency bounds the workers of a closed-model phase and the
-// requests in flight of an open-model one; each is a goroutine and,
-// without keep-alive, a socket.
-const maxConcurrency = 1_000_000
-
-// maxRate bounds an open-model arrival rate, in requests per second. One
-// process cannot schedule arrivals faster, so a larger rate is a typo.
-const maxRate = 10_000_000
 
 // maxTrials bounds trials: each trial runs the whole phase again.
 const maxTrials = 1000
@@ -282,24 +271,6 @@ func (r *resolver) rate(c *rawRamp) (Rate, bool) {
 	return Rate{}, false
 }
 
-// rateValue resolves one rate in requests per second.
-func (r *resolver) rateValue(n *yaml.Node, label string, zeroOK bool) (float64, bool) {
-	v, s, ok := r.float(n, label, aRate)
-	switch {
-	case !ok:
-	case v < 0 && zeroOK:
-		r.d.errorf(n, "%s: must not be negative, got %s", label, s)
-		ok = false
-	case v <= 0 && !zeroOK:
-		r.d.errorf(n, "%s: must be greater than 0, got %s", label, s)
-		ok = false
-	case v > maxRate:
-		r.d.errorf(n, "%s: must be at most %d requests per second, got %s", label, maxRate, s)
-		ok = false
-	}
-	return v, ok
-}
-
 // complete reports whether ramp mapping c has both ends, after reporting
 // the missing ones. An end with a mistyped value was reported when decoding.
 func (r *resolver) complete(c *rawRamp, label string) bool {
@@ -310,13 +281,4 @@ func (r *resolver) complete(c *rawRamp, label string) bool {
 		r.d.errorf(c.ramp, "%s: missing required field %q", label, "to")
 	}
 	return c.from.val != nil && c.to.val != nil
-}
-
-// later returns whichever of two keys comes last in the file: of two keys
-// that exclude each other, the second is the one that broke the phase.
-func later(a, b *yaml.Node) *yaml.Node {
-	if b.Line > a.Line || (b.Line == a.Line && b.Column > a.Column) {
-		return b
-	}
-	return a
 }

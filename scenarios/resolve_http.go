@@ -1,58 +1,15 @@
 package scenarios
 
 import (
-	"crypto/x509"
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 )
 
-// Defaults of an HTTP target.
-const (
-	DefaultTimeout = 30 * time.Second
-	DefaultMaxBody = 10 << 20 // bytes
-)
-
-// maxBodyFile bounds what body_file may load into memory, in bytes.
-const maxBodyFile = 64 << 20
-
 // maxWeight keeps the sum of a mix's weights far from overflowing.
 const maxWeight = 1_000_000
-
-func described(what, name string) string {
-	if name == "" {
-		return what
-	}
-	return fmt.Sprintf("%s %q", what, name)
-}
-
-// target resolves one target for one matrix combination.
-func (r *resolver) target(t *rawTarget, name string) Target {
-	out := Target{Name: name, Pos: r.d.pos(t.node)}
-	switch {
-	case t.http != nil:
-		out.HTTP = r.http(t.http)
-	case t.tcp != nil:
-		out.TCP = r.tcp(t.tcp)
-	case t.grpc != nil:
-		out.GRPC = r.grpc(t.grpc)
-	case t.websocket != nil:
-		out.WebSocket = r.websocket(t.websocket)
-	case t.ok && len(t.protos) == 0:
-		r.d.errorf(t.node, "%s: needs one of http, tcp, grpc or websocket", described("target", name))
-	}
-	return out
-}
 
 func (r *resolver) http(h *rawHTTP) *HTTPTarget {
 	out := &HTTPTarget{Keepalive: true, Timeout: DefaultTimeout, MaxBody: DefaultMaxBody, Expect: Expect{Length: -1}}
@@ -130,33 +87,6 @@ func (r *resolver) transport(h *rawHTTP, out *HTTPTarget) {
 	}
 	r.http2(h, out)
 }
-
-// tls resolves a `tls:` block, the same for every protocol.
-func (r *resolver) tls(t *rawTLS) TLS {
-	var out TLS
-	if t.insecureSkipVerify != nil {
-		out.InsecureSkipVerify, _ = r.bool(t.insecureSkipVerify, "insecure_skip_verify")
-	}
-	if t.caFile != nil {
-		out.CAFile = r.caFile(t.caFile)
-	}
-	if t.resume != nil {
-		resume, _ := r.bool(t.resume, "resume")
-		out.NoResume = !resume
-	}
-	if t.postQuantum != nil {
-		out.PostQuantum, _ = r.bool(t.postQuantum, "post_quantum")
-	}
-	r.clientCert(t, &out)
-	if !out.NoResume {
-		out.Sessions = NewSessionCache()
-	}
-	return out
-}
-
-// maxConnections bounds `connections:` of HTTP/2 and gRPC targets: each
-// is a TCP connection held open for the whole phase.
-const maxConnections = 10_000
 
 // http2 checks what HTTP/2 changes: connections are long-lived and shared
 // by the workers as streams, so keepalive cannot be turned off and their
@@ -257,53 +187,6 @@ func mergeHeaders(base, over []Header) []Header {
 	return append(out, over...)
 }
 
-// url resolves an absolute http(s) URL; it returns the text as written
-// (after substitution) and its parsed form, nil when invalid.
-func (r *resolver) url(n *yaml.Node, label string) (string, *url.URL) {
-	r.used = r.used[:0]
-	s, ok := r.text(n)
-	if !ok {
-		return "", nil
-	}
-	return r.checkURL(n, label, s)
-}
-
-// checkURL checks s, the value of n after substitution, as url does.
-func (r *resolver) checkURL(n *yaml.Node, label, s string) (string, *url.URL) {
-	u, err := url.Parse(s)
-	if err == nil {
-		pieces := urlSecrets(u)
-		r.d.secrets.add(pieces...)
-		r.d.secrets.addUsed(r.used, pieces)
-	}
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		r.d.errorf(n, "%s: expected an absolute http:// or https:// URL, got %q", label, MaskURL(s))
-		return "", nil
-	}
-	if !r.hostPort(n, label, s, u) {
-		return "", nil
-	}
-	return s, u
-}
-
-// hostPort checks that URL u, written s, has a host and a valid port if
-// any: the same rule as a TCP address, since a port the dialer would
-// refuse, or one that makes every request fail at once, is a mistake to
-// report now.
-func (r *resolver) hostPort(n *yaml.Node, label, s string, u *url.URL) bool {
-	if u.Hostname() == "" {
-		r.d.errorf(n, "%s: %q has no host", label, MaskURL(s))
-		return false
-	}
-	if port := u.Port(); port != "" || strings.HasSuffix(u.Host, ":") {
-		if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
-			r.d.errorf(n, "%s: port %q is not a number from 1 to 65535", label, port)
-			return false
-		}
-	}
-	return true
-}
-
 func (r *resolver) method(n *yaml.Node) string {
 	s, ok := r.text(n)
 	if !ok {
@@ -314,59 +197,6 @@ func (r *resolver) method(n *yaml.Node) string {
 		return "GET"
 	}
 	return strings.ToUpper(s)
-}
-
-// isToken reports whether s is an HTTP token (RFC 9110 §5.6.2), the
-// syntax of methods and header names.
-func isToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func (r *resolver) headers(kvs []pair) []Header {
-	var out []Header
-	for _, kv := range kvs {
-		name := kv.key.Value
-		if !isToken(name) {
-			r.d.errorf(kv.key, "headers: %q is not a valid header name", name)
-			continue
-		}
-		v, ok := r.headerValue(kv, name, "headers.%s: a header value cannot contain line breaks or NUL")
-		if !ok {
-			continue
-		}
-		out = append(out, Header{Name: name, Value: v})
-	}
-	return out
-}
-
-// headerValue resolves the value of a header (or of gRPC metadata) named
-// name, whose credentials are secrets like its variables', and refuses a
-// value that would break the request's framing: broken names that message,
-// given the key as written.
-func (r *resolver) headerValue(kv pair, name, broken string) (string, bool) {
-	r.used = r.used[:0]
-	v, ok := r.text(kv.val)
-	if secretHeader(name) {
-		pieces := headerSecrets(name, v)
-		r.d.secrets.add(pieces...)
-		r.d.secrets.addUsed(r.used, pieces)
-	}
-	if !ok {
-		return "", false
-	}
-	if strings.ContainsAny(v, "\r\n\x00") {
-		r.d.errorf(kv.val, broken, kv.key.Value)
-		return "", false
-	}
-	return v, true
 }
 
 func (r *resolver) body(h *rawHTTP) []byte {
@@ -386,88 +216,6 @@ func (r *resolver) body(h *rawHTTP) []byte {
 		}
 	}
 	return nil
-}
-
-// readFile reads a file named relative to the scenario's directory, once
-// however many matrix combinations use it. Only regular files are read, so
-// a body_file of /dev/zero or a FIFO cannot hang or exhaust validation.
-func (d *decoder) readFile(name string) ([]byte, string) {
-	path := d.relPath(name)
-	if res, ok := d.files[path]; ok {
-		return res.data, res.err
-	}
-	data, err := readRegular(path)
-	res := fileResult{data: data}
-	if err != nil {
-		res.data, res.err = nil, describeIOError(err)
-	}
-	d.files[path] = res
-	return res.data, res.err
-}
-
-func readRegular(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxBodyFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxBodyFile {
-		return nil, fmt.Errorf("larger than %d MiB", maxBodyFile>>20)
-	}
-	return data, nil
-}
-
-// describeIOError drops the path from an *fs.PathError: the diagnostic
-// shows the name as written in the scenario instead.
-func describeIOError(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
-}
-
-func (d *decoder) relPath(name string) string {
-	if filepath.IsAbs(name) {
-		return name
-	}
-	return filepath.Join(d.dir, name)
-}
-
-// caFile resolves ca_file relative to the scenario and checks that it
-// exists, so a typo is found by `validate` rather than by the first request.
-func (r *resolver) caFile(n *yaml.Node) string {
-	name, ok := r.text(n)
-	if !ok {
-		return ""
-	}
-	path := r.d.relPath(name)
-	if r.d.judgeOnly {
-		return path
-	}
-	if info, err := os.Stat(path); err != nil {
-		r.d.errorf(n, "ca_file: cannot read %q: %s", name, describeIOError(err))
-	} else if !info.Mode().IsRegular() {
-		r.d.errorf(n, "ca_file: cannot read %q: not a regular file", name)
-	} else if data, err := os.ReadFile(path); err != nil {
-		r.d.errorf(n, "ca_file: cannot read %q: %s", name, describeIOError(err))
-	} else if !x509.NewCertPool().AppendCertsFromPEM(data) {
-		// Found now rather than at the first request, where every request
-		// would fail a handshake for a reason nobody could guess.
-		r.d.errorf(n, "ca_file: %q holds no PEM certificate", name)
-	}
-	return path
 }
 
 func (r *resolver) expect(e *rawExpect) Expect {
