@@ -10,11 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
@@ -241,40 +239,25 @@ func (c *netHTTPClient) Close() error {
 	return nil
 }
 
-// classify maps a transport error to the error kinds of SPEC §3.
+// classify maps a transport error to the error kinds of SPEC §3: the
+// network's errors as protocols.NetErrorKind says, then what only HTTP
+// knows, of this package's parser or in net/http's words (its errors of a
+// malformed response are unexported).
 func classify(err error) protocols.ErrorKind {
-	var opErr *net.OpError
-	var netErr net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
-		return protocols.KindTimeout
-	case errors.As(err, &netErr) && netErr.Timeout():
-		return protocols.KindTimeout
-	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return protocols.KindConnect
-	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return protocols.KindConnect
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return protocols.KindReset
-	case errors.Is(err, errNotHTTP):
-		return protocols.KindProtocol
-	case isTLSHandshake(err):
-		return protocols.KindConnect
-	case strings.Contains(err.Error(), "malformed"), strings.Contains(err.Error(), "invalid"),
-		strings.Contains(err.Error(), "bad "):
-		return protocols.KindProtocol
-	case strings.Contains(err.Error(), "server closed") || strings.Contains(err.Error(), "connection reset"):
-		return protocols.KindReset
-	default:
-		return protocols.KindOther
+	if k := protocols.NetErrorKind(err); k != protocols.KindNone {
+		return k
 	}
-}
-
-func isTLSHandshake(err error) bool {
-	var recErr tls.RecordHeaderError
-	var certErr *tls.CertificateVerificationError
-	return errors.As(err, &recErr) || errors.As(err, &certErr)
+	if errors.Is(err, errNotHTTP) {
+		return protocols.KindProtocol
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "malformed"), strings.Contains(msg, "invalid"), strings.Contains(msg, "bad "):
+		return protocols.KindProtocol
+	case strings.Contains(msg, "server closed"), strings.Contains(msg, "connection reset"):
+		return protocols.KindReset
+	}
+	return protocols.KindOther
 }
 
 // countingConn counts wire bytes so that bytes_sent and bytes_received

@@ -290,9 +290,9 @@ func (c *http1Client) connected(ctx context.Context, deadline time.Time, n int, 
 	if n == 0 {
 		// The handshake failed, or the server closed the connection at once.
 		c.drop()
-		out.Kind, out.Err = protocols.KindReset, peerError(err)
-		if !closedByPeer(err) {
-			out.Kind = connectFailure(ctx, err, deadline)
+		out.Kind, out.Err = protocols.KindReset, protocols.ReplyError(err)
+		if !protocols.ClosedByPeer(err) {
+			out.Kind = protocols.ConnectFailure(ctx, err, deadline)
 			out.Err = c.dialErrs.of("connect", err)
 		}
 		return false
@@ -320,10 +320,10 @@ func (c *http1Client) failed(ctx context.Context, err error, retry, connecting b
 	// A server may close an idle kept-alive connection at any time; finding
 	// it closed before any answer is no failure of the server, so the
 	// request goes once more on a new connection.
-	if retry && c.resp.wire == 0 && closedByPeer(err) && ctx.Err() == nil {
+	if retry && c.resp.wire == 0 && protocols.ClosedByPeer(err) && ctx.Err() == nil {
 		return true
 	}
-	out.Kind, out.Err = responseKind(err), peerError(err)
+	out.Kind, out.Err = responseKind(err), protocols.ReplyError(err)
 	return false
 }
 
@@ -376,7 +376,7 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 	}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return connectFailure(ctx, err, deadline), err
+		return protocols.ConnectFailure(ctx, err, deadline), err
 	}
 	if err := conn.SetDeadline(deadline); err != nil {
 		conn.Close()
@@ -385,14 +385,14 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 	if c.proxy != nil && c.tlsConf != nil {
 		if err := c.proxy.tunnel(conn, c.addr); err != nil {
 			conn.Close()
-			return connectFailure(ctx, err, deadline), err
+			return protocols.ConnectFailure(ctx, err, deadline), err
 		}
 	}
 	if c.tlsConf != nil {
 		tc := tls.Client(conn, c.tlsConf)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			conn.Close()
-			return connectFailure(ctx, err, deadline), err
+			return protocols.ConnectFailure(ctx, err, deadline), err
 		}
 		conn = tc
 	}
@@ -416,7 +416,7 @@ func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time)
 	c.dialStart = start
 	fd, op, err := openSocket(c.sock, c.nagle)
 	if err != nil {
-		return connectFailure(ctx, err, deadline), c.dialErrs.of(op, err)
+		return protocols.ConnectFailure(ctx, err, deadline), c.dialErrs.of(op, err)
 	}
 	conn := socketConn{os.NewFile(uintptr(fd), c.addr)}
 	if err := conn.SetDeadline(deadline); err != nil {
