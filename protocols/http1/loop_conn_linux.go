@@ -301,7 +301,7 @@ func (l *httpLoop) complete(i int) {
 	c := &l.conns[i]
 	r := c.p.result()
 	c.out.Status = r.status
-	c.out.Kind, c.out.Err = l.expect.verdict(r.status, r.bodyLen)
+	c.out.Kind, c.out.Err = l.expect.Verdict(r.status, r.bodyLen)
 	if c.n > 0 {
 		// More bytes came than the response holds: a second answer to one
 		// request, which is charged with it.

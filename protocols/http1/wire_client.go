@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -31,7 +32,7 @@ type http1Client struct {
 	resp    response
 	// expect is the checks of the response being read: the target's, or
 	// a flow step's.
-	expect   *expectation
+	expect   *httpcheck.Expectation
 	proxy    *proxyRoute // nil: the connection goes straight to the server
 	reused   bool        // conn has carried a complete exchange
 	raw      rawExchange // of the current connection, when rawOK
@@ -133,7 +134,7 @@ func newHTTP1Client(t *scenarios.Target, _ int) (protocols.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.use(newExpectation(&h.Expect))
+	c.use(httpcheck.NewExpectation(&h.Expect))
 	for i := range h.Requests {
 		r, err := serialize(&h.Requests[i], h.Keepalive)
 		if err != nil {
@@ -170,8 +171,8 @@ func newHTTP1Conn(t *scenarios.Target, u *url.URL, proxy *proxyRoute) (*http1Cli
 }
 
 // use makes e the checks of the following responses.
-func (c *http1Client) use(e *expectation) {
-	c.expect, c.rd.body = e, e.body
+func (c *http1Client) use(e *httpcheck.Expectation) {
+	c.expect, c.rd.body = e, e.Body
 }
 
 // Do sends request req and reads its whole response.
@@ -343,7 +344,7 @@ func (c *http1Client) judge(p *http1Request, out *protocols.Outcome) {
 	default:
 		c.reused = true
 	}
-	out.Kind, out.Err = c.expect.verdict(c.resp.status, c.resp.bodyLen)
+	out.Kind, out.Err = c.expect.Verdict(c.resp.status, c.resp.bodyLen)
 }
 
 // responseKind maps a failed exchange to its error kind.

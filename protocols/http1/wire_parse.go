@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"syscall"
+
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 )
 
 // Sizes of a worker's response buffer, in bytes. It starts small, so that
@@ -16,7 +18,7 @@ import (
 const (
 	http1BufSize   = 4 << 10
 	http1BodyBuf   = 16 << 10
-	http1MaxHeader = 64 << 10
+	http1MaxHeader = httpcheck.MaxHeaderBytes
 	// http1MaxLine bounds a chunk-size line (extensions included), as
 	// net/http does, so a server cannot make the client buffer without end.
 	http1MaxLine = 4 << 10
@@ -30,9 +32,12 @@ type http1Error string
 
 func (e http1Error) Error() string { return "http/1.1 response: " + string(e) }
 
-// Every http1Error but errBodyTooLarge is a protocol error.
+// errBodyTooLarge is the one error of the parser that is not a protocol
+// error: the response may be well formed, only longer than max_body.
+var errBodyTooLarge = httpcheck.ErrBodyTooLarge
+
+// Every http1Error is a protocol error.
 const (
-	errBodyTooLarge     http1Error = "body exceeds max_body"
 	errHeadersTooLarge  http1Error = "headers too large"
 	errNotHTTP          http1Error = "the reply is not HTTP/1.x"
 	errStatusLine       http1Error = "malformed status line"
@@ -47,9 +52,6 @@ const (
 	// connection while no request was out on it (see peekIdle).
 	errUnasked http1Error = "the server sent bytes no request asked for"
 )
-
-// maxZeroReads stops a source that keeps returning nothing without error.
-const maxZeroReads = 100
 
 // response is what the parser learned about one response.
 type response struct {
@@ -69,7 +71,7 @@ type respReader struct {
 	in      int64 // bytes read from src so far
 	rerr    error // error returned by src alongside data, reported next
 	maxBody int64
-	body    bodyReader // reads the body when set; else it is discarded
+	body    httpcheck.BodyReader // reads the body when set; else it is discarded
 	// head, when set, receives a copy of each response's header block, for
 	// a flow's header extractions and cookies.
 	head *[]byte
@@ -84,7 +86,7 @@ type respReader struct {
 	// and the read goes on (see lazyDeadline).
 	rearm func() bool
 
-	// The body being read, piece by piece (see next).
+	// The body being read, piece by piece (see Next).
 	mode    bodyMode
 	left    int64     // bytes left of a fixed body or of the current chunk
 	inChunk bool      // a chunk's data has been read: its CRLF comes next
@@ -102,14 +104,9 @@ const (
 	bodyClose                   // when the server closes
 )
 
-// bodyReader consumes a body piece by piece: bodyCheck, and tests.
-type bodyReader interface {
-	run(src bodySource) error
-}
-
 // newRespReader makes a reader with no buffer yet: it takes one from the
 // pool when it first reads.
-func newRespReader(maxBody int64, body bodyReader) respReader {
+func newRespReader(maxBody int64, body httpcheck.BodyReader) respReader {
 	return respReader{maxBody: maxBody, body: body}
 }
 
@@ -179,7 +176,7 @@ func (p *respReader) fill() error {
 		return p.fillPooled()
 	}
 	p.ensureBuf()
-	for range maxZeroReads {
+	for range httpcheck.MaxZeroReads {
 		n, err := p.src.Read(p.buf[p.w:])
 		p.w += n
 		p.in += int64(n)
@@ -237,10 +234,10 @@ func (p *respReader) readResponse(head bool, resp *response) error {
 	}
 	resp.close = resp.close || p.mode == bodyClose
 	if p.body != nil {
-		return p.body.run(p)
+		return p.body.Run(p)
 	}
 	for {
-		if _, err := p.next(); err != nil {
+		if _, err := p.Next(); err != nil {
 			if err == io.EOF {
 				return nil
 			}

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/net/http2"
 
 	"github.com/loadgate/loadgate/protocols"
-	"github.com/loadgate/loadgate/protocols/http1"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 )
 
 // client is one worker of an HTTP/2 target: its requests, encoded once,
@@ -23,7 +23,7 @@ type client struct {
 	owned   bool // the pool is the client's own, closed with it
 	timeout time.Duration
 	reqs    []request
-	check   *http1.ResponseCheck
+	check   *httpcheck.ResponseCheck
 	st      *stream
 }
 
@@ -41,7 +41,7 @@ var _ protocols.Client = (*client)(nil)
 
 func newClient(p *Pool, worker int, owned bool) (*client, error) {
 	h := p.h
-	c := &client{pool: p, owned: owned, timeout: h.Timeout, check: http1.NewResponseCheck(h), st: newStream()}
+	c := &client{pool: p, owned: owned, timeout: h.Timeout, check: httpcheck.NewResponseCheck(h), st: newStream()}
 	for i := range h.Requests {
 		r := &h.Requests[i]
 		u, err := url.Parse(r.URL)
@@ -64,7 +64,7 @@ func (c *client) Do(ctx context.Context, i int, out *protocols.Outcome) {
 // roundTrip sends r as one stream s and reads its whole response through
 // check; head, when not nil, receives the response's header fields.
 func roundTrip(ctx context.Context, p *Pool, s *stream, timeout time.Duration, r *request,
-	check *http1.ResponseCheck, head *[]byte, out *protocols.Outcome) {
+	check *httpcheck.ResponseCheck, head *[]byte, out *protocols.Outcome) {
 	*out = protocols.Outcome{}
 	s.begin(ctx, timeout)
 	s.keepHead = head != nil
