@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -159,27 +157,6 @@ func (c *netHTTPClient) Do(ctx context.Context, req int, out *protocols.Outcome)
 func (c *netHTTPClient) Close() error {
 	c.transport.CloseIdleConnections()
 	return nil
-}
-
-// classify maps a transport error to the error kinds of SPEC §3: the
-// network's errors as protocols.NetErrorKind says, then what only HTTP
-// knows, of this package's parser or in net/http's words (its errors of a
-// malformed response are unexported).
-func classify(err error) protocols.ErrorKind {
-	if k := protocols.NetErrorKind(err); k != protocols.KindNone {
-		return k
-	}
-	if errors.Is(err, errNotHTTP) {
-		return protocols.KindProtocol
-	}
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "malformed"), strings.Contains(msg, "invalid"), strings.Contains(msg, "bad "):
-		return protocols.KindProtocol
-	case strings.Contains(msg, "server closed"), strings.Contains(msg, "connection reset"):
-		return protocols.KindReset
-	}
-	return protocols.KindOther
 }
 
 // countingConn counts wire bytes so that bytes_sent and bytes_received
