@@ -8,7 +8,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/loadgate/loadgate/protocols"
-	"github.com/loadgate/loadgate/scenarios"
 )
 
 // errUnexpectedOK is the sample of a call that ended OK when expect.code
@@ -60,7 +59,3 @@ func (c *client) fail(ctx context.Context, err error, out *protocols.Outcome) {
 	}
 	out.Kind, out.Status = protocols.KindGRPC, int(code)
 }
-
-// CodeName is the name errors.grpc counts a status code under, such as
-// "UNAVAILABLE".
-func CodeName(code int) string { return scenarios.GRPCCode(code).String() }

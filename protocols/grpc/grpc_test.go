@@ -98,8 +98,8 @@ func TestCalls(t *testing.T) {
 			if out.Kind != tt.kind {
 				t.Fatalf("kind = %v (%v), want %v", out.Kind, out.Err, tt.kind)
 			}
-			if tt.status != "" && CodeName(out.Status) != tt.status {
-				t.Errorf("status = %s, want %s", CodeName(out.Status), tt.status)
+			if tt.status != "" && scenarios.GRPCCode(out.Status).String() != tt.status {
+				t.Errorf("status = %s, want %s", scenarios.GRPCCode(out.Status).String(), tt.status)
 			}
 			if out.Messages != tt.messages {
 				t.Errorf("messages = %d, want %d", out.Messages, tt.messages)

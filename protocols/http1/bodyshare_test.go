@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/httpflow"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -35,7 +36,7 @@ func sameArray(a, b []byte) bool {
 // request it was given and answers 200.
 type captureTransport struct{ body []byte }
 
-func (c *captureTransport) Exchange(_ context.Context, r *StepRequest, out *protocols.Outcome) {
+func (c *captureTransport) Exchange(_ context.Context, r *httpflow.StepRequest, out *protocols.Outcome) {
 	c.body = r.Body
 	*out = protocols.Outcome{Status: 200}
 }
@@ -81,15 +82,15 @@ func TestLargeBodyIsShared(t *testing.T) {
 		{"flow step, two users", func(t *testing.T, body []byte) (apart, wires [2][]byte) {
 			tg := flowBodyTarget(body)
 			for u := range 2 {
-				c, err := newFlowClient(tg, u, nil)
+				// Nothing listens at the step's origin: the step fails
+				// to connect, once the wire has made its request.
+				c, w, err := newFlowUser(tg, u)
 				if err != nil {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { _ = c.Close() })
-				if !c.render(&c.steps[0]) {
-					t.Fatal("render refused the step")
-				}
-				apart[u], wires[u] = c.req.body, c.req.wire
+				c.Iterate(context.Background(), time.Now(), nopSink{})
+				apart[u], wires[u] = w.req.body, w.req.wire
 			}
 			return apart, wires
 		}},
@@ -103,7 +104,7 @@ func TestLargeBodyIsShared(t *testing.T) {
 				}
 				t.Cleanup(func() { _ = c.Close() })
 				if r := c.Iterate(context.Background(), time.Now(), nopSink{}); r.Kind != protocols.KindNone {
-					t.Fatalf("iteration failed: %v", c.out.Err)
+					t.Fatalf("iteration failed: %+v", r)
 				}
 				// A transport frames the body itself: all of it is apart.
 				apart[u] = tr.body
@@ -133,40 +134,6 @@ func TestLargeBodyIsShared(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// A flow body with placeholders is rendered into each user's own buffer,
-// and that buffer is sent: its literal bulk is copied once per request,
-// not a second time into the wire.
-func TestTemplatedLargeBodyIsRenderedOnce(t *testing.T) {
-	bulk := string(bigBody(maxInlineBody + 1))
-	tg := flowBodyTarget(nil)
-	tg.HTTP.Flow.Steps[0].Body = tpl(nil, `{"n":{{seq}},"pad":"`+bulk+`"}`)
-	var rendered [2][]byte
-	for u := range 2 {
-		c, err := newFlowClient(tg, u, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Close() })
-		c.env.Next()
-		if !c.render(&c.steps[0]) {
-			t.Fatal("render refused the step")
-		}
-		want := `{"n":1,"pad":"` + bulk + `"}`
-		switch {
-		case string(c.req.body) != want:
-			t.Errorf("user %d: body %.40q…, want %.40q…", u, c.req.body, want)
-		case !sameArray(c.req.body, c.body):
-			t.Errorf("user %d: the body sent is not the user's rendering buffer", u)
-		case len(c.req.wire) > 1024:
-			t.Errorf("user %d: the wire holds %d bytes: the body was copied into it", u, len(c.req.wire))
-		}
-		rendered[u] = c.req.body
-	}
-	if sameArray(rendered[0], rendered[1]) {
-		t.Error("two users render into one buffer")
 	}
 }
 
@@ -277,7 +244,7 @@ func TestLargeBodyReachesTheServer(t *testing.T) {
 		defer c.Close()
 		for i := range n {
 			if r := c.Iterate(context.Background(), time.Now(), nopSink{}); r.Kind != protocols.KindNone {
-				t.Fatalf("iteration %d: %v (%v)", i, r.Kind, c.out.Err)
+				t.Fatalf("iteration %d: %v", i, r.Kind)
 			}
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/httpflow"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -11,17 +12,22 @@ import (
 // lean HTTP/1.1 client unless t needs what only net/http does (see
 // http1Unsupported: HTTP/2, a mix spanning several origins, CONNECT,
 // internationalised host names, a proxy). A flow target gets the flow
-// client, which runs its steps through the lean client's wire code and
-// implements protocols.Iterator.
+// client (httpflow), which runs its steps through the lean client's wire
+// code (flowWire) and implements protocols.Iterator.
 func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	switch {
 	case t.HTTP == nil:
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
 	case t.HTTP.Flow != nil:
-		return newFlowClient(t, worker, nil)
+		return httpflow.NewWireClient(t, worker, newFlowWire(t))
 	case http1Unsupported(t.HTTP) == "":
 		return newHTTP1Client(t, worker)
 	default:
 		return NewNetHTTPClient(t, worker)
 	}
 }
+
+// ErrUnsafeValue fails a flow step whose rendered URL or header would not
+// be one line of HTTP: httpflow.ErrUnsafeValue, named here too because
+// runner's tests name it so.
+var ErrUnsafeValue = httpflow.ErrUnsafeValue

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/httpflow"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -82,4 +84,35 @@ func tpl(vars []scenarios.FlowVar, s string) scenarios.Template {
 func step(vars []scenarios.FlowVar, name, method, url string, status ...int) scenarios.Step {
 	return scenarios.Step{Name: name, Method: method, URL: tpl(vars, url),
 		Expect: scenarios.Expect{Status: status, Length: -1}}
+}
+
+// flowUser is the client of a flow target, as the tests drive it.
+type flowUser interface {
+	protocols.Client
+	protocols.Iterator
+}
+
+// newFlowClient makes the client of virtual user worker of flow target t:
+// over tr when it is not nil, else over the lean client's connections.
+func newFlowClient(t *scenarios.Target, worker int, tr httpflow.StepTransport) (flowUser, error) {
+	if tr == nil {
+		c, _, err := newFlowUser(t, worker)
+		return c, err
+	}
+	c, err := httpflow.NewClient(t, worker, tr)
+	if err != nil {
+		return nil, err
+	}
+	return c.(flowUser), nil
+}
+
+// newFlowUser is newFlowClient over the lean client's connections, and
+// those connections, whose last request a test may read.
+func newFlowUser(t *scenarios.Target, worker int) (flowUser, *flowWire, error) {
+	w := newFlowWire(t)
+	c, err := httpflow.NewWireClient(t, worker, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.(flowUser), w, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -86,7 +87,7 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 	}
 	l := &httpLoop{loopTarget: loopTarget{
 		socks:   socks,
-		expect:  newExpectation(&h.Expect),
+		expect:  httpcheck.NewExpectation(&h.Expect),
 		maxBody: h.MaxBody,
 		timeout: h.Timeout,
 	}}
@@ -112,7 +113,7 @@ type loopTarget struct {
 	socks      []*socketAddr
 	cur        int
 	reqs       []http1Request
-	expect     *expectation
+	expect     *httpcheck.Expectation
 	maxBody    int64
 	timeout    time.Duration
 	nagle      bool

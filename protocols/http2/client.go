@@ -4,19 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
-	"os"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/net/http2"
 
 	"github.com/loadgate/loadgate/protocols"
-	"github.com/loadgate/loadgate/protocols/http1"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 )
 
 // client is one worker of an HTTP/2 target: its requests, encoded once,
@@ -26,7 +23,7 @@ type client struct {
 	owned   bool // the pool is the client's own, closed with it
 	timeout time.Duration
 	reqs    []request
-	check   *http1.ResponseCheck
+	check   *httpcheck.ResponseCheck
 	st      *stream
 }
 
@@ -44,7 +41,7 @@ var _ protocols.Client = (*client)(nil)
 
 func newClient(p *Pool, worker int, owned bool) (*client, error) {
 	h := p.h
-	c := &client{pool: p, owned: owned, timeout: h.Timeout, check: http1.NewResponseCheck(h), st: newStream()}
+	c := &client{pool: p, owned: owned, timeout: h.Timeout, check: httpcheck.NewResponseCheck(h), st: newStream()}
 	for i := range h.Requests {
 		r := &h.Requests[i]
 		u, err := url.Parse(r.URL)
@@ -67,7 +64,7 @@ func (c *client) Do(ctx context.Context, i int, out *protocols.Outcome) {
 // roundTrip sends r as one stream s and reads its whole response through
 // check; head, when not nil, receives the response's header fields.
 func roundTrip(ctx context.Context, p *Pool, s *stream, timeout time.Duration, r *request,
-	check *http1.ResponseCheck, head *[]byte, out *protocols.Outcome) {
+	check *httpcheck.ResponseCheck, head *[]byte, out *protocols.Outcome) {
 	*out = protocols.Outcome{}
 	s.begin(ctx, timeout)
 	s.keepHead = head != nil
@@ -199,38 +196,42 @@ func classifyDial(err error, o *origin) protocols.ErrorKind {
 	return protocols.KindConnect
 }
 
-// classify maps an error of a request to the error kinds of SPEC §3.
+// classify maps an error of a request to the error kinds of SPEC §3:
+// first what HTTP/2 says (a server not speaking it, a malformed or refused
+// stream, a GOAWAY), then the network's errors as protocols.NetErrorKind
+// says, then what x/net reports only in words.
 func classify(err error, o *origin) protocols.ErrorKind {
-	var netErr net.Error
-	var opErr *net.OpError
-	var streamErr http2.StreamError
-	var goAway *goAwayError
-	var connErr http2.ConnectionError
 	switch {
 	case errors.Is(err, o.errH1), errors.Is(err, o.errNoH2), errors.Is(err, errNoStatus), errors.Is(err, errEndNoHead),
 		errors.Is(err, errHeadersTooLarge), errors.Is(err, errConnHeadersTooLarge):
 		return protocols.KindProtocol
 	case errors.Is(err, errRetry):
 		return protocols.KindReset
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
+	case protocols.IsTimeout(err):
+		// Before the stream's errors, which may carry a deadline's.
 		return protocols.KindTimeout
-	case errors.As(err, &netErr) && netErr.Timeout():
-		return protocols.KindTimeout
-	case errors.As(err, &streamErr), errors.As(err, &goAway):
+	}
+	if _, ok := errors.AsType[http2.StreamError](err); ok {
 		return protocols.KindReset
-	case errors.As(err, &connErr), errors.Is(err, http2.ErrFrameTooLarge):
+	}
+	if _, ok := errors.AsType[*goAwayError](err); ok {
+		return protocols.KindReset
+	}
+	if _, ok := errors.AsType[http2.ConnectionError](err); ok || errors.Is(err, http2.ErrFrameTooLarge) {
 		return protocols.KindProtocol
-	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return protocols.KindConnect
-	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return protocols.KindConnect
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed):
+	}
+	if k := protocols.NetErrorKind(err); k != protocols.KindNone {
+		return k
+	}
+	if errors.Is(err, net.ErrClosed) {
+		// This end closed the connection under the stream: NetErrorKind
+		// leaves that to each protocol, and HTTP/2 counts it a reset.
 		return protocols.KindReset
 	}
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"):
+		// A TLS alert's type is unexported: only its words say it.
 		return protocols.KindConnect
 	case strings.Contains(msg, "connection error"), strings.Contains(msg, "protocol error"):
 		// The framer's own errors of a malformed frame are unexported.

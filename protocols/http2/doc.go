@@ -19,6 +19,6 @@
 // so that a request allocates nothing but the frame x/net's Framer makes
 // for each HEADERS read. Flow control, SETTINGS, PING, GOAWAY and
 // MAX_CONCURRENT_STREAMS are honoured; the checks of expect are
-// protocols/http1's, so that a response is judged the same over either
-// protocol.
+// protocols/httpcheck's, so that a response is judged the same over either
+// protocol, and a flow's client is protocols/httpflow's.
 package http2

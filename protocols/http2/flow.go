@@ -10,12 +10,12 @@ import (
 	"golang.org/x/net/http2/hpack"
 
 	"github.com/loadgate/loadgate/protocols"
-	"github.com/loadgate/loadgate/protocols/http1"
+	"github.com/loadgate/loadgate/protocols/httpflow"
 )
 
 // stepTransport sends the steps of one virtual user of a flow target as
 // streams on the case's shared connections: the flow client (package
-// http1) renders each step, this encodes its header block and runs it as
+// httpflow) renders each step, this encodes its header block and runs it as
 // a plain request does.
 type stepTransport struct {
 	pool     *Pool
@@ -29,7 +29,7 @@ type stepTransport struct {
 	classify map[*origin]func(error) protocols.ErrorKind
 }
 
-var _ http1.StepTransport = (*stepTransport)(nil)
+var _ httpflow.StepTransport = (*stepTransport)(nil)
 
 func newStepTransport(p *Pool, worker int, owned bool) *stepTransport {
 	t := &stepTransport{pool: p, worker: worker, owned: owned, timeout: p.h.Timeout, st: newStream(),
@@ -42,7 +42,7 @@ func newStepTransport(p *Pool, worker int, owned bool) *stepTransport {
 }
 
 // Exchange sends step r as one stream and reads its whole response.
-func (t *stepTransport) Exchange(ctx context.Context, r *http1.StepRequest, out *protocols.Outcome) {
+func (t *stepTransport) Exchange(ctx context.Context, r *httpflow.StepRequest, out *protocols.Outcome) {
 	o := t.pool.byOrigin[r.Origin]
 	if o == nil {
 		*out = protocols.Outcome{Kind: protocols.KindOther, Err: fmt.Errorf("http/2: no connection to %s", r.Origin)}
@@ -59,7 +59,7 @@ func (t *stepTransport) Exchange(ctx context.Context, r *http1.StepRequest, out 
 // encoder's dynamic table stays empty, so the block goes as it is over
 // any of the origin's connections, and values that change from request
 // to request (placeholders) are never kept by the server's decoder.
-func (t *stepTransport) encode(r *http1.StepRequest, o *origin) {
+func (t *stepTransport) encode(r *httpflow.StepRequest, o *origin) {
 	t.block.Reset()
 	scheme := "http"
 	if o.tls != nil {

@@ -9,7 +9,8 @@ import (
 	"golang.org/x/net/http2/hpack"
 
 	"github.com/loadgate/loadgate/protocols"
-	"github.com/loadgate/loadgate/protocols/http1"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
+	"github.com/loadgate/loadgate/protocols/httpflow"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -34,8 +35,8 @@ func TestStepBlockIsStatic(t *testing.T) {
 		method, token string
 		body          bool
 	}{{"GET", "one", false}, {"POST", "two", true}, {"PATCH", "three", true}} {
-		r := &http1.StepRequest{Origin: "https://127.0.0.1:1", Method: tc.method, Authority: "api", Path: []byte("/items/" + tc.token),
-			Headers: []http1.StepHeader{{Name: "authorization", Value: []byte("Bearer " + tc.token)}, {Name: "user-agent", Value: []byte("loadgate")}}}
+		r := &httpflow.StepRequest{Origin: "https://127.0.0.1:1", Method: tc.method, Authority: "api", Path: []byte("/items/" + tc.token),
+			Headers: []httpflow.StepHeader{{Name: "authorization", Value: []byte("Bearer " + tc.token)}, {Name: "user-agent", Value: []byte("loadgate")}}}
 		tr.encode(r, p.origins[0])
 		// A fresh decoder has an empty dynamic table: decoding fails on
 		// any reference to an entry of another block.
@@ -78,11 +79,11 @@ func TestStepTransportKeepsHead(t *testing.T) {
 			t.Fatal(err)
 		}
 		tr := newStepTransport(p, 0, true)
-		check := http1.NewResponseCheck(tg.HTTP)
+		check := httpcheck.NewResponseCheck(tg.HTTP)
 		for _, keep := range []bool{true, false, true} {
 			var head []byte
-			r := &http1.StepRequest{Origin: srv.URL, Method: "GET", Authority: strings.TrimPrefix(strings.TrimPrefix(srv.URL, "http://"), "https://"),
-				Path: []byte("/a"), Headers: []http1.StepHeader{{Name: "x-id", Value: []byte("7")}}, Check: check}
+			r := &httpflow.StepRequest{Origin: srv.URL, Method: "GET", Authority: strings.TrimPrefix(strings.TrimPrefix(srv.URL, "http://"), "https://"),
+				Path: []byte("/a"), Headers: []httpflow.StepHeader{{Name: "x-id", Value: []byte("7")}}, Check: check}
 			if keep {
 				r.Head = &head
 			}

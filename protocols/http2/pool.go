@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
-	"github.com/loadgate/loadgate/protocols/http1"
+	"github.com/loadgate/loadgate/protocols/httpflow"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -68,7 +68,7 @@ func NewPool(t *scenarios.Target) (*Pool, error) {
 	}
 	if h.Flow != nil {
 		var err error
-		if urls, err = http1.StepOrigins(t); err != nil {
+		if urls, err = httpflow.StepOrigins(t); err != nil {
 			return nil, err
 		}
 	}
@@ -237,7 +237,7 @@ func (p *Pool) Close() error {
 // go over connection worker mod `connections` of each origin.
 func (p *Pool) NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	if p.h.Flow != nil {
-		return http1.NewFlowClient(t, worker, newStepTransport(p, worker, false))
+		return httpflow.NewClient(t, worker, newStepTransport(p, worker, false))
 	}
 	return newClient(p, worker, false)
 }
@@ -251,7 +251,7 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 		return nil, err
 	}
 	if p.h.Flow != nil {
-		return http1.NewFlowClient(t, worker, newStepTransport(p, worker, true))
+		return httpflow.NewClient(t, worker, newStepTransport(p, worker, true))
 	}
 	return newClient(p, worker, true)
 }

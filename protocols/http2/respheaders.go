@@ -8,10 +8,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 	"golang.org/x/net/http2"
 	"golang.org/x/net/http2/hpack"
-
-	"github.com/loadgate/loadgate/protocols/http1"
 )
 
 // maxHeaderBytes bounds a response's header block (and its trailers), as
@@ -21,7 +20,7 @@ import (
 // setting counts (RFC 9113 §6.5.2: name, value and 32 bytes per field),
 // fails the request as "headers too large" (kind protocol). No decoded
 // string is longer either, so a worker never holds more of one.
-const maxHeaderBytes = http1.MaxHeaderBytes
+const maxHeaderBytes = httpcheck.MaxHeaderBytes
 
 var (
 	// errHeadersTooLarge fails a response whose header block is larger

@@ -12,7 +12,8 @@ import (
 	"golang.org/x/net/http2/hpack"
 
 	"github.com/loadgate/loadgate/protocols"
-	"github.com/loadgate/loadgate/protocols/http1"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
+	"github.com/loadgate/loadgate/protocols/httpflow"
 )
 
 // encodeBlock is the HPACK header block of a 200 response with fields.
@@ -73,7 +74,7 @@ func (c *conns) count() int {
 	return len(c.seen)
 }
 
-// A response header block beyond http1.MaxHeaderBytes fails as over
+// A response header block beyond httpcheck.MaxHeaderBytes fails as over
 // HTTP/1.1: "headers too large", kind protocol. Each server answers the
 // first request with the block and the second with a small one; a block
 // too large as sent closes its connection, one too large only once
@@ -100,7 +101,7 @@ func TestResponseHeaderLimit(t *testing.T) {
 		// their size as sent counts.
 		{"beyond it once decoded", encodeBlock(repeated...), false, true, 1, 1},
 	} {
-		if len(tc.block) > http1.MaxHeaderBytes != (tc.conns == 2) {
+		if len(tc.block) > httpcheck.MaxHeaderBytes != (tc.conns == 2) {
 			t.Fatalf("%s: a %d-byte block: the rows assume otherwise", tc.name, len(tc.block))
 		}
 		for _, kept := range []bool{false, true} {
@@ -163,10 +164,10 @@ func newSender(t *testing.T, url string, kept bool) func() protocols.Outcome {
 	}
 	tr := newStepTransport(p, 0, true)
 	t.Cleanup(func() { _ = tr.Close() })
-	check := http1.NewResponseCheck(tg.HTTP)
+	check := httpcheck.NewResponseCheck(tg.HTTP)
 	return func() protocols.Outcome {
 		var head []byte
-		r := &http1.StepRequest{Origin: url, Method: "GET", Authority: strings.TrimPrefix(url, "http://"),
+		r := &httpflow.StepRequest{Origin: url, Method: "GET", Authority: strings.TrimPrefix(url, "http://"),
 			Path: []byte("/a"), Check: check, Head: &head}
 		var out protocols.Outcome
 		tr.Exchange(context.Background(), r, &out)

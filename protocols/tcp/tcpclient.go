@@ -5,10 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"os"
-	"syscall"
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
@@ -132,10 +129,7 @@ func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *protocols
 	conn, err := c.dialer.DialContext(ctx, "tcp", c.target.Address)
 	if err != nil {
 		out.Err = err
-		if ctx.Err() != nil {
-			return nil, protocols.KindTimeout
-		}
-		return nil, protocols.KindConnect
+		return nil, protocols.ConnectFailure(ctx, err, deadline)
 	}
 	if !c.wc.Set(conn) {
 		out.Err = net.ErrClosed
@@ -175,7 +169,7 @@ func (c *tcpClient) run(conn net.Conn, ops []tcpOp, out *protocols.Outcome) prot
 		if err != nil {
 			// What arrived of the reply, if anything, shows why it
 			// never completed.
-			out.Err = c.fail.Fail(op.label, readError(err), c.rd.pending())
+			out.Err = c.fail.Fail(op.label, protocols.StreamReplyError(err), c.rd.pending())
 			return tcpErrorKind(err)
 		}
 		if why := op.mismatch(payload); why != nil {
@@ -201,24 +195,6 @@ func (c *tcpClient) flush(conn net.Conn, sent string, out *protocols.Outcome) pr
 	return protocols.KindNone
 }
 
-// The end of a connection while a step waits for its reply, in words; each
-// still is the io error it wraps.
-var (
-	errClosedBeforeReply = fmt.Errorf("the server closed the connection before replying (%w)", io.EOF)
-	errClosedMidReply    = fmt.Errorf("the server closed the connection in the middle of the reply (%w)", io.ErrUnexpectedEOF)
-)
-
-// readError words an error reading a reply.
-func readError(err error) error {
-	switch err {
-	case io.EOF:
-		return errClosedBeforeReply
-	case io.ErrUnexpectedEOF:
-		return errClosedMidReply
-	}
-	return err
-}
-
 // mismatch is the check payload fails, or nil when it passes them all.
 func (op *tcpOp) mismatch(payload []byte) error {
 	e := op.expect
@@ -231,17 +207,14 @@ func (op *tcpOp) mismatch(payload []byte) error {
 	return nil
 }
 
-// tcpErrorKind maps a read, write or frame error to the kinds of SPEC §3.
+// tcpErrorKind maps a read, write or frame error to the kinds of SPEC §3:
+// a frame the codec refuses is the protocol's, the rest the network's.
 func tcpErrorKind(err error) protocols.ErrorKind {
-	var netErr net.Error
-	switch {
-	case errors.Is(err, errFrameTooLarge), errors.Is(err, errBadFrame):
+	if errors.Is(err, errFrameTooLarge) || errors.Is(err, errBadFrame) {
 		return protocols.KindProtocol
-	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return protocols.KindTimeout
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED):
-		return protocols.KindReset
+	}
+	if k := protocols.NetErrorKind(err); k != protocols.KindNone {
+		return k
 	}
 	return protocols.KindOther
 }

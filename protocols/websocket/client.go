@@ -5,12 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/gobwas/ws"
@@ -194,7 +192,7 @@ func (c *wsClient) open(ctx context.Context, deadline time.Time, out *protocols.
 	conn, br, _, err := c.dialer.Dial(ctx, c.target.URL)
 	if err != nil {
 		out.Err = err
-		return nil, dialErrorKind(ctx, err, out)
+		return nil, dialErrorKind(ctx, err, deadline, out)
 	}
 	if !c.wc.Set(conn) {
 		out.Err = net.ErrClosed
@@ -219,21 +217,16 @@ func (c *wsClient) open(ctx context.Context, deadline time.Time, out *protocols.
 	return conn, protocols.KindNone
 }
 
-// dialErrorKind classifies a failed dial or opening handshake. A server
-// that answers the handshake with a status other than 101 refused the
-// upgrade: a "status" error carrying that status.
-func dialErrorKind(ctx context.Context, err error, out *protocols.Outcome) protocols.ErrorKind {
-	var status ws.StatusError
-	var netErr net.Error
-	switch {
-	case errors.As(err, &status):
+// dialErrorKind classifies a failed dial or opening handshake, which had
+// until deadline. A server that answers the handshake with a status other
+// than 101 refused the upgrade: a "status" error carrying that status.
+// Any other failure is the network's (protocols.ConnectFailure).
+func dialErrorKind(ctx context.Context, err error, deadline time.Time, out *protocols.Outcome) protocols.ErrorKind {
+	if status, ok := errors.AsType[ws.StatusError](err); ok {
 		out.Status = int(status)
 		return protocols.KindStatus
-	case ctx.Err() != nil, errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return protocols.KindTimeout
 	}
-	return protocols.KindConnect
+	return protocols.ConnectFailure(ctx, err, deadline)
 }
 
 // run performs steps on conn. Consecutive sends go out in one write, as a
@@ -336,17 +329,18 @@ func (op *wsOp) mismatch(msg []byte) error {
 	return nil
 }
 
-// errorKind maps a read, write or frame error to the kinds of SPEC §3.
+// errorKind maps a read, write or frame error to the kinds of SPEC §3: a
+// frame that breaks RFC 6455 is the protocol's, the server's close frame a
+// reset, the rest the network's.
 func errorKind(err error) protocols.ErrorKind {
-	var netErr net.Error
 	switch {
 	case protocolError(err):
 		return protocols.KindProtocol
-	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return protocols.KindTimeout
-	case err == errClosed, errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNABORTED):
+	case err == errClosed:
 		return protocols.KindReset
+	}
+	if k := protocols.NetErrorKind(err); k != protocols.KindNone {
+		return k
 	}
 	return protocols.KindOther
 }

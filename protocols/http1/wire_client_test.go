@@ -536,7 +536,7 @@ func TestHTTP1ConnectFailureKinds(t *testing.T) {
 		{"deadline passed", timeout, past, protocols.KindTimeout},
 		{"deadline passed, context error", &net.OpError{Op: "dial", Net: "tcp", Err: context.DeadlineExceeded}, past, protocols.KindTimeout},
 	} {
-		if got := connectFailure(context.Background(), tc.err, tc.deadline); got != tc.want {
+		if got := protocols.ConnectFailure(context.Background(), tc.err, tc.deadline); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package http1
+package httpcheck
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ type pieces struct {
 	err  error // at the end instead of io.EOF
 }
 
-func (p *pieces) next() ([]byte, error) {
+func (p *pieces) Next() ([]byte, error) {
 	if len(p.data) == 0 {
 		if p.err != nil {
 			return nil, p.err
@@ -62,16 +62,16 @@ func TestBodyCheckMatchesAsTheWholeBody(t *testing.T) {
 		re := regexp.MustCompile(tc.re)
 		wantContains, wantMatches := checkWhole([]byte(tc.body), tc.want, re)
 		for _, piece := range []int{1, 2, 3, 7, 4096, 1 << 20} {
-			c := newBodyCheck(tc.want, re)
-			if err := c.run(&pieces{data: []byte(tc.body), n: piece}); err != nil {
+			c := NewBodyCheck(tc.want, re)
+			if err := c.Run(&pieces{data: []byte(tc.body), n: piece}); err != nil {
 				t.Fatalf("%s, pieces of %d: %v", tc.name, piece, err)
 			}
 			if c.contains != wantContains || c.matches != wantMatches {
 				t.Errorf("%s, pieces of %d: contains %v matches %v, want %v %v",
 					tc.name, piece, c.contains, c.matches, wantContains, wantMatches)
 			}
-			if (c.err() == nil) != (wantContains && wantMatches) {
-				t.Errorf("%s: error %v", tc.name, c.err())
+			if (c.Err() == nil) != (wantContains && wantMatches) {
+				t.Errorf("%s: error %v", tc.name, c.Err())
 			}
 		}
 	}
@@ -81,10 +81,10 @@ func TestBodyCheckMatchesAsTheWholeBody(t *testing.T) {
 // regular expression streams.
 func TestBodyCheckStopsOnError(t *testing.T) {
 	for _, size := range []int{10, 4 * bodyCheckWindow} {
-		c := newBodyCheck("x", regexp.MustCompile(`never`))
-		err := c.run(&pieces{data: make([]byte, size), n: 1000, err: errBodyTooLarge})
-		if err != errBodyTooLarge {
-			t.Errorf("body of %d bytes: error %v, want %v", size, err, errBodyTooLarge)
+		c := NewBodyCheck("x", regexp.MustCompile(`never`))
+		err := c.Run(&pieces{data: make([]byte, size), n: 1000, err: ErrBodyTooLarge})
+		if err != ErrBodyTooLarge {
+			t.Errorf("body of %d bytes: error %v, want %v", size, err, ErrBodyTooLarge)
 		}
 	}
 }
@@ -95,7 +95,7 @@ type endless struct {
 	left  int
 }
 
-func (e *endless) next() ([]byte, error) {
+func (e *endless) Next() ([]byte, error) {
 	if e.left <= 0 {
 		return nil, io.EOF
 	}
@@ -121,13 +121,13 @@ func TestBodyCheckRetainsABoundedPart(t *testing.T) {
 		if tc.re != "" {
 			re = regexp.MustCompile(tc.re)
 		}
-		c := newBodyCheck(tc.want, re)
+		c := NewBodyCheck(tc.want, re)
 		const total = 8 << 20
 		src := &endless{piece: piece}
 		run := func() {
 			src.left = total
-			if err := c.run(src); err != nil || c.err() == nil {
-				t.Fatalf("%s: err %v, check error %v", tc.name, err, c.err())
+			if err := c.Run(src); err != nil || c.Err() == nil {
+				t.Fatalf("%s: err %v, check error %v", tc.name, err, c.Err())
 			}
 		}
 		run()
@@ -156,12 +156,12 @@ func TestBodyCheckAllocatesNothing(t *testing.T) {
 		t.Skip("the race detector allocates on its own")
 	}
 	body := []byte(`{"id": "3f2a", "status": "ok"}`)
-	c := newBodyCheck(`"status": "ok"`, regexp.MustCompile(`"id":\s*"[0-9a-f-]+"`))
+	c := NewBodyCheck(`"status": "ok"`, regexp.MustCompile(`"id":\s*"[0-9a-f-]+"`))
 	src := &pieces{}
 	run := func() {
 		src.data, src.n = body, 4096
-		if err := c.run(src); err != nil || c.err() != nil {
-			t.Fatalf("err %v, check error %v", err, c.err())
+		if err := c.Run(src); err != nil || c.Err() != nil {
+			t.Fatalf("err %v, check error %v", err, c.Err())
 		}
 	}
 	run()
@@ -190,8 +190,8 @@ func FuzzBodyCheck(f *testing.F) {
 		re := regexps[int(which)%len(regexps)]
 		// Padding past the window makes the regular expression stream.
 		body := append(bytes.Repeat([]byte{'a'}, int(pad)), data...)
-		c := newBodyCheck(want, re)
-		if err := c.run(&pieces{data: body, n: int(piece) + 1}); err != nil {
+		c := NewBodyCheck(want, re)
+		if err := c.Run(&pieces{data: body, n: int(piece) + 1}); err != nil {
 			t.Fatal(err)
 		}
 		contains, matches := checkWhole(body, want, re)

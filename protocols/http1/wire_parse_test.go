@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 )
 
 // pieceReader hands out its data at most n bytes per Read, so that every
@@ -41,10 +43,10 @@ type bodyKeeper struct {
 	pieces int
 }
 
-func (k *bodyKeeper) run(src bodySource) error {
+func (k *bodyKeeper) Run(src httpcheck.BodySource) error {
 	k.body, k.pieces = k.body[:0], 0
 	for {
-		b, err := src.next()
+		b, err := src.Next()
 		if err == io.EOF {
 			return nil
 		}
@@ -60,7 +62,7 @@ func (k *bodyKeeper) run(src bodySource) error {
 // way a kept-alive connection would.
 func parseAll(input string, head bool, maxBody int64, keep bool, piece int) []parsed {
 	var kept *bodyKeeper
-	var body bodyReader
+	var body httpcheck.BodyReader
 	if keep {
 		kept = &bodyKeeper{}
 		body = kept

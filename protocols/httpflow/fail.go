@@ -1,9 +1,10 @@
-package http1
+package httpflow
 
 import (
 	"io"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 )
 
 // bodyHead keeps the first bytes of a flow step's response body, which
@@ -12,8 +13,8 @@ import (
 // reads the body. It copies at most protocols.ShownBytes of each body
 // into a fixed array: a response costs no allocation for it.
 type bodyHead struct {
-	inner bodyReader // nil: the body is read and dropped
-	src   bodySource
+	inner httpcheck.BodyReader // nil: the body is read and dropped
+	src   httpcheck.BodySource
 	head  [protocols.ShownBytes]byte
 	n     int  // bytes of head in use
 	more  bool // the body went on past head
@@ -22,14 +23,15 @@ type bodyHead struct {
 // reset forgets the last body, before a step is sent again.
 func (h *bodyHead) reset() { h.n, h.more = 0, false }
 
-func (h *bodyHead) run(src bodySource) error {
+// Run reads the body from src, through inner when it is set.
+func (h *bodyHead) Run(src httpcheck.BodySource) error {
 	h.src = src
 	defer func() { h.src = nil }()
 	if h.inner != nil {
-		return h.inner.run(h)
+		return h.inner.Run(h)
 	}
 	for {
-		if _, err := h.next(); err != nil {
+		if _, err := h.Next(); err != nil {
 			if err == io.EOF {
 				return nil
 			}
@@ -38,8 +40,10 @@ func (h *bodyHead) run(src bodySource) error {
 	}
 }
 
-func (h *bodyHead) next() ([]byte, error) {
-	b, err := h.src.next()
+// Next hands inner the next piece of the body, copying what head has
+// room for.
+func (h *bodyHead) Next() ([]byte, error) {
+	b, err := h.src.Next()
 	if err == nil && len(b) > 0 {
 		k := copy(h.head[h.n:], b)
 		h.n += k

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -31,7 +32,7 @@ type http1Client struct {
 	resp    response
 	// expect is the checks of the response being read: the target's, or
 	// a flow step's.
-	expect   *expectation
+	expect   *httpcheck.Expectation
 	proxy    *proxyRoute // nil: the connection goes straight to the server
 	reused   bool        // conn has carried a complete exchange
 	raw      rawExchange // of the current connection, when rawOK
@@ -133,7 +134,7 @@ func newHTTP1Client(t *scenarios.Target, _ int) (protocols.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.use(newExpectation(&h.Expect))
+	c.use(httpcheck.NewExpectation(&h.Expect))
 	for i := range h.Requests {
 		r, err := serialize(&h.Requests[i], h.Keepalive)
 		if err != nil {
@@ -170,8 +171,8 @@ func newHTTP1Conn(t *scenarios.Target, u *url.URL, proxy *proxyRoute) (*http1Cli
 }
 
 // use makes e the checks of the following responses.
-func (c *http1Client) use(e *expectation) {
-	c.expect, c.rd.body = e, e.body
+func (c *http1Client) use(e *httpcheck.Expectation) {
+	c.expect, c.rd.body = e, e.Body
 }
 
 // Do sends request req and reads its whole response.
@@ -290,9 +291,9 @@ func (c *http1Client) connected(ctx context.Context, deadline time.Time, n int, 
 	if n == 0 {
 		// The handshake failed, or the server closed the connection at once.
 		c.drop()
-		out.Kind, out.Err = protocols.KindReset, peerError(err)
-		if !closedByPeer(err) {
-			out.Kind = connectFailure(ctx, err, deadline)
+		out.Kind, out.Err = protocols.KindReset, protocols.ReplyError(err)
+		if !protocols.ClosedByPeer(err) {
+			out.Kind = protocols.ConnectFailure(ctx, err, deadline)
 			out.Err = c.dialErrs.of("connect", err)
 		}
 		return false
@@ -320,10 +321,10 @@ func (c *http1Client) failed(ctx context.Context, err error, retry, connecting b
 	// A server may close an idle kept-alive connection at any time; finding
 	// it closed before any answer is no failure of the server, so the
 	// request goes once more on a new connection.
-	if retry && c.resp.wire == 0 && closedByPeer(err) && ctx.Err() == nil {
+	if retry && c.resp.wire == 0 && protocols.ClosedByPeer(err) && ctx.Err() == nil {
 		return true
 	}
-	out.Kind, out.Err = responseKind(err), peerError(err)
+	out.Kind, out.Err = responseKind(err), protocols.ReplyError(err)
 	return false
 }
 
@@ -343,7 +344,7 @@ func (c *http1Client) judge(p *http1Request, out *protocols.Outcome) {
 	default:
 		c.reused = true
 	}
-	out.Kind, out.Err = c.expect.verdict(c.resp.status, c.resp.bodyLen)
+	out.Kind, out.Err = c.expect.Verdict(c.resp.status, c.resp.bodyLen)
 }
 
 // responseKind maps a failed exchange to its error kind.
@@ -376,7 +377,7 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 	}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return connectFailure(ctx, err, deadline), err
+		return protocols.ConnectFailure(ctx, err, deadline), err
 	}
 	if err := conn.SetDeadline(deadline); err != nil {
 		conn.Close()
@@ -385,14 +386,14 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 	if c.proxy != nil && c.tlsConf != nil {
 		if err := c.proxy.tunnel(conn, c.addr); err != nil {
 			conn.Close()
-			return connectFailure(ctx, err, deadline), err
+			return protocols.ConnectFailure(ctx, err, deadline), err
 		}
 	}
 	if c.tlsConf != nil {
 		tc := tls.Client(conn, c.tlsConf)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			conn.Close()
-			return connectFailure(ctx, err, deadline), err
+			return protocols.ConnectFailure(ctx, err, deadline), err
 		}
 		conn = tc
 	}
@@ -416,7 +417,7 @@ func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time)
 	c.dialStart = start
 	fd, op, err := openSocket(c.sock, c.nagle)
 	if err != nil {
-		return connectFailure(ctx, err, deadline), c.dialErrs.of(op, err)
+		return protocols.ConnectFailure(ctx, err, deadline), c.dialErrs.of(op, err)
 	}
 	conn := socketConn{os.NewFile(uintptr(fd), c.addr)}
 	if err := conn.SetDeadline(deadline); err != nil {

@@ -1,4 +1,4 @@
-package http1
+package httpcheck
 
 import (
 	"bytes"
@@ -14,25 +14,31 @@ import (
 // result is the one of matching the whole body.
 const bodyCheckWindow = 32 << 10
 
-// bodySource hands out a response body piece by piece: each piece is valid
+// BodySource hands out a response body piece by piece: each piece is valid
 // until the next call, and the body ends with io.EOF.
-type bodySource interface {
-	next() ([]byte, error)
+type BodySource interface {
+	Next() ([]byte, error)
 }
 
-// bodyCheck applies expect.body_contains and expect.body_regex to a body
+// BodyReader consumes a body piece by piece from src, until io.EOF, which
+// it does not return: a BodyCheck, a flow step's reader, or a test's.
+type BodyReader interface {
+	Run(src BodySource) error
+}
+
+// BodyCheck applies expect.body_contains and expect.body_regex to a body
 // as it arrives, so that a worker keeps at most bodyCheckWindow bytes of it
 // plus twice the length of body_contains, whatever the body's size. It is
 // made once per worker and reused for every response.
-type bodyCheck struct {
+type BodyCheck struct {
 	want substring      // body_contains
 	re   *regexp.Regexp // body_regex, unless it is a literal; nil for no check
 	lit  substring      // body_regex when it is a literal: a search is faster
 
-	// Set by run: whether each check passed.
+	// Set by Run: whether each check passed.
 	contains, matches bool
 
-	src    bodySource
+	src    BodySource
 	window []byte // the body so far while it fits in bodyCheckWindow
 	runes  bodyRunes
 
@@ -40,13 +46,13 @@ type bodyCheck struct {
 	errContains, errMatch error
 }
 
-// newBodyCheck returns the checks of want and re, or nil when there is
+// NewBodyCheck returns the checks of want and re, or nil when there is
 // none.
-func newBodyCheck(want string, re *regexp.Regexp) *bodyCheck {
+func NewBodyCheck(want string, re *regexp.Regexp) *BodyCheck {
 	if want == "" && re == nil {
 		return nil
 	}
-	c := &bodyCheck{re: re, want: newSubstring(want)}
+	c := &BodyCheck{re: re, want: newSubstring(want)}
 	if want != "" {
 		c.errContains = fmt.Errorf("body does not contain %q", want)
 	}
@@ -60,8 +66,8 @@ func newBodyCheck(want string, re *regexp.Regexp) *bodyCheck {
 	return c
 }
 
-// err is why the last body failed the checks, or nil.
-func (c *bodyCheck) err() error {
+// Err is why the last body failed the checks, or nil.
+func (c *BodyCheck) Err() error {
 	switch {
 	case !c.contains:
 		return c.errContains
@@ -71,9 +77,9 @@ func (c *bodyCheck) err() error {
 	return nil
 }
 
-// run reads the whole body from src and checks it. An error of src ends it
+// Run reads the whole body from src and checks it. An error of src ends it
 // and is returned; the checks' results are then meaningless.
-func (c *bodyCheck) run(src bodySource) error {
+func (c *BodyCheck) Run(src BodySource) error {
 	c.src = src
 	defer func() { c.src = nil }()
 	c.want.reset()
@@ -117,8 +123,8 @@ func (c *bodyCheck) run(src bodySource) error {
 }
 
 // pull reads the next piece of the body and searches it for want.
-func (c *bodyCheck) pull() ([]byte, error) {
-	b, err := c.src.next()
+func (c *BodyCheck) pull() ([]byte, error) {
+	b, err := c.src.Next()
 	if err == nil {
 		c.want.search(b)
 		c.lit.search(b)
@@ -197,7 +203,7 @@ func appendBounded(dst, b []byte, limit int) []byte {
 // the window: first what was kept, then the pieces still to come, decoding
 // runes that straddle two pieces as regexp does on a whole body.
 type bodyRunes struct {
-	check  *bodyCheck
+	check  *BodyCheck
 	cur    []byte // unread bytes of the window, then of the current piece
 	queued []byte // the piece that did not fit in the window, read after it
 	carry  [utf8.UTFMax]byte

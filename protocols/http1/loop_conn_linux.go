@@ -165,7 +165,7 @@ func (l *httpLoop) write(i int) {
 func (l *httpLoop) writeFailed(i int, err error) {
 	c := &l.conns[i]
 	if !c.dialAt.IsZero() && c.wrote == 0 {
-		if closedByPeer(err) {
+		if protocols.ClosedByPeer(err) {
 			l.fail(i, protocols.KindReset, l.ioErrs.of("write", err))
 		} else {
 			l.connectFailed(i, "connect", err)
@@ -277,7 +277,7 @@ func (l *httpLoop) eof(i int) {
 		l.complete(i)
 	case l.retry(i, err):
 	default:
-		l.fail(i, protocols.KindReset, peerError(err))
+		l.fail(i, protocols.KindReset, protocols.ReplyError(err))
 	}
 }
 
@@ -286,7 +286,7 @@ func (l *httpLoop) eof(i int) {
 // close an idle connection at any time, which is no failure of the server.
 func (l *httpLoop) retry(i int, err error) bool {
 	c := &l.conns[i]
-	if !c.reused || c.retried || c.out.BytesReceived > 0 || !closedByPeer(err) {
+	if !c.reused || c.retried || c.out.BytesReceived > 0 || !protocols.ClosedByPeer(err) {
 		return false
 	}
 	l.closeConn(c)
@@ -301,7 +301,7 @@ func (l *httpLoop) complete(i int) {
 	c := &l.conns[i]
 	r := c.p.result()
 	c.out.Status = r.status
-	c.out.Kind, c.out.Err = l.expect.verdict(r.status, r.bodyLen)
+	c.out.Kind, c.out.Err = l.expect.Verdict(r.status, r.bodyLen)
 	if c.n > 0 {
 		// More bytes came than the response holds: a second answer to one
 		// request, which is charged with it.

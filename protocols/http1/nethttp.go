@@ -4,20 +4,17 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -29,8 +26,7 @@ type netHTTPClient struct {
 	transport *http.Transport
 	client    *http.Client
 	reqs      []preparedRequest
-	expect    *expectation
-	body      readerSource
+	check     *httpcheck.ResponseCheck
 
 	// Written by the dialer and the trace hooks, read after Do returns.
 	// Atomics because a dial abandoned by a cancelled request may still
@@ -61,7 +57,7 @@ func NewNetHTTPClient(t *scenarios.Target, _ int) (protocols.Client, error) {
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
 	}
 	h := t.HTTP
-	c := &netHTTPClient{target: h, expect: newExpectation(&h.Expect)}
+	c := &netHTTPClient{target: h, check: httpcheck.NewResponseCheck(h)}
 	c.tr = c.newTrace()
 	tlsConf, err := protocols.TLSConfig(t.Name, &h.TLS)
 	if err != nil {
@@ -152,129 +148,15 @@ func (c *netHTTPClient) Do(ctx context.Context, req int, out *protocols.Outcome)
 	}
 	defer resp.Body.Close()
 	out.Status = resp.StatusCode
-	out.Kind, out.Err = c.readAndCheck(resp)
-}
-
-// readAndCheck drains the body (bounded by max_body) and applies expect.
-// The body checks see it as it streams: a worker keeps a bounded part of
-// it, whatever its size.
-func (c *netHTTPClient) readAndCheck(resp *http.Response) (protocols.ErrorKind, error) {
-	limit := c.target.MaxBody
-	var n int64
-	var err error
-	if check := c.expect.check; check != nil {
-		c.body.reset(resp.Body, limit)
-		err = check.run(&c.body)
-		n = c.body.n
-	} else {
-		n, err = io.Copy(io.Discard, io.LimitReader(resp.Body, limit+1))
-		if err == nil && n > limit {
-			err = errBodyTooLarge
-		}
-	}
-	switch {
-	case errors.Is(err, errBodyTooLarge):
-		return protocols.KindLength, err
-	case err != nil:
-		return classify(err), err
-	}
-	return c.expect.verdict(resp.StatusCode, n)
-}
-
-// readerSource hands out a body read from an io.Reader through one buffer,
-// as a bodySource, failing once it exceeds max_body.
-type readerSource struct {
-	r     io.Reader
-	buf   []byte
-	n     int64 // bytes read
-	limit int64 // max_body
-	err   error // returned by r with data, reported next
-}
-
-// readerSourceBuf is the size of a readerSource's buffer.
-const readerSourceBuf = 16 << 10
-
-func (s *readerSource) reset(r io.Reader, limit int64) {
-	s.r, s.n, s.limit, s.err = r, 0, limit, nil
-	if s.buf == nil {
-		s.buf = make([]byte, readerSourceBuf)
-	}
-}
-
-func (s *readerSource) next() ([]byte, error) {
-	if s.err != nil {
-		return nil, s.err
-	}
-	for range maxZeroReads {
-		// Reading one byte past max_body is enough to refuse the body.
-		k, err := s.r.Read(s.buf[:min(int64(len(s.buf)), s.limit+1-s.n)])
-		s.n += int64(k)
-		if s.n > s.limit {
-			return nil, errBodyTooLarge
-		}
-		if k > 0 {
-			s.err = err
-			return s.buf[:k], nil
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	return nil, io.ErrNoProgress
-}
-
-func statusAccepted(accepted []int, code int) bool {
-	if len(accepted) == 0 {
-		return code >= 200 && code < 400
-	}
-	for _, a := range accepted {
-		if a == code {
-			return true
-		}
-	}
-	return false
+	// The body checks see the body as it streams: a worker keeps a bounded
+	// part of it, whatever its size.
+	out.Kind, out.Err = c.check.Check(resp.StatusCode, resp.Body, classify)
 }
 
 // Close drops the worker's idle connections.
 func (c *netHTTPClient) Close() error {
 	c.transport.CloseIdleConnections()
 	return nil
-}
-
-// classify maps a transport error to the error kinds of SPEC §3.
-func classify(err error) protocols.ErrorKind {
-	var opErr *net.OpError
-	var netErr net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, os.ErrDeadlineExceeded):
-		return protocols.KindTimeout
-	case errors.As(err, &netErr) && netErr.Timeout():
-		return protocols.KindTimeout
-	case errors.As(err, &opErr) && opErr.Op == "dial":
-		return protocols.KindConnect
-	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return protocols.KindConnect
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return protocols.KindReset
-	case errors.Is(err, errNotHTTP):
-		return protocols.KindProtocol
-	case isTLSHandshake(err):
-		return protocols.KindConnect
-	case strings.Contains(err.Error(), "malformed"), strings.Contains(err.Error(), "invalid"),
-		strings.Contains(err.Error(), "bad "):
-		return protocols.KindProtocol
-	case strings.Contains(err.Error(), "server closed") || strings.Contains(err.Error(), "connection reset"):
-		return protocols.KindReset
-	default:
-		return protocols.KindOther
-	}
-}
-
-func isTLSHandshake(err error) bool {
-	var recErr tls.RecordHeaderError
-	var certErr *tls.CertificateVerificationError
-	return errors.As(err, &recErr) || errors.As(err, &certErr)
 }
 
 // countingConn counts wire bytes so that bytes_sent and bytes_received

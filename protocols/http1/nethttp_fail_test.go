@@ -94,9 +94,9 @@ func TestHTTPClientsClassifyWhatIsNotHTTP(t *testing.T) {
 		{"random bytes on an open connection", thenHold(randomBytes(512)), long, protocols.KindProtocol, errNotHTTP},
 		{"HTTP/2 preface-like reply, held open", thenHold([]byte("HTTP/2 200\r\n")), long, protocols.KindProtocol, errNotHTTP},
 		{"a bad status code, held open", thenHold([]byte("HTTP/1.1 2xx OK\r\n")), long, protocols.KindProtocol, errStatusLine},
-		{"closed before any byte", func(c net.Conn) { readRequest(bufio.NewReader(c)) }, long, protocols.KindReset, errClosedBeforeReply},
+		{"closed before any byte", func(c net.Conn) { readRequest(bufio.NewReader(c)) }, long, protocols.KindReset, protocols.ErrClosedBeforeReply},
 		// net/http calls this a malformed response: a protocol error.
-		{"closed mid status line", answerOnce("HTTP/1."), long, protocols.KindReset, errClosedMidReply},
+		{"closed mid status line", answerOnce("HTTP/1."), long, protocols.KindReset, protocols.ErrClosedMidReply},
 		{"endless body over max_body", endlessChunks, func(h *scenarios.HTTPTarget) {
 			long(h)
 			h.MaxBody = 1 << 20
@@ -114,7 +114,7 @@ func TestHTTPClientsClassifyWhatIsNotHTTP(t *testing.T) {
 	} {
 		for _, hc := range httpClients {
 			t.Run(tc.name+"/"+hc.name, func(t *testing.T) {
-				if tc.errIs == errClosedMidReply && hc.name == "net-http" {
+				if tc.errIs == protocols.ErrClosedMidReply && hc.name == "net-http" {
 					t.Skip("net/http reports a truncated status line as malformed")
 				}
 				srv := newRawServer(t, tc.handle)

@@ -1,4 +1,4 @@
-package http1
+package httpflow
 
 import (
 	"bytes"
@@ -9,11 +9,12 @@ import (
 	"strings"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
-// The seam between a flow and a transport other than this package's
-// HTTP/1.1 wire code: the flow client renders each step into a
+// The seam between a flow and a transport that frames requests itself:
+// the flow client renders each step into a
 // StepRequest, which a StepTransport (HTTP/2's, on the case's shared
 // connections) sends, judging the response with the step's ResponseCheck.
 // Rendering, extraction, data feeds and cookies stay here, the same
@@ -42,7 +43,7 @@ type StepRequest struct {
 	// status line then "name: value\r\n" lines: a step's header
 	// extractions and the cookie jar read it.
 	Head  *[]byte
-	Check *ResponseCheck
+	Check *httpcheck.ResponseCheck
 }
 
 // StepHeader is one header field of a StepRequest.
@@ -51,10 +52,10 @@ type StepHeader struct {
 	Value []byte
 }
 
-// NewFlowClient makes the client of one virtual user of flow target t,
-// whose steps tr sends.
-func NewFlowClient(t *scenarios.Target, worker int, tr StepTransport) (protocols.Client, error) {
-	return newFlowClient(t, worker, tr)
+// NewClient makes the client of one virtual user of flow target t, whose
+// steps tr sends.
+func NewClient(t *scenarios.Target, worker int, tr StepTransport) (protocols.Client, error) {
+	return newFlowClient(t, worker, tr, nil)
 }
 
 // StepOrigins lists the origins (scheme://host[:port]) the steps of flow
@@ -95,7 +96,7 @@ func (c *flowClient) compileStep(fs *flowStep) {
 		kept = append(kept, h)
 	}
 	fs.headers = kept
-	fs.check = &ResponseCheck{expect: fs.expect, limit: c.h.MaxBody}
+	fs.check = httpcheck.NewCheck(fs.expect, c.h.MaxBody)
 }
 
 // sendStep renders step s into c.sreq and has the transport send it.

@@ -1,4 +1,4 @@
-package http1
+package httpflow
 
 import (
 	"context"
@@ -11,21 +11,23 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
 // flowClient is one virtual user of a flow target (SPEC §12): it runs the
 // flow's setup once, then one iteration of its steps per call of Iterate,
 // carrying extracted values and data rows from step to step in its
-// variable table. Every step is rendered into one reused buffer and sent
-// through the lean HTTP/1.1 client's wire code, over one kept-alive
-// connection per origin the steps reach, so that a step costs what a
-// plain request does plus its rendering and extractions.
+// variable table. Every step is rendered into one reused buffer: as
+// HTTP/1.1 bytes that the lean HTTP/1.1 client's connections (a Wire, one
+// kept-alive connection per origin the steps reach) send as they are, so
+// that a step costs what a plain request does plus its rendering and
+// extractions; or as a StepRequest that a StepTransport (HTTP/2) frames.
 type flowClient struct {
 	target string
 	flow   *scenarios.Flow
 	h      *scenarios.HTTPTarget
-	conns  []*http1Client // one per origin, in order of first use
+	conns  Wire // the HTTP/1.1 connections, unless tr sends the steps
 	setup  []flowStep
 	steps  []flowStep
 	env    protocols.RenderEnv
@@ -37,7 +39,7 @@ type flowClient struct {
 	// Reused from step to step.
 	wire, body []byte
 	head       []byte // the last response's header block, when a step keeps it
-	req        http1Request
+	wreq       WireRequest
 	out        protocols.Outcome
 	// fail is the error of a failed step quoting the body it got,
 	// refilled by each failure so that a failure allocates nothing.
@@ -61,7 +63,7 @@ type varColumn struct{ slot, col int }
 // flowStep is a scenarios.Step made ready to render.
 type flowStep struct {
 	name     string
-	conn     int    // index into flowClient.conns
+	conn     int    // the connection of Wire.Route
 	origin   string // scheme://host[:port]
 	absolute bool   // the request goes to a proxy in absolute form
 	method   string
@@ -75,13 +77,13 @@ type flowStep struct {
 	body     scenarios.Template
 	length   bool   // send Content-Length even for an empty body
 	auth     string // Proxy-Authorization, "" for none
-	expect   *expectation
+	expect   *httpcheck.Expectation
 	keep     *bodyKeep // set when an extraction reads the body
 	head     *bodyHead // keeps the body's first bytes, for a failure to quote
 	keepHead bool      // a header extraction or the cookie jar reads the headers
 	extract  []extractor
 	think    time.Duration
-	check    *ResponseCheck // the response's checks, with a StepTransport
+	check    *httpcheck.ResponseCheck // the response's checks, with a StepTransport
 
 	// fixedBody is the body when it has no placeholder: the scenario's
 	// own bytes, which every virtual user sends without a copy.
@@ -91,9 +93,8 @@ type flowStep struct {
 var errFlowDo = errors.New("a flow target runs whole iterations, not single requests")
 
 // newFlowClient makes the client of one virtual user of flow target t,
-// whose steps go over HTTP/1.1 connections of its own, or through tr when
-// it is not nil.
-func newFlowClient(t *scenarios.Target, worker int, tr StepTransport) (*flowClient, error) {
+// whose steps go through tr when it is not nil, else over conns.
+func newFlowClient(t *scenarios.Target, worker int, tr StepTransport, conns Wire) (*flowClient, error) {
 	h := t.HTTP
 	if h == nil || h.Flow == nil {
 		return nil, fmt.Errorf("target %q has no flow", t.Name)
@@ -105,15 +106,14 @@ func newFlowClient(t *scenarios.Target, worker int, tr StepTransport) (*flowClie
 	if len(f.Steps) == 0 {
 		return nil, fmt.Errorf("target %q: flow has no step", t.Name)
 	}
-	c := &flowClient{target: t.Name, flow: f, h: h, env: protocols.NewRenderEnv(worker), tr: tr}
+	c := &flowClient{target: t.Name, flow: f, h: h, env: protocols.NewRenderEnv(worker), tr: tr, conns: conns}
 	c.env.Vars = make([][]byte, len(f.Vars))
-	origins := map[string]int{}
 	for _, list := range []struct {
 		src []scenarios.Step
 		dst *[]flowStep
 	}{{f.Setup, &c.setup}, {f.Steps, &c.steps}} {
 		for i := range list.src {
-			s, err := c.compile(t, &list.src[i], origins)
+			s, err := c.compile(&list.src[i])
 			if err != nil {
 				return nil, fmt.Errorf("target %q: step %q: %w", t.Name, list.src[i].Name, err)
 			}
@@ -135,9 +135,9 @@ func newFlowClient(t *scenarios.Target, worker int, tr StepTransport) (*flowClie
 	return c, nil
 }
 
-// compile readies step s, opening a connection slot for its origin when
-// no earlier step reached it.
-func (c *flowClient) compile(t *scenarios.Target, s *scenarios.Step, origins map[string]int) (flowStep, error) {
+// compile readies step s, and the route of its origin over the HTTP/1.1
+// connections when they send the steps.
+func (c *flowClient) compile(s *scenarios.Step) (flowStep, error) {
 	origin, rest, err := splitOrigin(s.URL)
 	if err != nil {
 		return flowStep{}, err
@@ -146,34 +146,18 @@ func (c *flowClient) compile(t *scenarios.Target, s *scenarios.Step, origins map
 	if err != nil {
 		return flowStep{}, fmt.Errorf("url %s: %w", origin, err)
 	}
-	var route *proxyRoute
+	var route WireRoute
 	if c.tr == nil {
-		p, err := proxyFor(c.h, u)
-		if err != nil {
+		if route, err = c.conns.Route(origin, u); err != nil {
 			return flowStep{}, err
 		}
-		if p != nil {
-			if route, err = newProxyRoute(p); err != nil {
-				return flowStep{}, err
-			}
-		}
-	}
-	conn, ok := origins[origin]
-	if !ok && c.tr == nil {
-		hc, err := newHTTP1Conn(t, u, route)
-		if err != nil {
-			return flowStep{}, err
-		}
-		conn = len(c.conns)
-		origins[origin] = conn
-		c.conns = append(c.conns, hc)
 	}
 	method := s.Method
 	if method == "" {
 		method = "GET"
 	}
 	fs := flowStep{
-		name: s.Name, conn: conn, origin: origin, method: method, isHead: method == "HEAD",
+		name: s.Name, conn: route.Conn, origin: origin, method: method, isHead: method == "HEAD",
 		target: rest, host: u.Host, body: s.Body, think: s.ThinkTime,
 		length: method == "POST" || method == "PUT" || method == "PATCH",
 		close:  !c.h.Keepalive, keepHead: c.flow.Cookies,
@@ -181,11 +165,9 @@ func (c *flowClient) compile(t *scenarios.Target, s *scenarios.Step, origins map
 	if len(s.Body.Parts) == 1 && s.Body.Parts[0].Kind == scenarios.PartLiteral {
 		fs.fixedBody = s.Body.Parts[0].Literal
 	}
-	if route != nil && u.Scheme == "http" {
-		fs.absolute, fs.auth = true, route.auth
-	}
+	fs.absolute, fs.auth = route.Absolute, route.Auth
 	c.compileHeaders(&fs, s.Headers)
-	fs.expect = newExpectation(&s.Expect)
+	fs.expect = httpcheck.NewExpectation(&s.Expect)
 	for i := range s.Extract {
 		e, err := newExtractor(&s.Extract[i])
 		if err != nil {
@@ -197,13 +179,13 @@ func (c *flowClient) compile(t *scenarios.Target, s *scenarios.Step, origins map
 			fs.keepHead = true
 		default:
 			if fs.keep == nil {
-				fs.keep = &bodyKeep{check: fs.expect.check}
-				fs.expect.body = fs.keep
+				fs.keep = &bodyKeep{check: fs.expect.Check}
+				fs.expect.Body = fs.keep
 			}
 		}
 	}
-	fs.head = &bodyHead{inner: fs.expect.body}
-	fs.expect.body = fs.head
+	fs.head = &bodyHead{inner: fs.expect.Body}
+	fs.expect.Body = fs.head
 	if c.tr != nil {
 		c.compileStep(&fs)
 	}
@@ -332,8 +314,17 @@ func (c *flowClient) Close() error {
 	if c.tr != nil {
 		errs = append(errs, c.tr.Close())
 	}
-	for _, hc := range c.conns {
-		errs = append(errs, hc.Close())
+	if c.conns != nil {
+		errs = append(errs, c.conns.Close())
 	}
 	return errors.Join(errs...)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -5,10 +5,10 @@ import (
 	"io"
 )
 
-// next returns the next piece of the body, consumed, or io.EOF at its end
+// Next returns the next piece of the body, consumed, or io.EOF at its end
 // (after the trailers of a chunked body). The piece is valid until the next
 // call. It never returns more than max_body in all.
-func (p *respReader) next() ([]byte, error) {
+func (p *respReader) Next() ([]byte, error) {
 	switch p.mode {
 	case bodyFixed:
 		if p.left == 0 {

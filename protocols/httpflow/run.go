@@ -1,18 +1,17 @@
-package http1
+package httpflow
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"time"
 	"unsafe"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -135,14 +134,12 @@ func (c *flowClient) send(ctx context.Context, s *flowStep, out *protocols.Outco
 		*out = protocols.Outcome{Kind: protocols.KindOther, Err: ErrUnsafeValue}
 		return
 	}
-	conn := c.conns[s.conn]
-	conn.use(s.expect)
-	conn.rd.head = nil
+	r := &c.wreq
+	r.Conn, r.IsHead, r.Close, r.Expect, r.ResponseHead = s.conn, s.isHead, s.close, s.expect, nil
 	if s.keepHead {
-		conn.rd.head = &c.head
+		r.ResponseHead = &c.head
 	}
-	c.req.head, c.req.close = s.isHead, s.close
-	conn.exchange(ctx, &c.req, out)
+	c.conns.Exchange(ctx, r, out)
 	if out.Kind != protocols.KindNone {
 		return
 	}
@@ -168,59 +165,6 @@ func (c *flowClient) afterStep(s *flowStep, out *protocols.Outcome) {
 // one line of HTTP.
 var ErrUnsafeValue = errors.New("a {{placeholder}} value holds a line break (or, in the URL, a space): the request would not be valid HTTP/1.1")
 
-// render writes step s as it goes on the wire into c.req, its head into
-// c.wire; false when a placeholder's value made the request line or a
-// header invalid.
-func (c *flowClient) render(s *flowStep) bool {
-	body := c.renderBody(s)
-	w := append(c.wire[:0], s.method...)
-	w = append(w, ' ')
-	if s.absolute {
-		w = append(w, s.origin...)
-	}
-	from := len(w)
-	w = c.env.Render(w, &s.target)
-	if bytes.ContainsAny(w[from:], " \r\n") {
-		return false
-	}
-	if c.jar != nil {
-		c.cookieURL, _ = url.Parse(s.origin + string(w[from:]))
-	}
-	w = append(w, " HTTP/1.1\r\n"...)
-	if !s.ownHost {
-		w = appendHeader(w, "Host", s.host)
-	}
-	for i := range s.headers {
-		h := &s.headers[i]
-		w = append(append(w, h.Name...), ": "...)
-		at := len(w)
-		w = c.env.Render(w, &h.Value)
-		if bytes.ContainsAny(w[at:], "\r\n") {
-			return false
-		}
-		w = append(w, "\r\n"...)
-	}
-	if !s.ownUA {
-		w = append(w, "User-Agent: loadgate\r\n"...)
-	}
-	if s.auth != "" {
-		w = appendHeader(w, "Proxy-Authorization", s.auth)
-	}
-	if c.jar != nil && c.cookieURL != nil {
-		w = appendCookies(w, c.jar.Cookies(c.cookieURL))
-	}
-	if s.length || len(body) > 0 {
-		w = appendContentLength(w, len(body))
-	}
-	if !c.h.Keepalive {
-		w = append(w, "Connection: close\r\n"...)
-	}
-	w = append(w, "\r\n"...)
-	withBody(&c.req, w, body)
-	c.wire = c.req.wire
-	return true
-}
-
 // renderBody is step s's body for this request: the step's own bytes when
 // it has no placeholder, as a body_file has none, shared by every user and
 // never copied; else rendered into the user's buffer, where a large one's
@@ -231,25 +175,6 @@ func (c *flowClient) renderBody(s *flowStep) []byte {
 	}
 	c.body = c.env.Render(c.body[:0], &s.body)
 	return c.body
-}
-
-func appendHeader(w []byte, name, value string) []byte {
-	w = append(append(w, name...), ": "...)
-	return append(append(w, value...), "\r\n"...)
-}
-
-func appendCookies(w []byte, cs []*http.Cookie) []byte {
-	if len(cs) == 0 {
-		return w
-	}
-	w = append(w, "Cookie: "...)
-	for i, ck := range cs {
-		if i > 0 {
-			w = append(w, "; "...)
-		}
-		w = append(append(append(w, ck.Name...), '='), ck.Value...)
-	}
-	return append(w, "\r\n"...)
 }
 
 // storeCookies puts the Set-Cookie headers of the last response in the
@@ -267,20 +192,6 @@ func (c *flowClient) storeCookies() {
 	})
 	if len(cs) > 0 {
 		c.jar.SetCookies(c.cookieURL, cs)
-	}
-}
-
-// eachHeader calls fn with the value of every header called name (lower
-// case) in the header block head, until fn returns false.
-func eachHeader(head []byte, name string, fn func(v []byte) bool) {
-	_, rest := nextLine(head) // the status line
-	for len(rest) > 0 {
-		var line []byte
-		line, rest = nextLine(rest)
-		colon := bytes.IndexByte(line, ':')
-		if colon > 0 && equalFold(line[:colon], name) && !fn(trimOWS(line[colon+1:])) {
-			return
-		}
 	}
 }
 
@@ -330,18 +241,19 @@ func unsafeString(b []byte) string {
 // refuses a body beyond max_body, which bounds what is kept.
 type bodyKeep struct {
 	buf   []byte
-	check *bodyCheck
-	src   bodySource
+	check *httpcheck.BodyCheck
+	src   httpcheck.BodySource
 }
 
-func (k *bodyKeep) run(src bodySource) error {
+// Run keeps the body from src, which check, when set, reads.
+func (k *bodyKeep) Run(src httpcheck.BodySource) error {
 	k.buf, k.src = k.buf[:0], src
 	defer func() { k.src = nil }()
 	if k.check != nil {
-		return k.check.run(k)
+		return k.check.Run(k)
 	}
 	for {
-		if _, err := k.next(); err != nil {
+		if _, err := k.Next(); err != nil {
 			if err == io.EOF {
 				return nil
 			}
@@ -350,8 +262,9 @@ func (k *bodyKeep) run(src bodySource) error {
 	}
 }
 
-func (k *bodyKeep) next() ([]byte, error) {
-	b, err := k.src.next()
+// Next hands on the next piece of the body, keeping it.
+func (k *bodyKeep) Next() ([]byte, error) {
+	b, err := k.src.Next()
 	if err == nil {
 		k.buf = append(k.buf, b...)
 	}

@@ -1,0 +1,95 @@
+package http1
+
+import (
+	"errors"
+	"net"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/loadgate/loadgate/protocols"
+)
+
+// classify maps an error of an exchange, the lean client's, the event
+// loop's or net/http's, to the error kinds of SPEC §3: the network's
+// errors as protocols.NetErrorKind says, then what only HTTP knows, of
+// this package's parser or in net/http's words (its errors of a malformed
+// response are unexported).
+func classify(err error) protocols.ErrorKind {
+	if k := protocols.NetErrorKind(err); k != protocols.KindNone {
+		return k
+	}
+	if errors.Is(err, errNotHTTP) {
+		return protocols.KindProtocol
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "malformed"), strings.Contains(msg, "invalid"), strings.Contains(msg, "bad "):
+		return protocols.KindProtocol
+	case strings.Contains(msg, "server closed"), strings.Contains(msg, "connection reset"):
+		return protocols.KindReset
+	}
+	return protocols.KindOther
+}
+
+// dialErrors are the errors of dialSocket's failures, made the first time
+// each happens, so that a run against a dead server reports "dial tcp
+// 127.0.0.1:8080: connect: connection refused" as net.Dialer would, without
+// allocating per request.
+type dialErrors struct {
+	addr dialAddr
+	made []dialError
+	// onConn: these are failures of an open connection ("read tcp
+	// 127.0.0.1:8080: read: connection reset by peer"), not of a dial.
+	onConn bool
+}
+
+type dialError struct {
+	op    string
+	errno syscall.Errno
+	err   error
+}
+
+// dialErrorsKept bounds the kinds of failure a worker remembers.
+const dialErrorsKept = 8
+
+// of returns the error of the system call op failing with err: the error
+// made for its errno, or err itself when it carries none (a timeout).
+func (d *dialErrors) of(op string, err error) error {
+	errno, ok := errnoOf(err)
+	if !ok {
+		return err
+	}
+	for i := range d.made {
+		if e := &d.made[i]; e.errno == errno && e.op == op {
+			return e.err
+		}
+	}
+	verb := "dial"
+	if d.onConn {
+		verb = op
+	}
+	made := &net.OpError{Op: verb, Net: "tcp", Addr: d.addr, Err: os.NewSyscallError(op, errno)}
+	if len(d.made) < dialErrorsKept {
+		d.made = append(d.made, dialError{op, errno, made})
+	}
+	return made
+}
+
+// errnoOf finds the errno that err wraps, without errors.As, which would
+// allocate its target.
+func errnoOf(err error) (syscall.Errno, bool) {
+	for err != nil {
+		if errno, ok := err.(syscall.Errno); ok {
+			return errno, true
+		}
+		err = errors.Unwrap(err)
+	}
+	return 0, false
+}
+
+// dialAddr is the address dialSocket connects to, for its errors.
+type dialAddr string
+
+func (dialAddr) Network() string  { return "tcp" }
+func (a dialAddr) String() string { return string(a) }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package httpcheck
+
+const raceEnabled = false
