@@ -447,7 +447,7 @@ func (pr *phaseRun) openFigures(res *PhaseResult, done <-chan struct{}, sent *at
 	if total := res.Requests + res.Dropped; total > 0 {
 		dropShare = float64(res.Dropped) / float64(total)
 	}
-	res.Generator.judge(dropShare, idleShare)
+	res.Generator.Judge(dropShare, idleShare)
 }
 
 // dropped counts the arrivals due before the phase ended (within its request

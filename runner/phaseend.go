@@ -98,7 +98,7 @@ func (pr *phaseRun) abandonLate(cfg *Config, col *collector, snap *Snapshot) {
 	cut := Counters{Requests: n, Failed: n, Errors: ErrorCounts{Unfinished: n}}
 	col.pending.Merge(cut)
 	col.total.Merge(cut)
-	col.total.noteError(protocols.KindUnfinished, protocols.ErrUnfinished.Error())
+	noteError(col.total, protocols.KindUnfinished, protocols.ErrUnfinished.Error())
 }
 
 // sending reports whether a worker may start another request at now: the

@@ -204,7 +204,7 @@ func addOutcome(c *Counters, o *protocols.Outcome) {
 		if o.Kind == protocols.KindGRPC {
 			c.Errors.AddGRPC(scenarios.GRPCCode(o.Status).String(), 1)
 		} else {
-			c.Errors.Add(o.Kind, 1)
+			countError(&c.Errors, o.Kind, 1)
 		}
 	}
 	c.BytesSent += o.BytesSent
@@ -241,7 +241,7 @@ func (c *collector) drain() {
 		c.total.FailedLatency.Merge(s.failed)
 		for k, msg := range s.samples {
 			if msg != "" {
-				c.total.noteError(protocols.ErrorKind(k), msg)
+				noteError(c.total, protocols.ErrorKind(k), msg)
 				s.samples[k] = ""
 			}
 		}

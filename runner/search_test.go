@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 // scriptedSLO passes or fails the probes in the order given, whatever
@@ -97,7 +98,7 @@ func TestSearchPhaseProbesAndMerges(t *testing.T) {
 	}
 	var got []string
 	for _, pr := range p.Search.Probes {
-		got = append(got, pr.Kind+" "+fmtRate(pr.Rate))
+		got = append(got, pr.Kind+" "+units.FormatRate(pr.Rate))
 	}
 	want := "grow 50/s, grow 100/s, grow 200/s, bisect 150/s, bisect 175/s, confirm 150/s"
 	if strings.Join(got, ", ") != want {
@@ -249,39 +250,5 @@ func TestKeptUp(t *testing.T) {
 		if got := keptUp(tc.rate, tc.achieved, tc.prc, tc.step); got != tc.want {
 			t.Errorf("%s: keptUp(%v, %v, %v, %v) = %v, want %v", tc.name, tc.rate, tc.achieved, tc.prc, tc.step, got, tc.want)
 		}
-	}
-}
-
-func TestMedianSearch(t *testing.T) {
-	runs := func(caps ...float64) []*PhaseResult {
-		var rs []*PhaseResult
-		for i, c := range caps {
-			rs = append(rs, &PhaseResult{Search: &SearchResult{Capacity: c, LimitedByGenerator: i == 1 && c < 0}})
-		}
-		return rs
-	}
-	tests := []struct {
-		name string
-		runs []*PhaseResult
-		want float64
-	}{
-		{"odd", runs(300, 100, 200), 200},
-		{"even takes the lower middle", runs(400, 100, 300, 200), 200},
-		{"one", runs(50), 50},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := medianSearch(tt.runs); got == nil || got.Capacity != tt.want {
-				t.Errorf("median search %+v, want capacity %v", got, tt.want)
-			}
-		})
-	}
-	limited := runs(100, 200)
-	limited[0].Search.LimitedByGenerator = true
-	if got := medianSearch(limited); !got.LimitedByGenerator {
-		t.Error("a trial limited by the generator must mark the merged search")
-	}
-	if medianSearch([]*PhaseResult{{}}) != nil {
-		t.Error("phases without a search have no median search")
 	}
 }

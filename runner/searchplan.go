@@ -2,10 +2,10 @@ package runner
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 // Probe kinds, in the order a search uses them.
@@ -36,7 +36,7 @@ func nextProbe(s *scenarios.Search, probes []Probe) (rate float64, kind string, 
 	}
 	last := probes[len(probes)-1]
 	if last.Saturated {
-		return 0, "", true, fmt.Sprintf("the generator saturated at %s: %s", fmtRate(last.Rate), last.Reason)
+		return 0, "", true, fmt.Sprintf("the generator saturated at %s: %s", units.FormatRate(last.Rate), last.Reason)
 	}
 	if len(probes) >= maxProbes {
 		return 0, "", true, fmt.Sprintf("stopped after %d probes without settling", len(probes))
@@ -49,17 +49,17 @@ func nextProbe(s *scenarios.Search, probes []Probe) (rate float64, kind string, 
 		if confirmed(probes, pass) < s.Confirm {
 			return pass, ProbeConfirm, false, ""
 		}
-		return 0, "", true, fmt.Sprintf("the highest rate, %s, met the SLO", fmtRate(s.Max))
+		return 0, "", true, fmt.Sprintf("the highest rate, %s, met the SLO", units.FormatRate(s.Max))
 	case fail == 0:
 		return min(2*pass, s.Max), ProbeGrow, false, ""
 	case pass == 0:
-		return 0, "", true, fmt.Sprintf("even %s failed the SLO", fmtRate(fail))
+		return 0, "", true, fmt.Sprintf("even %s failed the SLO", units.FormatRate(fail))
 	case (fail-pass)/pass > s.Precision:
 		return (pass + fail) / 2, ProbeBisect, false, ""
 	case confirmed(probes, pass) < s.Confirm:
 		return pass, ProbeConfirm, false, ""
 	default:
-		return 0, "", true, fmt.Sprintf("%s met the SLO, %s did not", fmtRate(pass), fmtRate(fail))
+		return 0, "", true, fmt.Sprintf("%s met the SLO, %s did not", units.FormatRate(pass), units.FormatRate(fail))
 	}
 }
 
@@ -100,15 +100,6 @@ func searchOutcome(probes []Probe, reason string) *SearchResult {
 		r.LimitedByGenerator = true
 	}
 	return r
-}
-
-// fmtRate writes a rate as users write them: whole numbers without a
-// fraction, others to a tenth.
-func fmtRate(r float64) string {
-	if r == math.Trunc(r) {
-		return fmt.Sprintf("%.0f/s", r)
-	}
-	return fmt.Sprintf("%.1f/s", r)
 }
 
 // Draining between probes. Against a server with an unbounded queue (no

@@ -1,14 +1,13 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 // defaultProbeWarmup is a probe's unmeasured lead-in when the scenario
@@ -97,7 +96,7 @@ func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 }
 
 func probeLabel(label string, n int, kind string, rate float64) string {
-	l := fmt.Sprintf("probe %d, %s %s", n, kind, fmtRate(rate))
+	l := fmt.Sprintf("probe %d, %s %s", n, kind, units.FormatRate(rate))
 	if label != "" {
 		l = label + ", " + l
 	}
@@ -244,25 +243,4 @@ func mergeProbes(ph *scenarios.Phase, c *scenarios.Case, measured []*PhaseResult
 		m.Ended = EndSearch
 	}
 	return m
-}
-
-// medianSearch is the search of the median trial by capacity (the lower
-// of the two middle ones), limited by the generator if any trial was: the
-// search a merged phase of several trials shows.
-func medianSearch(runs []*PhaseResult) *SearchResult {
-	var searches []*SearchResult
-	limited := false
-	for _, r := range runs {
-		if r.Search != nil {
-			searches = append(searches, r.Search)
-			limited = limited || r.Search.LimitedByGenerator
-		}
-	}
-	if len(searches) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(searches, func(a, b *SearchResult) int { return cmp.Compare(a.Capacity, b.Capacity) })
-	m := *searches[(len(searches)-1)/2]
-	m.LimitedByGenerator = limited
-	return &m
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -153,4 +154,25 @@ func MergeIterations(a, b *IterationResult) *IterationResult {
 		a.Latency.Merge(b.Latency)
 	}
 	return a
+}
+
+// medianSearch is the search of the median trial by capacity (the lower
+// of the two middle ones), limited by the generator if any trial was: the
+// search a merged phase of several trials shows.
+func medianSearch(runs []*PhaseResult) *SearchResult {
+	var searches []*SearchResult
+	limited := false
+	for _, r := range runs {
+		if r.Search != nil {
+			searches = append(searches, r.Search)
+			limited = limited || r.Search.LimitedByGenerator
+		}
+	}
+	if len(searches) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(searches, func(a, b *SearchResult) int { return cmp.Compare(a.Capacity, b.Capacity) })
+	m := *searches[(len(searches)-1)/2]
+	m.LimitedByGenerator = limited
+	return &m
 }
