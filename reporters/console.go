@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/units"
 )
@@ -126,7 +127,7 @@ func (c *Console) Progress(s runner.Snapshot) {
 }
 
 // PhaseDone replaces the progress with the phase's final figures.
-func (c *Console) PhaseDone(s runner.Snapshot, r *runner.PhaseResult) {
+func (c *Console) PhaseDone(s runner.Snapshot, r *results.PhaseResult) {
 	if c.silent() {
 		return
 	}
@@ -252,7 +253,7 @@ func fmtElapsed(d time.Duration) string {
 }
 
 // phaseFigures summarises a finished phase in one line.
-func phaseFigures(r *runner.PhaseResult) string {
+func phaseFigures(r *results.PhaseResult) string {
 	rps := 0.0
 	if secs := r.Elapsed.Seconds(); secs > 0 {
 		rps = float64(r.Requests) / secs
@@ -266,7 +267,7 @@ func phaseFigures(r *runner.PhaseResult) string {
 	if len(r.Trials) > 1 {
 		// The pooled rate would disagree with the median the summary and
 		// the rules quote.
-		if st := runner.Summarize([]*runner.PhaseResult{r}); st.Trials != nil {
+		if st := results.Summarize([]*results.PhaseResult{r}); st.Trials != nil {
 			rps = st.Trials.RPSMedian
 			took += fmt.Sprintf(" (%d trials)", st.Trials.N)
 			rpsNote = " (median)"

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 )
 
@@ -132,7 +133,7 @@ func TestConsolePlainProgress(t *testing.T) {
 		clk.now = t0.Add(time.Duration(s) * time.Second)
 		c.Progress(snap(time.Duration(s)*time.Second, int64(s)*8000))
 	}
-	res := &runner.PhaseResult{Name: "measured", Elapsed: 12 * time.Second, Latency: runner.NewHistogram()}
+	res := &results.PhaseResult{Name: "measured", Elapsed: 12 * time.Second, Latency: results.NewHistogram()}
 	res.Requests, res.Failed = 96000, 2
 	res.Errors.Timeout = 2
 	c.PhaseDone(snap(12*time.Second, 96000), res)
@@ -195,7 +196,7 @@ func TestConsoleTrialLabel(t *testing.T) {
 			c := NewConsole(&b, opts)
 			c.PhaseStarted(s)
 			c.Progress(s)
-			res := &runner.PhaseResult{Name: "measured", Elapsed: 10 * time.Second, Latency: runner.NewHistogram()}
+			res := &results.PhaseResult{Name: "measured", Elapsed: 10 * time.Second, Latency: results.NewHistogram()}
 			res.Requests = 49200
 			c.PhaseDone(s, res)
 			out := b.String()

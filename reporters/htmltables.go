@@ -88,7 +88,7 @@ func htmlTrialsOf(c *results.CaseRun) *htmlTrials {
 
 // trialsStopText says why adaptive trials stopped where they did (the
 // phase's TrialsStop); "" for a fixed number of trials.
-func trialsStopText(p *runner.PhaseResult) string {
+func trialsStopText(p *results.PhaseResult) string {
 	var why string
 	switch p.TrialsStop {
 	case "":

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -65,8 +66,8 @@ func (o *caseOrder) PhaseStarted(s Snapshot) {
 	defer o.mu.Unlock()
 	o.cases = append(o.cases, s.Case)
 }
-func (o *caseOrder) Progress(Snapshot)                {}
-func (o *caseOrder) PhaseDone(Snapshot, *PhaseResult) {}
+func (o *caseOrder) Progress(Snapshot)                        {}
+func (o *caseOrder) PhaseDone(Snapshot, *results.PhaseResult) {}
 
 func TestAdaptiveTrials(t *testing.T) {
 	tests := []struct {
@@ -90,7 +91,7 @@ func TestAdaptiveTrials(t *testing.T) {
 			var order caseOrder
 			cfg := Config{Observer: &order}
 			if tt.decisiveAt >= 0 {
-				cfg.Judge.Decisive = func(ph *scenarios.Phase, cases []*CaseResult) bool {
+				cfg.Judge.Decisive = func(ph *scenarios.Phase, cases []*results.CaseResult) bool {
 					calls++
 					if ph.Name != "measure" || len(cases) != 2 || cases[0].ID != "a" || cases[1].ID != "b" {
 						t.Errorf("Decisive asked about phase %q with %d cases", ph.Name, len(cases))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -13,7 +14,7 @@ import (
 // so that the results vocabulary knows nothing of the clients that fill it.
 
 // noteError keeps msg as kind's sample in p unless one is already kept.
-func noteError(p *PhaseResult, kind protocols.ErrorKind, msg string) {
+func noteError(p *results.PhaseResult, kind protocols.ErrorKind, msg string) {
 	if p.ErrorSamples == nil {
 		p.ErrorSamples = map[string]string{}
 	}
@@ -37,7 +38,7 @@ func describeFailure(o *protocols.Outcome) string {
 }
 
 // countError counts n failures of kind k in c; KindNone is ignored.
-func countError(c *ErrorCounts, k protocols.ErrorKind, n int64) {
+func countError(c *results.ErrorCounts, k protocols.ErrorKind, n int64) {
 	switch k {
 	case protocols.KindNone:
 	case protocols.KindConnect:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -25,8 +26,8 @@ func (o killObserver) PhaseStarted(s runner.Snapshot) {
 		_ = o.cmd.Wait() // reaped: gone, not a zombie
 	}
 }
-func (killObserver) Progress(runner.Snapshot)                       {}
-func (killObserver) PhaseDone(runner.Snapshot, *runner.PhaseResult) {}
+func (killObserver) Progress(runner.Snapshot)                        {}
+func (killObserver) PhaseDone(runner.Snapshot, *results.PhaseResult) {}
 
 // TestMonitoredProcessThatDies: a monitored process sampled in the first
 // case and killed during the second leaves the first case's figures whole,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -27,7 +28,7 @@ func (g *concurrencyGauge) enter() {
 
 func (g *concurrencyGauge) leave() { g.now.Add(-1) }
 
-func runOne(t *testing.T, sc *scenarios.Scenario, cfg Config) *PhaseResult {
+func runOne(t *testing.T, sc *scenarios.Scenario, cfg Config) *results.PhaseResult {
 	t.Helper()
 	res, err := Run(context.Background(), sc, cfg)
 	if err != nil {
@@ -148,8 +149,8 @@ func (s stallAtStart) PhaseStarted(Snapshot) {
 	until := time.Now().Add(s.stall)
 	s.release.Store(&until)
 }
-func (stallAtStart) Progress(Snapshot)                {}
-func (stallAtStart) PhaseDone(Snapshot, *PhaseResult) {}
+func (stallAtStart) Progress(Snapshot)                        {}
+func (stallAtStart) PhaseDone(Snapshot, *results.PhaseResult) {}
 
 func TestOpenModelRateRamp(t *testing.T) {
 	srv := newCountingServer(t, hello)
@@ -207,7 +208,7 @@ func TestTrialsAreKeptAndMedianIsReported(t *testing.T) {
 			t.Errorf("trial %d = %+v", i, tr)
 		}
 	}
-	s := Summarize(res.Cases[0].Measured(""))
+	s := results.Summarize(res.Cases[0].Measured(""))
 	if s.Trials == nil || s.Trials.N != 3 {
 		t.Fatalf("stats trials = %+v", s.Trials)
 	}
@@ -240,7 +241,7 @@ func TestStarvedGeneratorIsSaturated(t *testing.T) {
 	if !p.Generator.Saturated || p.Generator.Reason == "" {
 		t.Errorf("generator not marked saturated: %+v", p.Generator)
 	}
-	if s := Summarize([]*PhaseResult{p}); !s.Generator.Saturated {
+	if s := results.Summarize([]*results.PhaseResult{p}); !s.Generator.Saturated {
 		t.Error("Summarize lost the saturation")
 	}
 }

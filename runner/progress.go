@@ -1,6 +1,10 @@
 package runner
 
-import "time"
+import (
+	"time"
+
+	"github.com/loadgate/loadgate/results"
+)
 
 // Snapshot is the state of a running phase, delivered about once a second.
 type Snapshot struct {
@@ -29,13 +33,13 @@ type Snapshot struct {
 type Observer interface {
 	PhaseStarted(s Snapshot)
 	Progress(s Snapshot)
-	PhaseDone(s Snapshot, r *PhaseResult)
+	PhaseDone(s Snapshot, r *results.PhaseResult)
 }
 
 // update refreshes s from the phase so far: the requests that succeeded
 // over span give the rate (failures are not throughput), the phase's
 // histogram of successes the p99.
-func (s *Snapshot) update(r *PhaseResult, elapsed time.Duration, succeeded int64, span time.Duration, inFlight int64) {
+func (s *Snapshot) update(r *results.PhaseResult, elapsed time.Duration, succeeded int64, span time.Duration, inFlight int64) {
 	s.Elapsed = elapsed
 	s.Completed, s.Failed = r.Requests, r.Failed
 	s.RPS = 0

@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 )
 
 func TestCollectorSeriesAndTotals(t *testing.T) {
-	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram()}
+	p := &results.PhaseResult{Latency: results.NewHistogram(), FailedLatency: results.NewHistogram(), Connect: results.NewHistogram()}
 	shards := []*shard{newShard(0, false, false), newShard(0, false, false)}
 	col := newCollector(p, shards)
 	ok := protocols.Outcome{BytesSent: 10, BytesReceived: 100}
@@ -36,7 +37,7 @@ func TestCollectorSeriesAndTotals(t *testing.T) {
 	if second.Completed != 1 || second.P99 < 20*time.Millisecond || second.P99 > 21*time.Millisecond {
 		t.Errorf("second second = %+v: the first second leaked into it", second)
 	}
-	want := Counters{Requests: 11, Succeeded: 10, Failed: 1, Errors: ErrorCounts{Status: 1},
+	want := results.Counters{Requests: 11, Succeeded: 10, Failed: 1, Errors: results.ErrorCounts{Status: 1},
 		BytesSent: 110, BytesReceived: 1050}
 	if !reflect.DeepEqual(p.Counters, want) {
 		t.Errorf("totals = %+v, want %+v", p.Counters, want)
@@ -99,9 +100,9 @@ func TestRecordStepAndIterationDoNotAllocate(t *testing.T) {
 
 func TestCollectorFlowTotals(t *testing.T) {
 	errNotFound := errors.New(`extract id: json path "id" not found`)
-	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(),
-		ByName:     []*NamedResult{{Name: "a", Latency: NewHistogram()}, {Name: "b", Latency: NewHistogram()}},
-		Iterations: &IterationResult{Latency: NewHistogram()}}
+	p := &results.PhaseResult{Latency: results.NewHistogram(), FailedLatency: results.NewHistogram(), Connect: results.NewHistogram(),
+		ByName:     []*results.NamedResult{{Name: "a", Latency: results.NewHistogram()}, {Name: "b", Latency: results.NewHistogram()}},
+		Iterations: &results.IterationResult{Latency: results.NewHistogram()}}
 	shards := []*shard{newShard(2, false, true), newShard(2, false, true)}
 	col := newCollector(p, shards)
 	ok, bad := protocols.Outcome{}, protocols.Outcome{Kind: protocols.KindExtract, Err: errNotFound}
@@ -122,7 +123,7 @@ func TestCollectorFlowTotals(t *testing.T) {
 	if p.ByName[0].Requests != 5 || p.ByName[0].Errors.Extract != 1 || p.ByName[1].Requests != 4 {
 		t.Errorf("by name = %+v, %+v", p.ByName[0].Counters, p.ByName[1].Counters)
 	}
-	want := Counters{Requests: 10, Succeeded: 8, Failed: 2, Errors: ErrorCounts{Extract: 1, Status: 1}}
+	want := results.Counters{Requests: 10, Succeeded: 8, Failed: 2, Errors: results.ErrorCounts{Extract: 1, Status: 1}}
 	if !reflect.DeepEqual(p.Counters, want) {
 		t.Errorf("totals = %+v, want %+v: steps and the failed setup request", p.Counters, want)
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"strconv"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -18,22 +19,22 @@ func countsStatus(t *scenarios.Target) bool { return t.HTTP != nil }
 // statusCounts is the hot path's count of status codes: a fixed array,
 // so that counting a response never allocates. Index code-minStatus holds
 // code's count; the last slot counts every other code.
-type statusCounts [maxStatus - minStatus + 2]int64
+type statusCounts [results.MaxStatus - results.MinStatus + 2]int64
 
 // statusNames are the map keys of every slot, made once so that moving
 // counts into a map allocates no key strings.
 var statusNames = func() (names [len(statusCounts{})]string) {
 	for i := range names {
-		names[i] = strconv.Itoa(minStatus + i)
+		names[i] = strconv.Itoa(results.MinStatus + i)
 	}
-	names[len(names)-1] = StatusOther
+	names[len(names)-1] = results.StatusOther
 	return names
 }()
 
 // add counts one response with status code.
 func (s *statusCounts) add(code int) {
-	i := code - minStatus
-	if code < minStatus || code > maxStatus {
+	i := code - results.MinStatus
+	if code < results.MinStatus || code > results.MaxStatus {
 		i = len(s) - 1
 	}
 	s[i]++

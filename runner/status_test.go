@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -40,8 +41,8 @@ func TestStatusCountsSlots(t *testing.T) {
 // seconds and checks that the phase and each named request see every
 // response once.
 func TestCollectorSumsStatusesOverShards(t *testing.T) {
-	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(),
-		ByName: []*NamedResult{{Name: "a", Latency: NewHistogram()}, {Name: "b", Latency: NewHistogram()}}}
+	p := &results.PhaseResult{Latency: results.NewHistogram(), FailedLatency: results.NewHistogram(), Connect: results.NewHistogram(),
+		ByName: []*results.NamedResult{{Name: "a", Latency: results.NewHistogram()}, {Name: "b", Latency: results.NewHistogram()}}}
 	shards := []*shard{newShard(2, false, false), newShard(2, false, false)}
 	for _, sh := range shards {
 		sh.statuses = new(statusCounts)
@@ -74,7 +75,7 @@ func TestCollectorSumsStatusesOverShards(t *testing.T) {
 
 func TestShardWithoutStatusesCountsNone(t *testing.T) {
 	// A gRPC call's Status is a gRPC code: its shard has no statuses.
-	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram()}
+	p := &results.PhaseResult{Latency: results.NewHistogram(), FailedLatency: results.NewHistogram(), Connect: results.NewHistogram()}
 	sh := newShard(0, false, false)
 	col := newCollector(p, []*shard{sh})
 	sh.record(0, -1, time.Millisecond, 0, &protocols.Outcome{Kind: protocols.KindGRPC, Status: 14})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/bench/internal/host"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -27,7 +28,7 @@ type bench struct {
 
 // measurement is one measured phase with the CPU figures around it.
 type measurement struct {
-	p      *runner.PhaseResult
+	p      *results.PhaseResult
 	others float64       // share of the machine used by other processes; -1 unknown
 	own    time.Duration // the generator's CPU time during the run
 	wall   time.Duration
@@ -225,8 +226,8 @@ func (o *phaseMark) PhaseStarted(s runner.Snapshot) {
 		o.start = o.sample()
 	}
 }
-func (*phaseMark) Progress(runner.Snapshot)                       {}
-func (*phaseMark) PhaseDone(runner.Snapshot, *runner.PhaseResult) {}
+func (*phaseMark) Progress(runner.Snapshot)                        {}
+func (*phaseMark) PhaseDone(runner.Snapshot, *results.PhaseResult) {}
 
 func (o *phaseMark) sample() cpuSample {
 	var clock runner.WallClock
@@ -238,7 +239,7 @@ func (o *phaseMark) sample() cpuSample {
 	return s
 }
 
-func rps(p *runner.PhaseResult) float64 {
+func rps(p *results.PhaseResult) float64 {
 	if p.Elapsed <= 0 {
 		return 0
 	}

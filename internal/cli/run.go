@@ -217,7 +217,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 		}
 		if empty[i] {
 			now := time.Now()
-			res := &runner.ScenarioResult{Scenario: p.scenario, Start: now, End: now}
+			res := &results.ScenarioResult{Scenario: p.scenario, Start: now, End: now}
 			inputs = append(inputs, results.ScenarioInput{Result: res, Scenario: p.scenario})
 			continue
 		}
@@ -345,8 +345,8 @@ func (r planRunner) run(ctx context.Context, p plan) (in results.ScenarioInput, 
 }
 
 // abortedPhases lists what stopped c's phases early: abort rules.
-func abortedPhases(c *runner.CaseResult) []*runner.Aborted {
-	var out []*runner.Aborted
+func abortedPhases(c *results.CaseResult) []*results.Aborted {
+	var out []*results.Aborted
 	for _, ph := range c.Phases {
 		if ph.Aborted != nil {
 			out = append(out, ph.Aborted)
@@ -357,7 +357,7 @@ func abortedPhases(c *runner.CaseResult) []*runner.Aborted {
 
 // abortLine is the line the command prints for an abort in scenario:
 // the reports' sentence of where and why it stopped.
-func abortLine(scenario string, a *runner.Aborted) string {
+func abortLine(scenario string, a *results.Aborted) string {
 	return scenario + ": aborted " + reporters.AbortReason(a)
 }
 

@@ -1,4 +1,4 @@
-package runner
+package results
 
 import (
 	"cmp"
@@ -10,8 +10,8 @@ import (
 // The codes counted one by one; any other (a server may send 999) is
 // counted under StatusOther.
 const (
-	minStatus = 100
-	maxStatus = 599
+	MinStatus = 100
+	MaxStatus = 599
 )
 
 // StatusOther is the key of StatusCodes that counts codes outside
@@ -72,5 +72,5 @@ func IsStatusKey(key string) bool {
 		return true
 	}
 	c, err := strconv.Atoi(key)
-	return err == nil && len(key) == 3 && c >= minStatus && c <= maxStatus
+	return err == nil && len(key) == 3 && c >= MinStatus && c <= MaxStatus
 }

@@ -1,4 +1,4 @@
-package runner
+package results
 
 import (
 	"maps"
@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/scenarios"
-	"github.com/loadgate/loadgate/sut"
 )
 
 // ErrorCounts counts failed requests by kind.
@@ -245,6 +244,15 @@ type Trial struct {
 	P99     time.Duration `json:"p99_ns"`
 }
 
+// ErrorRate is the trial's failed share of its requests; 0 when it
+// completed none.
+func (t Trial) ErrorRate() float64 {
+	if t.Requests == 0 {
+		return 0
+	}
+	return float64(t.Failed) / float64(t.Requests)
+}
+
 // IterationResult is what the iterations of a flow measured: one
 // iteration runs every step of the flow once. Its latency runs from the
 // iteration's due time to the end of its last step, think times excluded;
@@ -267,7 +275,7 @@ type CaseResult struct {
 	// Server is the system under test's CPU and memory while this case's
 	// measured phases ran, with the host's load; nil when no server was
 	// started or monitored. Usage.PID is 0 when only the host was sampled.
-	Server *sut.Usage `json:"server,omitempty"`
+	Server *Usage `json:"server,omitempty"`
 	// ServerName names the server: "server", or its target's name.
 	ServerName string `json:"server_name,omitempty"`
 }

@@ -1,4 +1,4 @@
-package runner
+package results
 
 import (
 	"cmp"
@@ -10,7 +10,7 @@ import (
 // mergeTrials folds the repetitions of one phase into one result: counters
 // add, histograms merge, wall times add, the time series run on, and each
 // repetition's own figures are kept in Trials.
-func mergeTrials(runs []*PhaseResult) *PhaseResult {
+func MergeTrialRuns(runs []*PhaseResult) *PhaseResult {
 	first := runs[0]
 	m := &PhaseResult{
 		Name: first.Name, Concurrency: first.Concurrency, Start: first.Start,
