@@ -9,7 +9,6 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -75,15 +74,25 @@ func liveErrors(ru *rule, what, when string) scenarios.ErrorList {
 	return scenarios.ErrorList{scenarios.Errorf(ru.th.RulePos, "%s: %s; %s", what, when, msg)}
 }
 
-// Hooks are the evaluations the engine makes while it runs (runner.Judge):
-// the search phases' SLOs, the abort rules and, for adaptive trials,
-// whether every regressed() is decisive yet. opts are the judgement's own,
-// so that Decisive compares with the same baseline the verdicts will.
-func (r *Rules) Hooks(opts JudgeOptions) runner.Judge {
+// Hooks are the evaluations the engine makes while it runs: the search
+// phases' SLOs, the abort rules and, for adaptive trials, whether every
+// regressed() is decisive yet. Its fields are runner.Judge's, and the
+// command converts one into the other (runner.Judge(h)), so that judging
+// does not depend on the engine; a field that drifts breaks that
+// conversion at compile time. A nil field means none.
+type Hooks struct {
+	SLO      func(c *scenarios.Case, ph *scenarios.Phase, probe results.Stats) (passed bool, actual string, err error)
+	Abort    func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) results.Stats) *results.Aborted
+	Decisive func(ph *scenarios.Phase, cases []*results.CaseResult) bool
+}
+
+// Hooks returns the engine's evaluations of r. opts are the judgement's
+// own, so that Decisive compares with the same baseline the verdicts will.
+func (r *Rules) Hooks(opts JudgeOptions) Hooks {
 	if r == nil {
-		return runner.Judge{}
+		return Hooks{}
 	}
-	j := runner.Judge{
+	j := Hooks{
 		SLO: r.SLO,
 		Decisive: func(ph *scenarios.Phase, cases []*results.CaseResult) bool {
 			return r.Decisive(ph, cases, opts)

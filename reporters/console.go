@@ -12,7 +12,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/units"
 )
 
@@ -50,8 +49,6 @@ type Console struct {
 	liveWidth int       // columns of the live line currently on screen
 	err       error
 }
-
-var _ runner.Observer = (*Console)(nil)
 
 // NewConsole returns a Console writing to w.
 func NewConsole(w io.Writer, opts ConsoleOptions) *Console {
@@ -92,7 +89,7 @@ func (c *Console) writeRaw(s string) {
 }
 
 // PhaseStarted announces a phase.
-func (c *Console) PhaseStarted(s runner.Snapshot) {
+func (c *Console) PhaseStarted(s results.Snapshot) {
 	if c.silent() {
 		return
 	}
@@ -108,7 +105,7 @@ func (c *Console) PhaseStarted(s runner.Snapshot) {
 
 // Progress shows the running phase: redrawn in place on a terminal, a
 // plain line at most every 5 s otherwise.
-func (c *Console) Progress(s runner.Snapshot) {
+func (c *Console) Progress(s results.Snapshot) {
 	if c.silent() {
 		return
 	}
@@ -127,7 +124,7 @@ func (c *Console) Progress(s runner.Snapshot) {
 }
 
 // PhaseDone replaces the progress with the phase's final figures.
-func (c *Console) PhaseDone(s runner.Snapshot, r *results.PhaseResult) {
+func (c *Console) PhaseDone(s results.Snapshot, r *results.PhaseResult) {
 	if c.silent() {
 		return
 	}
@@ -165,7 +162,7 @@ func (c *Console) clearLive() {
 }
 
 // phaseLabel names a phase as "scenario / case / phase".
-func phaseLabel(s runner.Snapshot) string {
+func phaseLabel(s results.Snapshot) string {
 	parts := make([]string, 0, 3)
 	for _, p := range []string{s.Scenario, s.Case, s.Phase} {
 		if p != "" {
@@ -180,7 +177,7 @@ func phaseLabel(s runner.Snapshot) string {
 }
 
 // phaseLimits describes when a phase stops.
-func phaseLimits(s runner.Snapshot) string {
+func phaseLimits(s results.Snapshot) string {
 	var parts []string
 	if s.Planned > 0 {
 		parts = append(parts, s.Planned.String())
@@ -195,7 +192,7 @@ func phaseLimits(s runner.Snapshot) string {
 }
 
 // progressLine is the one-line state of a running phase.
-func progressLine(s runner.Snapshot) string {
+func progressLine(s results.Snapshot) string {
 	var b strings.Builder
 	b.WriteString(phaseLabel(s))
 	b.WriteString("  " + fmtElapsed(s.Elapsed))
@@ -229,7 +226,7 @@ func progressLine(s runner.Snapshot) string {
 // eta estimates the time a phase has left: whichever of its duration and
 // request limits comes first, the latter at the current rate. ok is false
 // when neither limit can give an estimate.
-func eta(s runner.Snapshot) (left time.Duration, ok bool) {
+func eta(s results.Snapshot) (left time.Duration, ok bool) {
 	if s.Planned > 0 {
 		left, ok = max(s.Planned-s.Elapsed, 0), true
 	}

@@ -11,7 +11,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/units"
 )
@@ -174,7 +173,7 @@ func TestHTMLTrialsOf(t *testing.T) {
 	searched := trialsPhaseOf("search", 50, 50)
 	searched.Trials[0].Capacity, searched.Trials[1].Capacity = 4875, 5012.6
 	adaptive := trialsPhaseOf("measured", 100, 101, 99)
-	adaptive.TrialsStop = runner.TrialsDecisive
+	adaptive.TrialsStop = results.TrialsDecisive
 	for _, tc := range []struct {
 		name    string
 		phases  []*results.PhaseResult
@@ -230,10 +229,10 @@ func TestHTMLTrialsOf(t *testing.T) {
 func TestTrialsStopText(t *testing.T) {
 	for _, tc := range []struct{ stop, want string }{
 		{"", ""},
-		{runner.TrialsDecisive, "phase m: adaptive trials stopped after 2 trials: every regressed() rule was decisive (pass or regressed)"},
-		{runner.TrialsMax, "phase m: adaptive trials stopped after 2 trials: the maximum ran, and a regressed() rule was still inconclusive"},
-		{runner.TrialsNoJudge, "phase m: adaptive trials stopped after 2 trials: no baseline to judge regressed() against, so only the minimum ran"},
-		{runner.TrialsInterrupted, "phase m: adaptive trials stopped after 2 trials: the run was stopped"},
+		{results.TrialsDecisive, "phase m: adaptive trials stopped after 2 trials: every regressed() rule was decisive (pass or regressed)"},
+		{results.TrialsMax, "phase m: adaptive trials stopped after 2 trials: the maximum ran, and a regressed() rule was still inconclusive"},
+		{results.TrialsNoJudge, "phase m: adaptive trials stopped after 2 trials: no baseline to judge regressed() against, so only the minimum ran"},
+		{results.TrialsInterrupted, "phase m: adaptive trials stopped after 2 trials: the run was stopped"},
 		{"something new", "phase m: adaptive trials stopped after 2 trials: something new"},
 	} {
 		p := trialsPhaseOf("m", 1, 2)

@@ -9,14 +9,6 @@ import (
 	"github.com/loadgate/loadgate/scenarios"
 )
 
-// Why adaptive trials stopped (PhaseResult.TrialsStop).
-const (
-	TrialsDecisive    = "decisive"    // every regressed() rule was pass or regressed
-	TrialsMax         = "max"         // max trials ran, some rule still inconclusive
-	TrialsNoJudge     = "no judge"    // the run cannot judge regressed(): min trials
-	TrialsInterrupted = "interrupted" // the run stopped (Ctrl-C, an abort rule)
-)
-
 // adaptiveNext decides, after ran rounds of trials, whether to run one
 // more or why to stop: Min rounds always run; then a decisive answer or
 // Max ends them. decisive is asked only when it can change the answer.
@@ -25,11 +17,11 @@ func adaptiveNext(a *scenarios.AdaptiveTrials, ran int, decisive func() bool) (m
 	case ran < a.Min:
 		return true, ""
 	case decisive == nil:
-		return false, TrialsNoJudge
+		return false, results.TrialsNoJudge
 	case decisive():
-		return false, TrialsDecisive
+		return false, results.TrialsDecisive
 	case ran >= a.Max:
-		return false, TrialsMax
+		return false, results.TrialsMax
 	default:
 		return true, ""
 	}
@@ -46,7 +38,7 @@ func runAdaptive(ctx context.Context, sc *scenarios.Scenario, group []int, j int
 	if judge.Decisive != nil {
 		decisive = func() bool { return judge.Decisive(ph, provisional(group, caseResults, runs)) }
 	}
-	stop := TrialsInterrupted
+	stop := results.TrialsInterrupted
 	for ran := 0; ctx.Err() == nil; ran++ {
 		more, why := adaptiveNext(a, ran, decisive)
 		if !more {

@@ -157,9 +157,9 @@ func (s *scriptedServer) drive(t *testing.T, done <-chan struct{}, ready func() 
 // the clock on only once the tick due has been taken in.
 type tickCounter struct{ n atomic.Int64 }
 
-func (*tickCounter) PhaseStarted(Snapshot)                    {}
-func (c *tickCounter) Progress(Snapshot)                      { c.n.Add(1) }
-func (*tickCounter) PhaseDone(Snapshot, *results.PhaseResult) {}
+func (*tickCounter) PhaseStarted(results.Snapshot)                    {}
+func (c *tickCounter) Progress(results.Snapshot)                      { c.n.Add(1) }
+func (*tickCounter) PhaseDone(results.Snapshot, *results.PhaseResult) {}
 
 // freezesAt answers in 7ms (so that no answer falls on a tick) the
 // requests sent before at, then never.

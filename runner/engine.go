@@ -284,7 +284,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	if label != "" {
 		phaseName += " (" + label + ")"
 	}
-	snap := Snapshot{Scenario: scenario, Case: c.ID, Phase: phaseName, Warmup: ph.Warmup,
+	snap := results.Snapshot{Scenario: scenario, Case: c.ID, Phase: phaseName, Warmup: ph.Warmup,
 		Planned: ph.Duration, Target: ph.Requests}
 	if cfg.Observer != nil {
 		cfg.Observer.PhaseStarted(snap)
@@ -358,7 +358,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 		return nil, err
 	}
 	if cfg.Observer != nil {
-		snap.update(res, res.Elapsed, res.Succeeded, res.Elapsed, 0)
+		updateSnapshot(&snap, res, res.Elapsed, res.Succeeded, res.Elapsed, 0)
 		cfg.Observer.PhaseDone(snap, res)
 	}
 	cfg.Logger.Debug().Str("case", c.ID).Str("phase", phaseName).Int64("requests", res.Requests).

@@ -145,12 +145,12 @@ type stallAtStart struct {
 	stall   time.Duration
 }
 
-func (s stallAtStart) PhaseStarted(Snapshot) {
+func (s stallAtStart) PhaseStarted(results.Snapshot) {
 	until := time.Now().Add(s.stall)
 	s.release.Store(&until)
 }
-func (stallAtStart) Progress(Snapshot)                        {}
-func (stallAtStart) PhaseDone(Snapshot, *results.PhaseResult) {}
+func (stallAtStart) Progress(results.Snapshot)                        {}
+func (stallAtStart) PhaseDone(results.Snapshot, *results.PhaseResult) {}
 
 func TestOpenModelRateRamp(t *testing.T) {
 	srv := newCountingServer(t, hello)

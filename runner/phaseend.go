@@ -20,7 +20,7 @@ import (
 //
 // Ticks are on the engine's clock: stalls and abort windows are
 // measurements, decided the same on a busy machine as on an idle one.
-func (pr *phaseRun) await(done <-chan struct{}, ticker Timer, cfg *Config, col *collector, res *results.PhaseResult, snap *Snapshot) int {
+func (pr *phaseRun) await(done <-chan struct{}, ticker Timer, cfg *Config, col *collector, res *results.PhaseResult, snap *results.Snapshot) int {
 	var late <-chan time.Time
 	reqsEnded := pr.reqCtx.Done()
 	second := 0
@@ -48,7 +48,7 @@ func (pr *phaseRun) await(done <-chan struct{}, ticker Timer, cfg *Config, col *
 				}
 			}
 			if cfg.Observer != nil {
-				snap.update(res, now.Sub(res.Start), pt.Completed-pt.Errors, now.Sub(last), pt.InFlight)
+				updateSnapshot(snap, res, now.Sub(res.Start), pt.Completed-pt.Errors, now.Sub(last), pt.InFlight)
 				snap.OldestWait, snap.Stopping = pt.OldestWait, !now.Before(pr.end)
 				cfg.Observer.Progress(*snap)
 			}
@@ -92,7 +92,7 @@ func (pr *phaseRun) finish(col *collector, res *results.PhaseResult, second int)
 // abandonLate counts the requests whose clients did not return Config.Grace
 // after their context ended as unfinished, without a latency: a client
 // that ignores its context must not make a request vanish.
-func (pr *phaseRun) abandonLate(cfg *Config, col *collector, snap *Snapshot) {
+func (pr *phaseRun) abandonLate(cfg *Config, col *collector, snap *results.Snapshot) {
 	n := pr.inFlight.Load()
 	cfg.Logger.Error().Str("case", snap.Case).Str("phase", snap.Phase).Int64("in_flight", n).
 		Msg("clients did not return after their requests were cut; counting those requests unfinished")

@@ -41,13 +41,13 @@ type phaseLog struct {
 	started []string
 }
 
-func (l *phaseLog) PhaseStarted(s Snapshot) {
+func (l *phaseLog) PhaseStarted(s results.Snapshot) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.started = append(l.started, s.Phase)
 }
-func (l *phaseLog) Progress(Snapshot)                        {}
-func (l *phaseLog) PhaseDone(Snapshot, *results.PhaseResult) {}
+func (l *phaseLog) Progress(results.Snapshot)                        {}
+func (l *phaseLog) PhaseDone(results.Snapshot, *results.PhaseResult) {}
 
 func searchPhase(s scenarios.Search) scenarios.Phase {
 	s.Step, s.ProbeWarmup, s.MaxInFlight = 100*time.Millisecond, 50*time.Millisecond, 20

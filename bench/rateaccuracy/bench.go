@@ -221,13 +221,13 @@ type phaseMark struct {
 	start     cpuSample
 }
 
-func (o *phaseMark) PhaseStarted(s runner.Snapshot) {
+func (o *phaseMark) PhaseStarted(s results.Snapshot) {
 	if !s.Warmup {
 		o.start = o.sample()
 	}
 }
-func (*phaseMark) Progress(runner.Snapshot)                        {}
-func (*phaseMark) PhaseDone(runner.Snapshot, *results.PhaseResult) {}
+func (*phaseMark) Progress(results.Snapshot)                        {}
+func (*phaseMark) PhaseDone(results.Snapshot, *results.PhaseResult) {}
 
 func (o *phaseMark) sample() cpuSample {
 	var clock runner.WallClock

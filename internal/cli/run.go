@@ -310,7 +310,7 @@ type planRunner struct {
 // summary; failed is true when the run could not be carried out.
 func (r planRunner) run(ctx context.Context, p plan) (in results.ScenarioInput, failed bool) {
 	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: r.console, LogDir: r.logDir, Kill: r.kill, Workers: r.workers,
-		Judge: p.rules.Hooks(r.judge)})
+		Judge: runner.Judge(p.rules.Hooks(r.judge))})
 	in = results.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 	if res != nil {
 		verdicts := p.rules.Judge(res, r.judge)
