@@ -59,14 +59,6 @@ type shown struct {
 	bytes   bool // a memory figure, shown as 12.3MiB rather than a byte count
 }
 
-// Len is the number of compiled thresholds.
-func (r *Rules) Len() int {
-	if r == nil {
-		return 0
-	}
-	return len(r.rules)
-}
-
 // Compile type-checks every threshold of sc against Env. Problems come back
 // as a scenarios.ErrorList, every entry pointing into the YAML file: the
 // line is RulePos.Line plus the line inside the rule, the column RulePos.Col

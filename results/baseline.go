@@ -64,7 +64,10 @@ func LoadBaseline(path string) (*Baseline, error) {
 }
 
 // NewBaseline wraps documents already in memory, newest first by Run.End;
-// names label them in reports the way file paths do.
+// names label them in reports the way file paths do. The command reads
+// baselines from files (LoadBaseline); this stays for the tests of the
+// packages that judge and report against a baseline, which build theirs
+// in memory rather than write files to read back.
 func NewBaseline(source string, names []string, runs []*Run) *Baseline {
 	b := &Baseline{Source: source}
 	for i, r := range runs {
