@@ -55,7 +55,8 @@ func mergePhase(ps []*PhaseResult, sp *scenarios.Phase) *PhaseResult {
 			rate.To += p.Rate.To
 			m.Rate = &rate
 		}
-		m.Generator = worseGenerator(m.Generator, p.Generator)
+		// A single saturated machine makes the whole run's figures suspect.
+		m.Generator.worst(p.Generator)
 		m.ByName = mergeNamed(m.ByName, p.ByName)
 		m.Iterations = MergeIterations(m.Iterations, p.Iterations)
 		spans = append(spans, span{p.Start, p.Elapsed})
@@ -238,15 +239,4 @@ func mergeNamed(into, from []*NamedResult) []*NamedResult {
 		into[i].Latency.Merge(n.Latency)
 	}
 	return into
-}
-
-// worseGenerator combines the health of the segments' load generators: a
-// single saturated machine makes the whole run's figures suspect.
-func worseGenerator(a, b Generator) Generator {
-	a.CPU = max(a.CPU, b.CPU)
-	a.SchedLagP99 = max(a.SchedLagP99, b.SchedLagP99)
-	if b.Saturated && !a.Saturated {
-		a.Saturated, a.Reason = true, b.Reason
-	}
-	return a
 }
