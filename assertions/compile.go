@@ -33,7 +33,7 @@ type Rules struct {
 type rule struct {
 	th      scenarios.Threshold
 	program *vm.Program
-	// shown are the values listed in Verdict.Actual, in source order.
+	// shown are the values listed in results.Verdict.Actual, in source order.
 	shown []shown
 	// needsBaseline: the rule reads baseline or calls regressed().
 	needsBaseline bool

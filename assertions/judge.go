@@ -55,7 +55,7 @@ type JudgeOptions struct {
 // so `rps > 0` fails honestly instead of being skipped. A case whose
 // figures describe the generator rather than the server
 // (results.Invalidity) is not judged at all: every verdict is
-// StatusNotJudged, saying why.
+// results.StatusNotJudged, saying why.
 //
 // A rule that reads baseline or calls regressed() compares with
 // opts.Baseline, or, on a case whose target names a baseline_target
@@ -65,7 +65,7 @@ type JudgeOptions struct {
 // on a case whose server usage was not sampled. regressed() is true when
 // the comparison is Regressed and false when it passes; when it is
 // inconclusive the rule is evaluated both ways, and the verdict is
-// StatusInconclusive if the outcome depends on it: `!regressed("rps", 5%)`
+// results.StatusInconclusive if the outcome depends on it: `!regressed("rps", 5%)`
 // is then inconclusive, `!regressed("rps", 5%) && p99 < 1ms` with a slow
 // p99 still fails.
 func (r *Rules) Judge(res *results.ScenarioResult, opts JudgeOptions) []results.Verdict {
