@@ -8,97 +8,22 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions/regression"
-	"github.com/loadgate/loadgate/runner"
-	"github.com/loadgate/loadgate/scenarios"
-	"github.com/loadgate/loadgate/sut"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/units"
 )
 
 // Baseline finds the case a rule compares with in an earlier run. It is
-// declared here, where it is used, so that this package need not know the
-// results file format; reporters implements it over results.json.
+// declared here, where it is used, so that tests can judge against cases
+// made in memory; results.Baseline implements it over results.json files.
 type Baseline interface {
 	// Case returns the baseline's case of the named scenario with the
-	// given case ID (runner.CaseResult.ID, which encodes the target and
+	// given case ID (results.CaseResult.ID, which encodes the target and
 	// the matrix values), narrowed to one measured phase when phase is not
 	// empty. ok is false when the baseline has no such case or phase.
-	Case(scenario, caseID, phase string) (c BaselineCase, ok bool)
+	Case(scenario, caseID, phase string) (c results.BaselineCase, ok bool)
 }
 
-// BaselineCase is what a rule sees of a baseline case: its figures, and one
-// entry per trial for regressed().
-type BaselineCase struct {
-	Stats  runner.Stats
-	Trials []runner.Trial
-	// Server is the case's server usage; nil when none was sampled, which
-	// skips the rules that read baseline.server or baseline.host.
-	Server *sut.Usage
-	// Load is the fingerprint of the load the case measured; nil when it
-	// is unknown (a document written before loads had one), which
-	// compares as if alike.
-	Load *scenarios.LoadShape
-}
-
-// NewBaselineCase summarises measured phases for a Baseline to return.
-func NewBaselineCase(phases []*runner.PhaseResult) BaselineCase {
-	return BaselineCase{Stats: summarize(phases), Trials: TrialsOf(phases)}
-}
-
-// TrialsOf lists the trials of phases in order. A phase that ran once
-// counts as one trial, so a run without trials: N still compares, though a
-// single sample can never be significant.
-func TrialsOf(phases []*runner.PhaseResult) []runner.Trial {
-	var out []runner.Trial
-	for _, p := range phases {
-		if len(p.Trials) > 0 {
-			out = append(out, p.Trials...)
-			continue
-		}
-		t := runner.Trial{Requests: p.Requests, Failed: p.Failed, Dropped: p.Dropped, Elapsed: p.Elapsed}
-		if p.Search != nil {
-			t.Capacity = p.Search.Capacity
-		}
-		if s := p.Elapsed.Seconds(); s > 0 {
-			t.RPS = float64(p.Requests) / s
-		}
-		if p.Latency != nil {
-			t.P50, t.P99 = p.Latency.Quantile(50), p.Latency.Quantile(99)
-		}
-		out = append(out, t)
-	}
-	return out
-}
-
-// Medians are a case's figures as regressed() compares them: the median
-// of its trials (TrialsOf), so that a report's delta is the verdict's.
-// With one trial they are that trial's, which are all its requests'.
-type Medians struct {
-	Trials    int
-	RPS       float64
-	P50, P99  time.Duration
-	ErrorRate float64
-}
-
-// TrialMedians gives the Medians of phases.
-func TrialMedians(phases []*runner.PhaseResult) Medians {
-	trials := TrialsOf(phases)
-	of := func(name string) float64 {
-		m, _ := trialMetricNamed(name)
-		xs := make([]float64, len(trials))
-		for i, t := range trials {
-			xs[i] = m.of(t)
-		}
-		if len(xs) == 0 {
-			return 0
-		}
-		return regression.Median(xs)
-	}
-	return Medians{
-		Trials: len(trials), RPS: of("rps"),
-		P50: time.Duration(math.Round(of("p50"))), P99: time.Duration(math.Round(of("p99"))),
-		ErrorRate: of("error_rate"),
-	}
-}
+var _ Baseline = (*results.Baseline)(nil)
 
 // trialMetric is a figure that every trial records on its own, which is
 // what a rank test needs: regressed() compares nothing else. Percentiles
@@ -107,26 +32,21 @@ func TrialMedians(phases []*runner.PhaseResult) Medians {
 type trialMetric struct {
 	name     string
 	dir      regression.Direction
-	of       func(runner.Trial) float64
+	of       func(results.Trial) float64
 	duration bool // the value is nanoseconds
 }
 
 var trialMetrics = []trialMetric{
-	{"rps", regression.HigherIsBetter, func(t runner.Trial) float64 { return t.RPS }, false},
-	{"p50", regression.LowerIsBetter, func(t runner.Trial) float64 { return float64(t.P50) }, true},
-	{"p99", regression.LowerIsBetter, func(t runner.Trial) float64 { return float64(t.P99) }, true},
-	{"latency.p50", regression.LowerIsBetter, func(t runner.Trial) float64 { return float64(t.P50) }, true},
-	{"latency.p99", regression.LowerIsBetter, func(t runner.Trial) float64 { return float64(t.P99) }, true},
-	{"error_rate", regression.LowerIsBetter, func(t runner.Trial) float64 {
-		if t.Requests == 0 {
-			return 0
-		}
-		return float64(t.Failed) / float64(t.Requests)
-	}, false},
-	{"dropped", regression.LowerIsBetter, func(t runner.Trial) float64 { return float64(t.Dropped) }, false},
+	{"rps", regression.HigherIsBetter, func(t results.Trial) float64 { return t.RPS }, false},
+	{"p50", regression.LowerIsBetter, func(t results.Trial) float64 { return float64(t.P50) }, true},
+	{"p99", regression.LowerIsBetter, func(t results.Trial) float64 { return float64(t.P99) }, true},
+	{"latency.p50", regression.LowerIsBetter, func(t results.Trial) float64 { return float64(t.P50) }, true},
+	{"latency.p99", regression.LowerIsBetter, func(t results.Trial) float64 { return float64(t.P99) }, true},
+	{"error_rate", regression.LowerIsBetter, results.Trial.ErrorRate, false},
+	{"dropped", regression.LowerIsBetter, func(t results.Trial) float64 { return float64(t.Dropped) }, false},
 	// capacity is each trial's search result; rules reading it are skipped
 	// on cases without a search phase, so the zeros of others never compare.
-	{"capacity", regression.HigherIsBetter, func(t runner.Trial) float64 { return t.Capacity }, false},
+	{"capacity", regression.HigherIsBetter, func(t results.Trial) float64 { return t.Capacity }, false},
 }
 
 // RegressionMetrics are the metric names regressed() accepts.
@@ -173,7 +93,7 @@ func (r Regression) format(v float64) string {
 // 12.3% lower, beyond the 5.0% tolerance and significant (p = 0.008, 5 vs 5
 // trials)". An unknown metric or a tolerance that is not a fraction ≥ 0 is
 // an error.
-func JudgeRegression(metric string, base, cand []runner.Trial, tolerance float64) (Regression, error) {
+func JudgeRegression(metric string, base, cand []results.Trial, tolerance float64) (Regression, error) {
 	m, ok := trialMetricNamed(metric)
 	if !ok {
 		return Regression{}, fmt.Errorf("regressed: unknown metric %q (known: %s)", metric, strings.Join(RegressionMetrics(), ", "))
@@ -181,7 +101,7 @@ func JudgeRegression(metric string, base, cand []runner.Trial, tolerance float64
 	if !(tolerance >= 0) || math.IsInf(tolerance, 1) {
 		return Regression{}, fmt.Errorf("regressed(%q, %v): the tolerance must be a fraction of at least 0, e.g. 5%%", metric, tolerance)
 	}
-	sample := func(ts []runner.Trial) []float64 {
+	sample := func(ts []results.Trial) []float64 {
 		out := make([]float64, len(ts))
 		for i, t := range ts {
 			out[i] = m.of(t)
@@ -203,14 +123,14 @@ type regressKey struct {
 // narrowing. Env.Regressed is bound to it, so rules stay compiled once
 // while each evaluation records the judgements it consulted.
 type regressState struct {
-	base, cand []runner.Trial
+	base, cand []results.Trial
 	// usage is the baseline case's server usage, nil when none was sampled.
-	usage *sut.Usage
+	usage *results.Usage
 	// flow: the baseline case ran a flow, so its iteration figures exist.
 	flow bool
 	// stats are the baseline case's figures, whose search a rule reading
 	// baseline.capacity needs.
-	stats  runner.Stats
+	stats  results.Stats
 	judged map[regressKey]Regression // cache: a judgement never changes
 	// consulted lists the judgements the current rule asked for, first use
 	// first, across every evaluation of that rule.
@@ -225,7 +145,7 @@ type regressState struct {
 	loadDiffs []string
 }
 
-func newRegressState(base, cand []runner.Trial) *regressState {
+func newRegressState(base, cand []results.Trial) *regressState {
 	return &regressState{base: base, cand: cand, judged: map[regressKey]Regression{}}
 }
 

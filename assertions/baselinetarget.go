@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -18,7 +18,7 @@ import (
 // baselineTargetOf is the baseline_target of c's target, "" for none. The
 // scenario's case is asked first, since a target is resolved per matrix
 // combination.
-func baselineTargetOf(sc *scenarios.Scenario, c *runner.CaseResult) string {
+func baselineTargetOf(sc *scenarios.Scenario, c *results.CaseResult) string {
 	if sc == nil {
 		return ""
 	}
@@ -38,7 +38,7 @@ func baselineTargetOf(sc *scenarios.Scenario, c *runner.CaseResult) string {
 // referenceCase finds the case of target with c's matrix values; nil when
 // the run has none. c itself never counts, so a target naming itself
 // compares with nothing rather than passing every comparison.
-func referenceCase(cases []*runner.CaseResult, c *runner.CaseResult, target string) *runner.CaseResult {
+func referenceCase(cases []*results.CaseResult, c *results.CaseResult, target string) *results.CaseResult {
 	for _, o := range cases {
 		if o != c && o.Target == target && sameMatrix(o.Matrix, c.Matrix) {
 			return o
@@ -65,18 +65,18 @@ func sameMatrix(a, b []scenarios.MatrixValue) bool {
 // phase narrowing: the reference case of a same-job A/B, or else the
 // --baseline run's same case. A reference case that could not be carried
 // out is no baseline, as it is none in a results file.
-func (cj *caseJudge) baselineCase(phase string) (BaselineCase, bool) {
+func (cj *caseJudge) baselineCase(phase string) (results.BaselineCase, bool) {
 	if cj.abTarget == "" {
 		return cj.opts.Baseline.Case(cj.scenario, cj.c.ID, phase)
 	}
 	if cj.ref == nil || cj.ref.Err != "" {
-		return BaselineCase{}, false
+		return results.BaselineCase{}, false
 	}
 	phases := cj.ref.Measured(phase)
 	if len(phases) == 0 {
-		return BaselineCase{}, false
+		return results.BaselineCase{}, false
 	}
-	bc := NewBaselineCase(phases)
+	bc := results.NewBaselineCase(phases)
 	bc.Server = cj.ref.Server
 	bc.Load = cj.refShape
 	return bc, true
@@ -100,7 +100,7 @@ func shapeOf(sc *scenarios.Scenario, id string) *scenarios.LoadShape {
 // differs from the case's own. A same-job reference target may differ in
 // what it hits, which is the point of comparing it; never in how the load
 // is applied.
-func (cj *caseJudge) loadDifferences(bc BaselineCase, phase string) []string {
+func (cj *caseJudge) loadDifferences(bc results.BaselineCase, phase string) []string {
 	if bc.Load == nil || cj.shape == nil {
 		return nil
 	}
@@ -111,9 +111,9 @@ func (cj *caseJudge) loadDifferences(bc BaselineCase, phase string) []string {
 // in load (diffs).
 func (cj *caseJudge) incomparableReason(diffs []string) string {
 	if cj.abTarget != "" {
-		return ReasonIncomparableTarget + strings.Join(diffs, ", ")
+		return results.ReasonIncomparableTarget + strings.Join(diffs, ", ")
 	}
-	return ReasonIncomparable + strings.Join(diffs, ", ")
+	return results.ReasonIncomparable + strings.Join(diffs, ", ")
 }
 
 // noBaselineReason says why baselineCase found nothing.

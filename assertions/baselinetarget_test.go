@@ -7,9 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
-	"github.com/loadgate/loadgate/sut"
 )
 
 // abScenario has a reference target main and, for each candidate name, a
@@ -36,10 +35,10 @@ func abScenario(candidates []string, ths ...scenarios.Threshold) *scenarios.Scen
 
 // abCase is a case of five one-second trials with the given p50s (p99 is
 // twice each), 1000 requests each.
-func abCase(target string, concurrency int64, p50s ...time.Duration) *runner.CaseResult {
+func abCase(target string, concurrency int64, p50s ...time.Duration) *results.CaseResult {
 	p := phase("measured", false, time.Duration(len(p50s))*time.Second, load{latency: p50s[0], n: 1000 * int64(len(p50s))})
 	for _, d := range p50s {
-		p.Trials = append(p.Trials, runner.Trial{Requests: 1000, Elapsed: time.Second, RPS: 1000, P50: d, P99: 2 * d})
+		p.Trials = append(p.Trials, results.Trial{Requests: 1000, Elapsed: time.Second, RPS: 1000, P50: d, P99: 2 * d})
 	}
 	return caseOf(target, concurrency, p)
 }
@@ -51,13 +50,13 @@ var (
 	slow  = []time.Duration{2900 * time.Microsecond, 3 * time.Millisecond, 3100 * time.Microsecond, 3050 * time.Microsecond, 2950 * time.Microsecond}
 )
 
-func judgeAB(t *testing.T, sc *scenarios.Scenario, opts JudgeOptions, cases ...*runner.CaseResult) []Verdict {
+func judgeAB(t *testing.T, sc *scenarios.Scenario, opts JudgeOptions, cases ...*results.CaseResult) []results.Verdict {
 	t.Helper()
 	rules, err := Compile(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rules.Judge(&runner.ScenarioResult{Scenario: sc, Cases: cases}, opts)
+	return rules.Judge(&results.ScenarioResult{Scenario: sc, Cases: cases}, opts)
 }
 
 func TestSameJobAB(t *testing.T) {
@@ -70,7 +69,7 @@ func TestSameJobAB(t *testing.T) {
 	)
 	type ab struct {
 		Case           string
-		Status         Status
+		Status         results.Status
 		BaselineTarget string
 	}
 	var got []ab
@@ -79,9 +78,9 @@ func TestSameJobAB(t *testing.T) {
 	}
 	want := []ab{
 		// The reference's own rule compares with --baseline, which is not loaded.
-		{"main concurrency=1", StatusSkip, ""},
-		{"pr concurrency=1", StatusFail, "main"},
-		{"same concurrency=1", StatusPass, "main"},
+		{"main concurrency=1", results.StatusSkip, ""},
+		{"pr concurrency=1", results.StatusFail, "main"},
+		{"same concurrency=1", results.StatusPass, "main"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("verdicts (-want +got):\n%s", diff)
@@ -107,11 +106,11 @@ func TestSameJobABMatchesMatrixValues(t *testing.T) {
 		abCase("pr", 2, slow...),
 	)
 	want := []brief{
-		{Case: "main concurrency=1", Rule: sc.Thresholds[0].Rule, Status: StatusSkip, Reason: ReasonNoBaseline},
-		{Case: "main concurrency=2", Rule: sc.Thresholds[0].Rule, Status: StatusSkip, Reason: ReasonNoBaseline},
-		{Case: "pr concurrency=1", Rule: sc.Thresholds[0].Rule, Status: StatusFail,
+		{Case: "main concurrency=1", Rule: sc.Thresholds[0].Rule, Status: results.StatusSkip, Reason: ReasonNoBaseline},
+		{Case: "main concurrency=2", Rule: sc.Thresholds[0].Rule, Status: results.StatusSkip, Reason: ReasonNoBaseline},
+		{Case: "pr concurrency=1", Rule: sc.Thresholds[0].Rule, Status: results.StatusFail,
 			Actual: "baseline.p50 = 980µs, p50 = 3ms (baseline 1ms)", Reason: "p50 200.0% higher, beyond the 10.0% tolerance and significant (p = 0.008, 5 vs 5 trials)"},
-		{Case: "pr concurrency=2", Rule: sc.Thresholds[0].Rule, Status: StatusFail,
+		{Case: "pr concurrency=2", Rule: sc.Thresholds[0].Rule, Status: results.StatusFail,
 			Actual: "baseline.p50 = 2.9ms, p50 = 3ms (baseline 3ms)", Reason: "p50 unchanged, within the 10.0% tolerance"},
 	}
 	if diff := cmp.Diff(want, briefs(vs)); diff != "" {
@@ -124,15 +123,15 @@ func TestSameJobABWinsOverBaselineFile(t *testing.T) {
 	// would pass; the same-job reference is three times faster and wins.
 	sc := abScenario([]string{"pr"}, at(2, 5, `!regressed("p50", 10%)`))
 	oldPR, oldMain := abCase("pr", 1, slow...), abCase("main", 1, fast...)
-	fb := &fakeBaseline{cases: map[string]BaselineCase{
-		"ab|" + oldPR.ID + "|":   NewBaselineCase(oldPR.Measured("")),
-		"ab|" + oldMain.ID + "|": NewBaselineCase(oldMain.Measured("")),
+	fb := &fakeBaseline{cases: map[string]results.BaselineCase{
+		"ab|" + oldPR.ID + "|":   results.NewBaselineCase(oldPR.Measured("")),
+		"ab|" + oldMain.ID + "|": results.NewBaselineCase(oldMain.Measured("")),
 	}}
 	vs := judgeAB(t, sc, JudgeOptions{Baseline: fb}, abCase("main", 1, fast2...), abCase("pr", 1, slow...))
-	if vs[0].Status != StatusPass || vs[0].BaselineTarget != "" {
+	if vs[0].Status != results.StatusPass || vs[0].BaselineTarget != "" {
 		t.Errorf("reference against --baseline: %s (baseline target %q), want pass", vs[0].Status, vs[0].BaselineTarget)
 	}
-	if vs[1].Status != StatusFail || vs[1].BaselineTarget != "main" {
+	if vs[1].Status != results.StatusFail || vs[1].BaselineTarget != "main" {
 		t.Errorf("candidate: %s (baseline target %q), want fail against main", vs[1].Status, vs[1].BaselineTarget)
 	}
 	if diff := cmp.Diff([]string{"ab|main concurrency=1|"}, fb.asked); diff != "" {
@@ -146,13 +145,13 @@ func TestSameJobABNothingToCompare(t *testing.T) {
 	ths := []scenarios.Threshold{at(2, 5, `!regressed("p50", 10%)`), steady, at(4, 5, "p50 < 5ms")}
 	for _, tc := range []struct {
 		name   string
-		ref    *runner.CaseResult
+		ref    *results.CaseResult
 		reason []string // of the two regressed() rules
 	}{
 		{"no reference case", abCase("main", 2, fast...), []string{
 			`baseline target "main" has no case with the same matrix values`,
 			`baseline target "main" has no case with the same matrix values`}},
-		{"reference not carried out", &runner.CaseResult{ID: "main concurrency=1", Target: "main",
+		{"reference not carried out", &results.CaseResult{ID: "main concurrency=1", Target: "main",
 			Matrix: caseOf("main", 1).Matrix, Err: "server did not start"}, []string{
 			`baseline target case "main concurrency=1" was not carried out: server did not start`,
 			`baseline target case "main concurrency=1" was not carried out: server did not start`}},
@@ -170,16 +169,16 @@ func TestSameJobABNothingToCompare(t *testing.T) {
 			for i, want := range tc.reason {
 				v := vs[i]
 				if want == "" {
-					if v.Status != StatusFail {
+					if v.Status != results.StatusFail {
 						t.Errorf("%s: %s %q, want fail", v.Rule, v.Status, v.Reason)
 					}
 					continue
 				}
-				if v.Status != StatusSkip || v.Reason != want || v.BaselineTarget != "main" || v.Fails() {
+				if v.Status != results.StatusSkip || v.Reason != want || v.BaselineTarget != "main" || v.Fails() {
 					t.Errorf("%s: %s %q (baseline target %q), want skip %q", v.Rule, v.Status, v.Reason, v.BaselineTarget, want)
 				}
 			}
-			if vs[2].Status != StatusPass || vs[2].BaselineTarget != "" {
+			if vs[2].Status != results.StatusPass || vs[2].BaselineTarget != "" {
 				t.Errorf("plain rule: %s, baseline target %q", vs[2].Status, vs[2].BaselineTarget)
 			}
 		})
@@ -190,10 +189,10 @@ func TestSameJobABServerUsage(t *testing.T) {
 	// Two builds of a server, each monitored: the candidate's memory is
 	// judged against the reference's in the same run.
 	sc := abScenario([]string{"pr"}, at(2, 5, "server.rss_max < baseline.server.rss_max * 1.2"))
-	main := withUsage(abCase("main", 1, fast...), &sut.Usage{PID: 10, Samples: 5, RSSMax: 100 << 20})
-	pr := withUsage(abCase("pr", 1, fast2...), &sut.Usage{PID: 11, Samples: 5, RSSMax: 130 << 20})
+	main := withUsage(abCase("main", 1, fast...), &results.Usage{PID: 10, Samples: 5, RSSMax: 100 << 20})
+	pr := withUsage(abCase("pr", 1, fast2...), &results.Usage{PID: 11, Samples: 5, RSSMax: 130 << 20})
 	vs := judgeAB(t, sc, JudgeOptions{}, main, pr)
-	want := brief{Case: "pr concurrency=1", Rule: sc.Thresholds[0].Rule, Status: StatusFail,
+	want := brief{Case: "pr concurrency=1", Rule: sc.Thresholds[0].Rule, Status: results.StatusFail,
 		Actual: "server.rss_max = 130MiB, baseline.server.rss_max = 100MiB"}
 	if diff := cmp.Diff(want, briefs(vs)[1]); diff != "" {
 		t.Errorf("candidate (-want +got):\n%s", diff)

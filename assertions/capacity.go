@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/units"
 )
 
@@ -21,11 +21,11 @@ const (
 	ReasonCapacityNaN = "capacity is not a number: not every segment found its own"
 )
 
-// summarize is runner.Summarize with the capacity of the search phases
+// summarize is results.Summarize with the capacity of the search phases
 // among phases filled in when the runner has not: rules and baselines must
 // see the same figure whichever filled it.
-func summarize(phases []*runner.PhaseResult) runner.Stats {
-	st := runner.Summarize(phases)
+func summarize(phases []*results.PhaseResult) results.Stats {
+	st := results.Summarize(phases)
 	if st.Search == nil {
 		st.Capacity, st.Search = capacityOf(phases)
 	}
@@ -36,9 +36,9 @@ func summarize(phases []*runner.PhaseResult) runner.Stats {
 // their trials' capacities (a phase run once is one trial), and the last
 // search, marked limited by the generator when any search was. nil when no
 // phase searched.
-func capacityOf(phases []*runner.PhaseResult) (float64, *runner.SearchResult) {
-	var searched []*runner.PhaseResult
-	var last runner.SearchResult
+func capacityOf(phases []*results.PhaseResult) (float64, *results.SearchResult) {
+	var searched []*results.PhaseResult
+	var last results.SearchResult
 	limited := false
 	for _, p := range phases {
 		if p.Search != nil {
@@ -51,7 +51,7 @@ func capacityOf(phases []*runner.PhaseResult) (float64, *runner.SearchResult) {
 		return 0, nil
 	}
 	var caps []float64
-	for _, t := range TrialsOf(searched) {
+	for _, t := range results.TrialsOf(searched) {
 		caps = append(caps, t.Capacity)
 	}
 	last.LimitedByGenerator = limited
@@ -73,7 +73,7 @@ func medianOf(v []float64) float64 {
 // capacitySkip says why st's capacity cannot be judged, "" when it can.
 // A search the generator limited found only a lower bound: judging it
 // would pass or fail the server on the runner's account.
-func capacitySkip(st runner.Stats, whose string) string {
+func capacitySkip(st results.Stats, whose string) string {
 	switch s := st.Search; {
 	case s == nil && whose == "":
 		return ReasonNoSearch

@@ -33,7 +33,7 @@ type Rules struct {
 type rule struct {
 	th      scenarios.Threshold
 	program *vm.Program
-	// shown are the values listed in Verdict.Actual, in source order.
+	// shown are the values listed in results.Verdict.Actual, in source order.
 	shown []shown
 	// needsBaseline: the rule reads baseline or calls regressed().
 	needsBaseline bool
@@ -57,14 +57,6 @@ type shown struct {
 	name    string
 	program *vm.Program
 	bytes   bool // a memory figure, shown as 12.3MiB rather than a byte count
-}
-
-// Len is the number of compiled thresholds.
-func (r *Rules) Len() int {
-	if r == nil {
-		return 0
-	}
-	return len(r.rules)
 }
 
 // Compile type-checks every threshold of sc against Env. Problems come back

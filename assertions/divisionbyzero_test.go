@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -17,33 +17,33 @@ func TestJudgeDivisionByZero(t *testing.T) {
 	tests := []struct {
 		rule       string
 		load       load
-		want       Status
+		want       results.Status
 		wantReason string
 	}{
-		{"rps / 0 > 1", busy, StatusError, "division by zero in `rps / 0`"},
-		{"requests % 0 == 0", busy, StatusError, "division by zero in `requests % 0`"},
-		{"1/0 < 5", busy, StatusError, "division by zero in `1/0`"},
-		{"0.0 / 0.0 != 1", busy, StatusError, "division by zero in `0.0 / 0.0`"},
-		{"failed / requests < 1%", idle, StatusError, "division by zero in `failed / requests`"},
-		{"error_rate < 1% && failed % requests == 0", idle, StatusError, "division by zero in `failed % requests`"},
-		{"(rps + 1) / (requests - requests) > 1", busy, StatusError, "division by zero in `(rps + 1) / (requests - requests)`"},
-		{"p(99) / 0 < 5ms", busy, StatusError, "division by zero in `p(99) / 0`"},
-		{"p99 / 0ms < 2", busy, StatusError, "division by zero in `p99 / 0ms`"},
-		{"p99 / (p50 - p50) < 2", busy, StatusError, "division by zero in `p99 / (p50 - p50)`"},
-		{"rps / matrix.concurrency > 1", busy, StatusError, "division by zero in `rps / matrix.concurrency`"},
+		{"rps / 0 > 1", busy, results.StatusError, "division by zero in `rps / 0`"},
+		{"requests % 0 == 0", busy, results.StatusError, "division by zero in `requests % 0`"},
+		{"1/0 < 5", busy, results.StatusError, "division by zero in `1/0`"},
+		{"0.0 / 0.0 != 1", busy, results.StatusError, "division by zero in `0.0 / 0.0`"},
+		{"failed / requests < 1%", idle, results.StatusError, "division by zero in `failed / requests`"},
+		{"error_rate < 1% && failed % requests == 0", idle, results.StatusError, "division by zero in `failed % requests`"},
+		{"(rps + 1) / (requests - requests) > 1", busy, results.StatusError, "division by zero in `(rps + 1) / (requests - requests)`"},
+		{"p(99) / 0 < 5ms", busy, results.StatusError, "division by zero in `p(99) / 0`"},
+		{"p99 / 0ms < 2", busy, results.StatusError, "division by zero in `p99 / 0ms`"},
+		{"p99 / (p50 - p50) < 2", busy, results.StatusError, "division by zero in `p99 / (p50 - p50)`"},
+		{"rps / matrix.concurrency > 1", busy, results.StatusError, "division by zero in `rps / matrix.concurrency`"},
 		// Not by zero: unchanged.
-		{"requests > 0 && failed / requests < 1%", idle, StatusFail, ""},
-		{"failed / requests < 3%", busy, StatusPass, ""},
-		{"failed / requests < 1%", busy, StatusFail, ""},
-		{"requests % 7 == 2", busy, StatusPass, ""},
-		{"p99 / 2 == 1ms", busy, StatusPass, ""},
-		{"p99 / p50 == 1", busy, StatusPass, ""},
+		{"requests > 0 && failed / requests < 1%", idle, results.StatusFail, ""},
+		{"failed / requests < 3%", busy, results.StatusPass, ""},
+		{"failed / requests < 1%", busy, results.StatusFail, ""},
+		{"requests % 7 == 2", busy, results.StatusPass, ""},
+		{"p99 / 2 == 1ms", busy, results.StatusPass, ""},
+		{"p99 / p50 == 1", busy, results.StatusPass, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.rule, func(t *testing.T) {
 			rules := mustCompile(t, at(3, 5, tt.rule))
 			c := caseOf("web", 0, phase("steady", false, time.Second, tt.load))
-			vs := rules.Judge(&runner.ScenarioResult{Cases: []*runner.CaseResult{c}}, JudgeOptions{})
+			vs := rules.Judge(&results.ScenarioResult{Cases: []*results.CaseResult{c}}, JudgeOptions{})
 			if len(vs) != 1 {
 				t.Fatalf("%d verdicts", len(vs))
 			}
@@ -51,7 +51,7 @@ func TestJudgeDivisionByZero(t *testing.T) {
 			if v.Status != tt.want || v.Reason != tt.wantReason {
 				t.Errorf("status %s, reason %q; want %s, %q", v.Status, v.Reason, tt.want, tt.wantReason)
 			}
-			if fails := tt.want != StatusPass; v.Fails() != fails {
+			if fails := tt.want != results.StatusPass; v.Fails() != fails {
 				t.Errorf("Fails() = %v, want %v", v.Fails(), fails)
 			}
 		})
@@ -64,8 +64,8 @@ func TestJudgeDivisionByZeroWarn(t *testing.T) {
 	th := at(3, 5, "rps / 0 > 1")
 	th.Severity = scenarios.SeverityWarn
 	c := caseOf("web", 1, phase("steady", false, time.Second, load{latency: time.Millisecond, n: 10}))
-	v := mustCompile(t, th).Judge(&runner.ScenarioResult{Cases: []*runner.CaseResult{c}}, JudgeOptions{})[0]
-	if v.Status != StatusError || v.Fails() {
+	v := mustCompile(t, th).Judge(&results.ScenarioResult{Cases: []*results.CaseResult{c}}, JudgeOptions{})[0]
+	if v.Status != results.StatusError || v.Fails() {
 		t.Errorf("status %s, fails %v; want error, not failing", v.Status, v.Fails())
 	}
 }

@@ -9,17 +9,17 @@
 // a comparison of a latency with a number is a load-time error pointing at
 // file:line:column, not a surprise after a thirty-minute run. runner drives
 // the load and measures; Judge evaluates the compiled rules on each case's
-// measured (never warm-up) phases and returns one Verdict per threshold and
+// measured (never warm-up) phases and returns one results.Verdict per threshold and
 // case, which reporters turn into the console table, JUnit XML, Markdown and
-// results.json, and which decide the exit code through Verdict.Fails.
+// results.json, and which decide the exit code through results.Verdict.Fails.
 //
 // Judge also compares with an earlier run when JudgeOptions.Baseline is
 // set: `baseline` in a rule is the matching case of that run, and
 // regressed(metric, tolerance) compares the two runs trial by trial with
 // the regression package (a tolerance and a Mann–Whitney U test), which
-// gives the verdict its third outcome, StatusInconclusive. The Baseline
+// gives the verdict its third outcome, results.StatusInconclusive. The Baseline
 // interface is declared here, so this package never reads results files;
-// reporters implements it. A target with baseline_target (same-job A/B) is
+// results.Baseline implements it. A target with baseline_target (same-job A/B) is
 // compared instead with that target's case of the same matrix values in
 // the run being judged, which needs no results file at all.
 //

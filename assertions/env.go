@@ -10,9 +10,8 @@ import (
 
 	"github.com/expr-lang/expr"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
-	"github.com/loadgate/loadgate/sut"
 )
 
 // Metrics are the figures a rule sees for one case (or, under
@@ -44,14 +43,14 @@ type Metrics struct {
 	P99    time.Duration `expr:"p99"`
 	P999   time.Duration `expr:"p999"`
 
-	Latency runner.Distribution `expr:"latency"` // latency of succeeded requests (the shortcuts above too)
+	Latency results.Distribution `expr:"latency"` // latency of succeeded requests (the shortcuts above too)
 	// FailedLatency is the latency of failed requests, kept apart so that
 	// fast failures never flatter the percentiles.
-	FailedLatency runner.Distribution `expr:"failed_latency"`
-	Connect       runner.Distribution `expr:"connect"` // TCP (+ TLS) handshake time of new connections
+	FailedLatency results.Distribution `expr:"failed_latency"`
+	Connect       results.Distribution `expr:"connect"` // TCP (+ TLS) handshake time of new connections
 	// Errors counts failed requests by kind; errors.grpc by status name,
 	// where a name never counted reads 0: errors.grpc["UNAVAILABLE"].
-	Errors runner.ErrorCounts `expr:"errors"`
+	Errors results.ErrorCounts `expr:"errors"`
 	// Status counts the HTTP responses that arrived by status code,
 	// accepted or not: status["503"], status["other"] for codes outside
 	// 100–599. A code never seen reads 0; only HTTP targets count any.
@@ -74,9 +73,9 @@ type CaseMetrics struct {
 	// SendLag is how late open-model requests left against their schedule:
 	// the generator's own scheduling error, or the wait behind max_in_flight
 	// when the server fell behind; zero in the closed model.
-	SendLag runner.Distribution `expr:"send_lag"`
+	SendLag results.Distribution `expr:"send_lag"`
 	// StallMax is the longest stall of the measured phases: a time of at
-	// least runner.MinStall (1 s) in which requests were waiting and the
+	// least results.MinStall (1 s) in which requests were waiting and the
 	// server answered none, what a frozen server looks like however short
 	// its phase; 0 when there was none. A duration: `stall_max < 2s`.
 	StallMax time.Duration `expr:"stall_max"`
@@ -112,7 +111,7 @@ type CaseMetrics struct {
 	// Iteration is the latency of succeeded iterations, from the
 	// iteration's due time to the end of its last step, think times
 	// excluded.
-	Iteration runner.Distribution `expr:"iteration"`
+	Iteration results.Distribution `expr:"iteration"`
 }
 
 // ServerMetrics is what rules see of the system under test (SPEC §3, §8):
@@ -183,7 +182,7 @@ type Env struct {
 }
 
 // metricsOf converts runner figures into what rules see.
-func metricsOf(s runner.Stats) Metrics {
+func metricsOf(s results.Stats) Metrics {
 	h := s.LatencyHist
 	return Metrics{
 		Requests:      s.Requests,
@@ -226,7 +225,7 @@ func metricsOf(s runner.Stats) Metrics {
 
 // caseMetricsOf converts the figures of a case's measured phases and, when
 // it was sampled, its server's usage.
-func caseMetricsOf(st runner.Stats, u *sut.Usage) CaseMetrics {
+func caseMetricsOf(st results.Stats, u *results.Usage) CaseMetrics {
 	cm := CaseMetrics{Metrics: metricsOf(st), Dropped: st.Dropped, SendLag: st.SendLag, StallMax: st.StallMax, Trials: 1,
 		Generator: GeneratorMetrics{CPU: st.Generator.CPU, Saturated: st.Generator.Saturated, SchedLag: st.Generator.SchedLagP99}}
 	if st.Trials != nil {
@@ -260,8 +259,8 @@ var (
 	fieldNames = map[string][]string{
 		"assertions.Metrics":          tagNames(reflect.TypeFor[Metrics]()),
 		"assertions.CaseMetrics":      tagNames(reflect.TypeFor[CaseMetrics]()),
-		"runner.Distribution":         tagNames(reflect.TypeFor[runner.Distribution]()),
-		"runner.ErrorCounts":          tagNames(reflect.TypeFor[runner.ErrorCounts]()),
+		"results.Distribution":        tagNames(reflect.TypeFor[results.Distribution]()),
+		"results.ErrorCounts":         tagNames(reflect.TypeFor[results.ErrorCounts]()),
 		"assertions.ServerMetrics":    tagNames(reflect.TypeFor[ServerMetrics]()),
 		"assertions.HostMetrics":      tagNames(reflect.TypeFor[HostMetrics]()),
 		"assertions.GeneratorMetrics": tagNames(reflect.TypeFor[GeneratorMetrics]()),

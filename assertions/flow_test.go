@@ -7,8 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loadgate/loadgate/protocols"
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -83,15 +82,15 @@ func TestCompileFlowSetupStepIsNotMeasured(t *testing.T) {
 // flowPhase is a measured phase of a flow: n iterations of list, get and
 // order, failed of which ended at order with an extract error. Each step
 // takes step, an iteration 3 × step.
-func flowPhase(name string, n, failed int64, step time.Duration) *runner.PhaseResult {
+func flowPhase(name string, n, failed int64, step time.Duration) *results.PhaseResult {
 	p := phase(name, false, time.Second, load{})
-	p.Latency, p.FailedLatency = runner.NewHistogram(), runner.NewHistogram()
+	p.Latency, p.FailedLatency = results.NewHistogram(), results.NewHistogram()
 	for i, s := range []string{"list", "get", "order"} {
-		nr := &runner.NamedResult{Name: s, Latency: runner.NewHistogram()}
+		nr := &results.NamedResult{Name: s, Latency: results.NewHistogram()}
 		nr.Requests, nr.Succeeded = n, n
 		if s == "order" {
 			nr.Succeeded, nr.Failed = n-failed, failed
-			nr.Errors.Add(protocols.KindExtract, failed)
+			nr.Errors.Extract += failed
 		}
 		lat := step * time.Duration(i+1)
 		for range nr.Succeeded {
@@ -101,7 +100,7 @@ func flowPhase(name string, n, failed int64, step time.Duration) *runner.PhaseRe
 		p.Counters.Merge(nr.Counters)
 		p.ByName = append(p.ByName, nr)
 	}
-	it := &runner.IterationResult{Iterations: n, Succeeded: n - failed, Failed: failed, Latency: runner.NewHistogram()}
+	it := &results.IterationResult{Iterations: n, Succeeded: n - failed, Failed: failed, Latency: results.NewHistogram()}
 	for range it.Succeeded {
 		it.Latency.Record(6 * step)
 	}
@@ -123,29 +122,29 @@ func TestJudgeFlow(t *testing.T) {
 		ths = append(ths, at(2+i, 5, r))
 	}
 	sc := flowScenario(true, ths...)
-	res := &runner.ScenarioResult{Scenario: sc, Cases: []*runner.CaseResult{
-		{ID: "shop", Target: "shop", Phases: []*runner.PhaseResult{flowPhase("steady", 100, 10, time.Millisecond)}},
+	res := &results.ScenarioResult{Scenario: sc, Cases: []*results.CaseResult{
+		{ID: "shop", Target: "shop", Phases: []*results.PhaseResult{flowPhase("steady", 100, 10, time.Millisecond)}},
 		// Not a flow: its zero iterations must not pass iteration.p99 < 5ms.
-		{ID: "web", Target: "web", Phases: []*runner.PhaseResult{phase("steady", false, time.Second, load{latency: time.Millisecond, n: 10})}},
+		{ID: "web", Target: "web", Phases: []*results.PhaseResult{phase("steady", false, time.Second, load{latency: time.Millisecond, n: 10})}},
 	}}
 	compiled, err := Compile(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []brief{
-		{Case: "shop", Rule: rules[0], Status: StatusPass, Actual: "iterations = 100, iterations_rps = 90"},
-		{Case: "shop", Rule: rules[1], Status: StatusFail, Actual: "iteration.p99 = 6ms"},
-		{Case: "shop", Rule: rules[2], Status: StatusPass, Actual: `requests_by_name["get"].p99 = 2ms, requests_by_name["get"].rps = 100`},
-		{Case: "shop", Rule: rules[3], Status: StatusFail, Actual: `requests_by_name["order"].errors.extract = 10`},
-		{Case: "shop", Rule: rules[4], Status: StatusPass, Actual: "errors.extract = 10"},
-		{Case: "shop", Rule: rules[5], Status: StatusPass, Actual: "rps = 290"},
+		{Case: "shop", Rule: rules[0], Status: results.StatusPass, Actual: "iterations = 100, iterations_rps = 90"},
+		{Case: "shop", Rule: rules[1], Status: results.StatusFail, Actual: "iteration.p99 = 6ms"},
+		{Case: "shop", Rule: rules[2], Status: results.StatusPass, Actual: `requests_by_name["get"].p99 = 2ms, requests_by_name["get"].rps = 100`},
+		{Case: "shop", Rule: rules[3], Status: results.StatusFail, Actual: `requests_by_name["order"].errors.extract = 10`},
+		{Case: "shop", Rule: rules[4], Status: results.StatusPass, Actual: "errors.extract = 10"},
+		{Case: "shop", Rule: rules[5], Status: results.StatusPass, Actual: "rps = 290"},
 
-		{Case: "web", Rule: rules[0], Status: StatusSkip, Reason: ReasonNoFlow},
-		{Case: "web", Rule: rules[1], Status: StatusSkip, Reason: ReasonNoFlow},
-		{Case: "web", Rule: rules[2], Status: StatusSkip, Reason: `target "web" has no request named "get"`},
-		{Case: "web", Rule: rules[3], Status: StatusSkip, Reason: `target "web" has no request named "order"`},
-		{Case: "web", Rule: rules[4], Status: StatusPass, Actual: "errors.extract = 0"},
-		{Case: "web", Rule: rules[5], Status: StatusPass, Actual: "rps = 10"},
+		{Case: "web", Rule: rules[0], Status: results.StatusSkip, Reason: ReasonNoFlow},
+		{Case: "web", Rule: rules[1], Status: results.StatusSkip, Reason: ReasonNoFlow},
+		{Case: "web", Rule: rules[2], Status: results.StatusSkip, Reason: `target "web" has no request named "get"`},
+		{Case: "web", Rule: rules[3], Status: results.StatusSkip, Reason: `target "web" has no request named "order"`},
+		{Case: "web", Rule: rules[4], Status: results.StatusPass, Actual: "errors.extract = 0"},
+		{Case: "web", Rule: rules[5], Status: results.StatusPass, Actual: "rps = 10"},
 	}
 	if diff := cmp.Diff(want, briefs(compiled.Judge(res, JudgeOptions{}))); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
@@ -154,21 +153,21 @@ func TestJudgeFlow(t *testing.T) {
 
 func TestJudgeBaselineFlow(t *testing.T) {
 	ths := at(2, 5, "iteration.p99 <= baseline.iteration.p99 * 1.1")
-	flowCase := func(step time.Duration) *runner.CaseResult {
+	flowCase := func(step time.Duration) *results.CaseResult {
 		return caseOf("web", 10, flowPhase("steady", 100, 0, step))
 	}
 	plain := caseOf("web", 10, phase("steady", false, time.Second, load{latency: time.Millisecond, n: 10}))
 	tests := []struct {
 		name       string
-		base, cand *runner.CaseResult
-		status     Status
+		base, cand *results.CaseResult
+		status     results.Status
 		reason     string
 	}{
-		{"both flows, faster", flowCase(time.Millisecond), flowCase(time.Millisecond), StatusPass, ""},
-		{"both flows, slower", flowCase(time.Millisecond), flowCase(2 * time.Millisecond), StatusFail, ""},
+		{"both flows, faster", flowCase(time.Millisecond), flowCase(time.Millisecond), results.StatusPass, ""},
+		{"both flows, slower", flowCase(time.Millisecond), flowCase(2 * time.Millisecond), results.StatusFail, ""},
 		// A baseline from before the target became a flow: nothing to compare.
-		{"baseline without flow", plain, flowCase(time.Millisecond), StatusSkip, ReasonNoBaselineFlow},
-		{"candidate without flow", flowCase(time.Millisecond), plain, StatusSkip, ReasonNoFlow},
+		{"baseline without flow", plain, flowCase(time.Millisecond), results.StatusSkip, ReasonNoBaselineFlow},
+		{"candidate without flow", flowCase(time.Millisecond), plain, results.StatusSkip, ReasonNoFlow},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,7 +175,7 @@ func TestJudgeBaselineFlow(t *testing.T) {
 			if vs[0].Status != tt.status || vs[0].Reason != tt.reason {
 				t.Errorf("got %s %q (%s), want %s %q", vs[0].Status, vs[0].Reason, vs[0].Actual, tt.status, tt.reason)
 			}
-			if tt.status != StatusSkip && !strings.Contains(vs[0].Actual, "baseline.iteration.p99 = ") {
+			if tt.status != results.StatusSkip && !strings.Contains(vs[0].Actual, "baseline.iteration.p99 = ") {
 				t.Errorf("actual %q does not show the baseline's iteration p99", vs[0].Actual)
 			}
 		})

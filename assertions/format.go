@@ -9,7 +9,7 @@ import (
 	"github.com/loadgate/loadgate/units"
 )
 
-// formatValue renders a value a rule read, for Verdict.Actual, in the
+// formatValue renders a value a rule read, for results.Verdict.Actual, in the
 // style of a rule's literal (units.Actual). ok is false
 // for values with no short rendering (whole structs, functions), which are
 // left out rather than dumped.

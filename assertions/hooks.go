@@ -8,7 +8,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -74,17 +74,27 @@ func liveErrors(ru *rule, what, when string) scenarios.ErrorList {
 	return scenarios.ErrorList{scenarios.Errorf(ru.th.RulePos, "%s: %s; %s", what, when, msg)}
 }
 
-// Hooks are the evaluations the engine makes while it runs (runner.Judge):
-// the search phases' SLOs, the abort rules and, for adaptive trials,
-// whether every regressed() is decisive yet. opts are the judgement's own,
-// so that Decisive compares with the same baseline the verdicts will.
-func (r *Rules) Hooks(opts JudgeOptions) runner.Judge {
+// Hooks are the evaluations the engine makes while it runs: the search
+// phases' SLOs, the abort rules and, for adaptive trials, whether every
+// regressed() is decisive yet. Its fields are runner.Judge's, and the
+// command converts one into the other (runner.Judge(h)), so that judging
+// does not depend on the engine; a field that drifts breaks that
+// conversion at compile time. A nil field means none.
+type Hooks struct {
+	SLO      func(c *scenarios.Case, ph *scenarios.Phase, probe results.Stats) (passed bool, actual string, err error)
+	Abort    func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) results.Stats) *results.Aborted
+	Decisive func(ph *scenarios.Phase, cases []*results.CaseResult) bool
+}
+
+// Hooks returns the engine's evaluations of r. opts are the judgement's
+// own, so that Decisive compares with the same baseline the verdicts will.
+func (r *Rules) Hooks(opts JudgeOptions) Hooks {
 	if r == nil {
-		return runner.Judge{}
+		return Hooks{}
 	}
-	j := runner.Judge{
+	j := Hooks{
 		SLO: r.SLO,
-		Decisive: func(ph *scenarios.Phase, cases []*runner.CaseResult) bool {
+		Decisive: func(ph *scenarios.Phase, cases []*results.CaseResult) bool {
 			return r.Decisive(ph, cases, opts)
 		},
 	}
@@ -100,7 +110,7 @@ func (r *Rules) Hooks(opts JudgeOptions) runner.Judge {
 // SLO judges one probe of search phase ph of case c against the phase's
 // SLO: whether it passed, and the values the SLO read ("p99 = 61ms,
 // error_rate = 0").
-func (r *Rules) SLO(c *scenarios.Case, ph *scenarios.Phase, probe runner.Stats) (passed bool, actual string, err error) {
+func (r *Rules) SLO(c *scenarios.Case, ph *scenarios.Phase, probe results.Stats) (passed bool, actual string, err error) {
 	if ph == nil || ph.Search == nil {
 		return false, "", errors.New("not a search phase")
 	}
@@ -129,7 +139,7 @@ func (r *Rules) SLO(c *scenarios.Case, ph *scenarios.Phase, probe runner.Stats) 
 // waiting for a tick or more, is not evaluated: there is no evidence yet
 // either way, and `rps > 100` must not stop a phase in its first second. A rule that cannot be evaluated (p(200))
 // does not stop the run; its verdict reports the error afterwards.
-func (r *Rules) Abort(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) runner.Stats) *runner.Aborted {
+func (r *Rules) Abort(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) results.Stats) *results.Aborted {
 	if r == nil || c == nil || ph == nil || ph.Warmup {
 		return nil
 	}
@@ -161,7 +171,7 @@ func (r *Rules) Abort(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Durat
 		if name == "" {
 			name = th.Rule
 		}
-		return &runner.Aborted{Case: c.ID, Phase: ph.Name, Name: name, Rule: th.Rule, At: elapsed, Window: th.Window,
+		return &results.Aborted{Case: c.ID, Phase: ph.Name, Name: name, Rule: th.Rule, At: elapsed, Window: th.Window,
 			Actual: actualOf(&m, ru, env)}
 	}
 	return nil
@@ -169,7 +179,7 @@ func (r *Rules) Abort(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Durat
 
 // liveEnv is the environment of a rule evaluated while a phase runs; phase
 // is the threshold's phase: ("" reads as "measured", as in Judge).
-func liveEnv(c *scenarios.Case, phase string, st runner.Stats) *Env {
+func liveEnv(c *scenarios.Case, phase string, st results.Stats) *Env {
 	env := &Env{CaseMetrics: caseMetricsOf(st, nil), Phase: phase, Matrix: map[string]any{}}
 	if env.Phase == "" {
 		env.Phase = "measured"
@@ -189,7 +199,7 @@ func liveEnv(c *scenarios.Case, phase string, st runner.Stats) *Env {
 // for want of a baseline, an error). Only inconclusive verdicts ask for
 // another trial. cases are those that ran ph, both targets of a same-job
 // A/B among them.
-func (r *Rules) Decisive(ph *scenarios.Phase, cases []*runner.CaseResult, opts JudgeOptions) bool {
+func (r *Rules) Decisive(ph *scenarios.Phase, cases []*results.CaseResult, opts JudgeOptions) bool {
 	if r == nil || ph == nil {
 		return true
 	}
@@ -202,8 +212,8 @@ func (r *Rules) Decisive(ph *scenarios.Phase, cases []*runner.CaseResult, opts J
 	if len(sub.rules) == 0 {
 		return true
 	}
-	for _, v := range sub.Judge(&runner.ScenarioResult{Scenario: r.sc, Cases: cases}, opts) {
-		if v.Status == StatusInconclusive {
+	for _, v := range sub.Judge(&results.ScenarioResult{Scenario: r.sc, Cases: cases}, opts) {
+		if v.Status == results.StatusInconclusive {
 			return false
 		}
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -71,12 +71,12 @@ func TestCompileSearchAndAbort(t *testing.T) {
 
 // searchPhase is a search phase's result that found capacity, with one
 // trial per capacity when there are several.
-func searchPhase(limited bool, capacity ...float64) *runner.PhaseResult {
+func searchPhase(limited bool, capacity ...float64) *results.PhaseResult {
 	p := phase("capacity", false, 10*time.Second, load{latency: time.Millisecond, n: 1000})
-	p.Search = &runner.SearchResult{Capacity: capacity[len(capacity)-1], LimitedByGenerator: limited}
+	p.Search = &results.SearchResult{Capacity: capacity[len(capacity)-1], LimitedByGenerator: limited}
 	if len(capacity) > 1 {
 		for _, c := range capacity {
-			p.Trials = append(p.Trials, runner.Trial{Capacity: c, Requests: 200, Elapsed: 2 * time.Second, RPS: 100})
+			p.Trials = append(p.Trials, results.Trial{Capacity: c, Requests: 200, Elapsed: 2 * time.Second, RPS: 100})
 		}
 	}
 	return p
@@ -86,23 +86,23 @@ func TestJudgeCapacity(t *testing.T) {
 	rules := mustCompile(t, at(2, 5, "capacity >= 4000"), at(3, 5, "capacity >= 6000 || rps > 1e9"))
 	tests := []struct {
 		name string
-		c    *runner.CaseResult
+		c    *results.CaseResult
 		want []brief
 	}{
 		{
 			name: "found",
 			c:    caseOf("api", 1, searchPhase(false, 5000)),
 			want: []brief{
-				{Case: "api concurrency=1", Rule: "capacity >= 4000", Status: StatusPass, Actual: "capacity = 5000"},
-				{Case: "api concurrency=1", Rule: "capacity >= 6000 || rps > 1e9", Status: StatusFail, Actual: "capacity = 5000, rps = 100"},
+				{Case: "api concurrency=1", Rule: "capacity >= 4000", Status: results.StatusPass, Actual: "capacity = 5000"},
+				{Case: "api concurrency=1", Rule: "capacity >= 6000 || rps > 1e9", Status: results.StatusFail, Actual: "capacity = 5000, rps = 100"},
 			},
 		},
 		{
 			name: "median of the trials",
 			c:    caseOf("api", 1, searchPhase(false, 3000, 4500, 9000)),
 			want: []brief{
-				{Case: "api concurrency=1", Rule: "capacity >= 4000", Status: StatusPass, Actual: "capacity = 4500"},
-				{Case: "api concurrency=1", Rule: "capacity >= 6000 || rps > 1e9", Status: StatusFail, Actual: "capacity = 4500, rps = 100"},
+				{Case: "api concurrency=1", Rule: "capacity >= 4000", Status: results.StatusPass, Actual: "capacity = 4500"},
+				{Case: "api concurrency=1", Rule: "capacity >= 6000 || rps > 1e9", Status: results.StatusFail, Actual: "capacity = 4500, rps = 100"},
 			},
 		},
 		{
@@ -110,8 +110,8 @@ func TestJudgeCapacity(t *testing.T) {
 			name: "no search phase",
 			c:    caseOf("api", 1, phase("steady", false, time.Second, load{latency: time.Millisecond, n: 10})),
 			want: []brief{
-				{Case: "api concurrency=1", Rule: "capacity >= 4000", Status: StatusSkip, Reason: ReasonNoSearch},
-				{Case: "api concurrency=1", Rule: "capacity >= 6000 || rps > 1e9", Status: StatusSkip, Reason: ReasonNoSearch},
+				{Case: "api concurrency=1", Rule: "capacity >= 4000", Status: results.StatusSkip, Reason: ReasonNoSearch},
+				{Case: "api concurrency=1", Rule: "capacity >= 6000 || rps > 1e9", Status: results.StatusSkip, Reason: ReasonNoSearch},
 			},
 		},
 		{
@@ -119,14 +119,14 @@ func TestJudgeCapacity(t *testing.T) {
 			c:    caseOf("api", 1, searchPhase(true, 3000)),
 			want: []brief{
 				// An invalid case (SPEC §14): nothing is judged on it.
-				{Case: "api concurrency=1", Rule: "capacity >= 4000", Status: StatusNotJudged, Reason: ReasonInvalid + "phase capacity: the generator limited the capacity search: capacity ≥ 3,000/s"},
-				{Case: "api concurrency=1", Rule: "capacity >= 6000 || rps > 1e9", Status: StatusNotJudged, Reason: ReasonInvalid + "phase capacity: the generator limited the capacity search: capacity ≥ 3,000/s"},
+				{Case: "api concurrency=1", Rule: "capacity >= 4000", Status: results.StatusNotJudged, Reason: results.ReasonInvalid + "phase capacity: the generator limited the capacity search: capacity ≥ 3,000/s"},
+				{Case: "api concurrency=1", Rule: "capacity >= 6000 || rps > 1e9", Status: results.StatusNotJudged, Reason: results.ReasonInvalid + "phase capacity: the generator limited the capacity search: capacity ≥ 3,000/s"},
 			},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			vs := rules.Judge(&runner.ScenarioResult{Scenario: testScenario(), Cases: []*runner.CaseResult{tc.c}}, JudgeOptions{})
+			vs := rules.Judge(&results.ScenarioResult{Scenario: testScenario(), Cases: []*results.CaseResult{tc.c}}, JudgeOptions{})
 			if diff := cmp.Diff(tc.want, briefs(vs)); diff != "" {
 				t.Errorf("verdicts (-want +got):\n%s", diff)
 			}
@@ -138,19 +138,19 @@ func TestRegressedCapacity(t *testing.T) {
 	base := caseOf("api", 1, searchPhase(false, 10000, 10100, 9900, 10050, 9950))
 	tests := []struct {
 		name   string
-		base   *runner.CaseResult
-		cand   *runner.CaseResult
-		status Status
+		base   *results.CaseResult
+		cand   *results.CaseResult
+		status results.Status
 		reason string
 	}{
-		{"same", base, caseOf("api", 1, searchPhase(false, 10020, 9980, 10010, 9990, 10000)), StatusPass, "within the 5.0% tolerance"},
-		{"20% lower", base, caseOf("api", 1, searchPhase(false, 8000, 8100, 7900, 8050, 7950)), StatusFail, "20.0% lower, beyond the 5.0% tolerance and significant"},
-		{"higher is better", base, caseOf("api", 1, searchPhase(false, 12000, 12100, 11900, 12050, 11950)), StatusPass, "within the 5.0% tolerance"},
-		{"two trials", base, caseOf("api", 1, searchPhase(false, 8000, 8100)), StatusInconclusive, "cannot show significance"},
+		{"same", base, caseOf("api", 1, searchPhase(false, 10020, 9980, 10010, 9990, 10000)), results.StatusPass, "within the 5.0% tolerance"},
+		{"20% lower", base, caseOf("api", 1, searchPhase(false, 8000, 8100, 7900, 8050, 7950)), results.StatusFail, "20.0% lower, beyond the 5.0% tolerance and significant"},
+		{"higher is better", base, caseOf("api", 1, searchPhase(false, 12000, 12100, 11900, 12050, 11950)), results.StatusPass, "within the 5.0% tolerance"},
+		{"two trials", base, caseOf("api", 1, searchPhase(false, 8000, 8100)), results.StatusInconclusive, "cannot show significance"},
 		{"baseline without search", caseOf("api", 1, trialRun("capacity", time.Millisecond, 100, 101, 99)),
-			caseOf("api", 1, searchPhase(false, 8000, 8100, 7900)), StatusSkip, ReasonNoBaselineSearch},
+			caseOf("api", 1, searchPhase(false, 8000, 8100, 7900)), results.StatusSkip, ReasonNoBaselineSearch},
 		{"baseline limited", caseOf("api", 1, searchPhase(true, 700, 710, 690)),
-			caseOf("api", 1, searchPhase(false, 8000, 8100, 7900)), StatusSkip, "the baseline's capacity ≥ 690 (limited by the generator)"},
+			caseOf("api", 1, searchPhase(false, 8000, 8100, 7900)), results.StatusSkip, "the baseline's capacity ≥ 690 (limited by the generator)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -177,8 +177,8 @@ func searchCase(slo string) (*scenarios.Scenario, *scenarios.Case) {
 	return sc, c
 }
 
-func probeStats(p99 time.Duration, requests, failed int64) runner.Stats {
-	st := runner.Stats{Elapsed: 5 * time.Second, Latency: runner.Distribution{P50: p99 / 2, P99: p99}}
+func probeStats(p99 time.Duration, requests, failed int64) results.Stats {
+	st := results.Stats{Elapsed: 5 * time.Second, Latency: results.Distribution{P50: p99 / 2, P99: p99}}
 	st.Requests, st.Failed, st.Succeeded = requests, failed, requests-failed
 	if requests > 0 {
 		st.ErrorRate = float64(failed) / float64(requests)
@@ -190,7 +190,7 @@ func probeStats(p99 time.Duration, requests, failed int64) runner.Stats {
 func TestSLOHook(t *testing.T) {
 	tests := []struct {
 		name, slo string
-		probe     runner.Stats
+		probe     results.Stats
 		passed    bool
 		actual    string
 		err       string
@@ -238,7 +238,7 @@ func TestAbortHook(t *testing.T) {
 	api, web := &sc.Cases[0], &sc.Cases[1]
 	steady, spike, warmup := &sc.Cases[0].Phases[1], &sc.Cases[0].Phases[2], &sc.Cases[0].Phases[0]
 	// The whole phase so far is healthy; its last 10 s are not.
-	stats := func(window time.Duration) runner.Stats {
+	stats := func(window time.Duration) results.Stats {
 		if window == 10*time.Second {
 			return probeStats(900*time.Millisecond, 100, 30)
 		}
@@ -249,24 +249,24 @@ func TestAbortHook(t *testing.T) {
 		rules []scenarios.Threshold
 		c     *scenarios.Case
 		ph    *scenarios.Phase
-		stats func(time.Duration) runner.Stats
-		want  *runner.Aborted
+		stats func(time.Duration) results.Stats
+		want  *results.Aborted
 	}{
 		{"whole phase passes", []scenarios.Threshold{abortRule("p99 < 500ms", "", "", 0)}, api, steady, stats, nil},
 		{"window fails", []scenarios.Threshold{abortRule("p99 < 500ms", "", "", 0), abortRule("p99 < 500ms && error_rate < 10%", "", "", 10*time.Second)}, api, steady, stats,
-			&runner.Aborted{Case: "api", Phase: "steady", Name: "p99 < 500ms && error_rate < 10%", Rule: "p99 < 500ms && error_rate < 10%",
+			&results.Aborted{Case: "api", Phase: "steady", Name: "p99 < 500ms && error_rate < 10%", Rule: "p99 < 500ms && error_rate < 10%",
 				At: 12 * time.Second, Window: 10 * time.Second, Actual: "p99 = 900ms, error_rate = 0.3"}},
 		{"first failing wins", []scenarios.Threshold{abortRule("error_rate < 0.1%", "", "", 0), abortRule("p99 < 500ms", "", "", 10*time.Second)}, api, steady, stats,
-			&runner.Aborted{Case: "api", Phase: "steady", Name: "error_rate < 0.1%", Rule: "error_rate < 0.1%", At: 12 * time.Second, Actual: "error_rate = 0.003"}},
+			&results.Aborted{Case: "api", Phase: "steady", Name: "error_rate < 0.1%", Rule: "error_rate < 0.1%", At: 12 * time.Second, Actual: "error_rate = 0.003"}},
 		{"other phase", []scenarios.Threshold{abortRule("p99 < 500ms", "spike", "", 10*time.Second)}, api, steady, stats, nil},
 		{"named phase", []scenarios.Threshold{abortRule("p99 < 500ms", "spike", "", 10*time.Second)}, api, spike, stats,
-			&runner.Aborted{Case: "api", Phase: "spike", Name: "p99 < 500ms", Rule: "p99 < 500ms", At: 12 * time.Second, Window: 10 * time.Second, Actual: "p99 = 900ms"}},
+			&results.Aborted{Case: "api", Phase: "spike", Name: "p99 < 500ms", Rule: "p99 < 500ms", At: 12 * time.Second, Window: 10 * time.Second, Actual: "p99 = 900ms"}},
 		{"other target", []scenarios.Threshold{abortRule("p99 < 500ms", "", "web", 10*time.Second)}, api, steady, stats, nil},
 		{"named target", []scenarios.Threshold{abortRule("p99 < 500ms", "", "web", 10*time.Second)}, web, steady, stats,
-			&runner.Aborted{Case: "web", Phase: "steady", Name: "p99 < 500ms", Rule: "p99 < 500ms", At: 12 * time.Second, Window: 10 * time.Second, Actual: "p99 = 900ms"}},
+			&results.Aborted{Case: "web", Phase: "steady", Name: "p99 < 500ms", Rule: "p99 < 500ms", At: 12 * time.Second, Window: 10 * time.Second, Actual: "p99 = 900ms"}},
 		{"warm-up is never judged", []scenarios.Threshold{abortRule("p99 < 500ms", "", "", 10*time.Second)}, api, warmup, stats, nil},
 		{"nothing completed yet", []scenarios.Threshold{abortRule("rps > 100", "", "", 0)}, api, steady,
-			func(time.Duration) runner.Stats { return probeStats(0, 0, 0) }, nil},
+			func(time.Duration) results.Stats { return probeStats(0, 0, 0) }, nil},
 		{"not an abort rule", []scenarios.Threshold{at(2, 5, "p99 < 1ms")}, api, steady, stats, nil},
 	}
 	for _, tc := range tests {
@@ -297,21 +297,21 @@ func TestDecisive(t *testing.T) {
 		name  string
 		rules []scenarios.Threshold
 		ph    *scenarios.Phase
-		cases []*runner.CaseResult
+		cases []*results.CaseResult
 		want  bool
 	}{
 		{"A/A of five trials passes", []scenarios.Threshold{at(2, 5, `!regressed("p50", 5%)`)}, measured,
-			[]*runner.CaseResult{abCase("main", 1, fast...), abCase("pr", 1, fast2...)}, true},
+			[]*results.CaseResult{abCase("main", 1, fast...), abCase("pr", 1, fast2...)}, true},
 		{"a slowdown over five trials is regressed", []scenarios.Threshold{at(2, 5, `!regressed("p50", 5%)`)}, measured,
-			[]*runner.CaseResult{abCase("main", 1, fast...), abCase("pr", 1, slow...)}, true},
+			[]*results.CaseResult{abCase("main", 1, fast...), abCase("pr", 1, slow...)}, true},
 		{"a slowdown over two trials is not decided", []scenarios.Threshold{at(2, 5, `!regressed("p50", 5%)`)}, measured,
-			[]*runner.CaseResult{abCase("main", 1, p50s(time.Millisecond, 2)...), abCase("pr", 1, p50s(3*time.Millisecond, 2)...)}, false},
+			[]*results.CaseResult{abCase("main", 1, p50s(time.Millisecond, 2)...), abCase("pr", 1, p50s(3*time.Millisecond, 2)...)}, false},
 		{"a rule of another phase", []scenarios.Threshold{{Rule: `!regressed("p50", 5%)`, Phase: "other"}}, measured,
-			[]*runner.CaseResult{abCase("main", 1, p50s(time.Millisecond, 2)...), abCase("pr", 1, p50s(3*time.Millisecond, 2)...)}, true},
+			[]*results.CaseResult{abCase("main", 1, p50s(time.Millisecond, 2)...), abCase("pr", 1, p50s(3*time.Millisecond, 2)...)}, true},
 		{"the rule's own phase", []scenarios.Threshold{{Rule: `!regressed("p50", 5%)`, Phase: "measured"}}, other,
-			[]*runner.CaseResult{abCase("main", 1, p50s(time.Millisecond, 2)...), abCase("pr", 1, p50s(3*time.Millisecond, 2)...)}, true},
+			[]*results.CaseResult{abCase("main", 1, p50s(time.Millisecond, 2)...), abCase("pr", 1, p50s(3*time.Millisecond, 2)...)}, true},
 		{"no regressed() rule", []scenarios.Threshold{at(2, 5, "p50 < baseline.p50 * 2")}, measured,
-			[]*runner.CaseResult{abCase("main", 1, p50s(time.Millisecond, 2)...), abCase("pr", 1, p50s(3*time.Millisecond, 2)...)}, true},
+			[]*results.CaseResult{abCase("main", 1, p50s(time.Millisecond, 2)...), abCase("pr", 1, p50s(3*time.Millisecond, 2)...)}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -335,9 +335,9 @@ func TestDecisiveWithBaselineFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := caseOf("api", 1, trialRun("steady", time.Millisecond, 1000, 1010, 990, 1005, 995))
-	fb := &fakeBaseline{cases: map[string]BaselineCase{"load|" + base.ID + "|": NewBaselineCase(base.Measured(""))}}
-	cand := func(rps ...int64) []*runner.CaseResult {
-		return []*runner.CaseResult{caseOf("api", 1, trialRun("steady", time.Millisecond, rps...))}
+	fb := &fakeBaseline{cases: map[string]results.BaselineCase{"load|" + base.ID + "|": results.NewBaselineCase(base.Measured(""))}}
+	cand := func(rps ...int64) []*results.CaseResult {
+		return []*results.CaseResult{caseOf("api", 1, trialRun("steady", time.Millisecond, rps...))}
 	}
 	ph := &sc.Cases[0].Phases[1]
 	if rules.Decisive(ph, cand(700, 720), JudgeOptions{}) != true {

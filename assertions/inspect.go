@@ -7,8 +7,7 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr/ast"
-
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 )
 
 // offError is a problem found while walking a rule, at a rune offset of
@@ -312,7 +311,7 @@ func statusKeyProblem(m *ast.MemberNode) string {
 	case *ast.IntegerNode:
 		return fmt.Sprintf("status codes are strings: write status[\"%d\"]", k.Value)
 	case *ast.StringNode:
-		if runner.IsStatusKey(k.Value) {
+		if results.IsStatusKey(k.Value) {
 			return ""
 		}
 		return fmt.Sprintf("unknown status code %q (a code from 100 to 599, such as \"503\", or \"other\")", k.Value)

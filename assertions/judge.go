@@ -9,9 +9,8 @@ import (
 	"github.com/expr-lang/expr/file"
 	"github.com/expr-lang/expr/vm"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
-	"github.com/loadgate/loadgate/sut"
 	"github.com/loadgate/loadgate/units"
 )
 
@@ -55,8 +54,8 @@ type JudgeOptions struct {
 // rule. A case whose measured phases completed no request is still judged,
 // so `rps > 0` fails honestly instead of being skipped. A case whose
 // figures describe the generator rather than the server
-// (runner.Invalidity) is not judged at all: every verdict is
-// StatusNotJudged, saying why.
+// (results.Invalidity) is not judged at all: every verdict is
+// results.StatusNotJudged, saying why.
 //
 // A rule that reads baseline or calls regressed() compares with
 // opts.Baseline, or, on a case whose target names a baseline_target
@@ -66,10 +65,10 @@ type JudgeOptions struct {
 // on a case whose server usage was not sampled. regressed() is true when
 // the comparison is Regressed and false when it passes; when it is
 // inconclusive the rule is evaluated both ways, and the verdict is
-// StatusInconclusive if the outcome depends on it: `!regressed("rps", 5%)`
+// results.StatusInconclusive if the outcome depends on it: `!regressed("rps", 5%)`
 // is then inconclusive, `!regressed("rps", 5%) && p99 < 1ms` with a slow
 // p99 still fails.
-func (r *Rules) Judge(res *runner.ScenarioResult, opts JudgeOptions) []Verdict {
+func (r *Rules) Judge(res *results.ScenarioResult, opts JudgeOptions) []results.Verdict {
 	if r == nil || res == nil {
 		return nil
 	}
@@ -77,7 +76,7 @@ func (r *Rules) Judge(res *runner.ScenarioResult, opts JudgeOptions) []Verdict {
 	if res.Scenario != nil {
 		scenario = res.Scenario.Name
 	}
-	var out []Verdict
+	var out []results.Verdict
 	var m vm.VM
 	for _, c := range res.Cases {
 		cj := &caseJudge{
@@ -103,7 +102,7 @@ func (r *Rules) Judge(res *runner.ScenarioResult, opts JudgeOptions) []Verdict {
 // caseJudge holds one case's environments, built once per phase narrowing
 // and shared by every rule that asks for the same one.
 type caseJudge struct {
-	c        *runner.CaseResult
+	c        *results.CaseResult
 	m        *vm.VM
 	opts     JudgeOptions
 	scenario string
@@ -113,15 +112,15 @@ type caseJudge struct {
 	// abTarget is the case's baseline_target, "" for none; ref is that
 	// target's case with the same matrix values, nil when there is none.
 	abTarget string
-	ref      *runner.CaseResult
+	ref      *results.CaseResult
 	// shape is the case's load shape, refShape its reference case's; nil
 	// when the scenario is not at hand.
 	shape, refShape *scenarios.LoadShape
 }
 
-func (cj *caseJudge) judge(ru *rule) Verdict {
+func (cj *caseJudge) judge(ru *rule) results.Verdict {
 	th := ru.th
-	v := Verdict{
+	v := results.Verdict{
 		Case:     cj.c.ID,
 		Target:   cj.c.Target,
 		Phase:    th.Phase,
@@ -150,7 +149,7 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	for _, name := range ru.requests {
 		if _, ok := env.RequestsByName[name]; !ok {
 			// The mix of another target: judging zeros would pass in silence.
-			v.Status, v.Reason = StatusSkip, fmt.Sprintf("target %q has no request named %q", cj.c.Target, name)
+			v.Status, v.Reason = results.StatusSkip, fmt.Sprintf("target %q has no request named %q", cj.c.Target, name)
 			return v
 		}
 	}
@@ -158,7 +157,7 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	if ru.needsBaseline {
 		var reason string
 		if rs, reason = cj.baselineFor(ru, env, th.Phase, phases); rs == nil {
-			v.Status, v.Reason = StatusSkip, reason
+			v.Status, v.Reason = results.StatusSkip, reason
 			return v
 		}
 		rs.startRule()
@@ -166,7 +165,7 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	if rs != nil && len(rs.loadDiffs) > 0 && ru.baseFigures {
 		// baseline.p99 of another load is no yardstick, and unlike a
 		// regressed() judgement it cannot be tried both ways.
-		v.Status, v.Reason = StatusIncomparable, cj.incomparableReason(rs.loadDiffs)
+		v.Status, v.Reason = results.StatusIncomparable, cj.incomparableReason(rs.loadDiffs)
 		v.Actual = cj.actual(ru, env)
 		v.FailOnInconclusive = cj.opts.FailOnInconclusive
 		return v
@@ -175,13 +174,13 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 	v.Status = status
 	v.Actual = cj.actual(ru, env)
 	if err != nil {
-		v.Status, v.Reason = StatusError, runtimeMessage(err)
+		v.Status, v.Reason = results.StatusError, runtimeMessage(err)
 		return v
 	}
 	if rs != nil {
 		cj.explainComparison(&v, rs)
 	}
-	if v.Status == StatusInconclusive || v.Status == StatusIncomparable {
+	if v.Status == results.StatusInconclusive || v.Status == results.StatusIncomparable {
 		v.FailOnInconclusive = cj.opts.FailOnInconclusive
 	}
 	return v
@@ -189,31 +188,31 @@ func (cj *caseJudge) judge(ru *rule) Verdict {
 
 // unjudgeable is the status and reason of a rule that cannot be judged on
 // the case's phases, "" when it can be.
-func (cj *caseJudge) unjudgeable(ru *rule, phases []*runner.PhaseResult) (Status, string) {
+func (cj *caseJudge) unjudgeable(ru *rule, phases []*results.PhaseResult) (results.Status, string) {
 	switch {
 	case cj.c.Err != "":
 		// Figures of a case that could not do its job (no request
 		// succeeded, its server did not start) describe no server: a zero
 		// p99 must not pass, and a skip would read as harmless.
-		return StatusError, "case was not carried out: " + cj.c.Err
-	case runner.Invalidity(cj.c.Measured("")) != "":
+		return results.StatusError, "case was not carried out: " + cj.c.Err
+	case results.Invalidity(cj.c.Measured("")) != "":
 		// A p99 of loadgate's own queue must neither pass nor fail.
-		return StatusNotJudged, ReasonInvalid + runner.Invalidity(cj.c.Measured(""))
+		return results.StatusNotJudged, results.ReasonInvalid + results.Invalidity(cj.c.Measured(""))
 	case len(phases) == 0 && ru.th.Phase != "":
-		return StatusSkip, fmt.Sprintf("%s named %q", ReasonNoPhase, ru.th.Phase)
+		return results.StatusSkip, fmt.Sprintf("%s named %q", ReasonNoPhase, ru.th.Phase)
 	case len(phases) == 0:
-		return StatusSkip, ReasonNoPhase
+		return results.StatusSkip, ReasonNoPhase
 	case usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, cj.c.Server) != "":
-		return StatusSkip, usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, cj.c.Server)
+		return results.StatusSkip, usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, cj.c.Server)
 	case ru.usage.flow && !hasFlow(phases):
 		// Zero iterations would pass `iteration.p99 < 1s` in silence.
-		return StatusSkip, ReasonNoFlow
+		return results.StatusSkip, ReasonNoFlow
 	case ru.needsBaseline && cj.opts.Baseline == nil && cj.abTarget == "":
-		return StatusSkip, ReasonNoBaseline
+		return results.StatusSkip, ReasonNoBaseline
 	}
 	if ru.usage.capacity {
 		if st := summarize(phases); capacitySkip(st, "") != "" {
-			return StatusSkip, capacitySkip(st, "")
+			return results.StatusSkip, capacitySkip(st, "")
 		}
 	}
 	return "", ""
@@ -222,7 +221,7 @@ func (cj *caseJudge) unjudgeable(ru *rule, phases []*runner.PhaseResult) (Status
 // baselineFor is the comparison a rule reading the baseline makes for one
 // phase narrowing; nil, with the reason to skip the rule, when there is
 // nothing it can compare with.
-func (cj *caseJudge) baselineFor(ru *rule, env *Env, phase string, phases []*runner.PhaseResult) (*regressState, string) {
+func (cj *caseJudge) baselineFor(ru *rule, env *Env, phase string, phases []*results.PhaseResult) (*regressState, string) {
 	rs := cj.withBaseline(env, phase, phases)
 	switch {
 	case rs == nil:
@@ -241,11 +240,11 @@ func (cj *caseJudge) baselineFor(ru *rule, env *Env, phase string, phases []*run
 // it. When the loads differ every comparison was left undecided: a rule
 // that holds either way was judged on the case alone, and one that hangs
 // on the comparison is incomparable.
-func (cj *caseJudge) explainComparison(v *Verdict, rs *regressState) {
+func (cj *caseJudge) explainComparison(v *results.Verdict, rs *regressState) {
 	if len(rs.loadDiffs) > 0 {
 		v.Reason = cj.incomparableReason(rs.loadDiffs)
-		if v.Status == StatusInconclusive {
-			v.Status = StatusIncomparable
+		if v.Status == results.StatusInconclusive {
+			v.Status = results.StatusIncomparable
 		} else {
 			v.Reason = "judged without the comparison, which does not decide it (" + v.Reason + ")"
 		}
@@ -277,7 +276,7 @@ const maxUndecided = 6
 // first evaluation skipped); the status is pass or fail when every answer
 // agrees, and inconclusive when the outcome hangs on what the trials could
 // not decide.
-func (cj *caseJudge) evaluate(ru *rule, env *Env, rs *regressState) (Status, error) {
+func (cj *caseJudge) evaluate(ru *rule, env *Env, rs *regressState) (results.Status, error) {
 	var undecided []regressKey
 	for {
 		seen := map[bool]bool{}
@@ -288,11 +287,11 @@ func (cj *caseJudge) evaluate(ru *rule, env *Env, rs *regressState) (Status, err
 			}
 			got, err := cj.m.Run(ru.program, env)
 			if err != nil {
-				return StatusError, err
+				return results.StatusError, err
 			}
 			ok, isBool := got.(bool)
 			if !isBool {
-				return StatusError, fmt.Errorf("the rule gave %T, not true or false", got)
+				return results.StatusError, fmt.Errorf("the rule gave %T, not true or false", got)
 			}
 			seen[ok] = true
 			if rs == nil {
@@ -307,21 +306,21 @@ func (cj *caseJudge) evaluate(ru *rule, env *Env, rs *regressState) (Status, err
 		}
 		switch {
 		case grown && len(undecided) > maxUndecided:
-			return StatusInconclusive, nil
+			return results.StatusInconclusive, nil
 		case grown:
 			continue
 		case len(seen) == 2:
-			return StatusInconclusive, nil
+			return results.StatusInconclusive, nil
 		case seen[true]:
-			return StatusPass, nil
+			return results.StatusPass, nil
 		default:
-			return StatusFail, nil
+			return results.StatusFail, nil
 		}
 	}
 }
 
 // env builds (or reuses) the environment of one phase narrowing.
-func (cj *caseJudge) env(phase string, phases []*runner.PhaseResult, byName bool) *Env {
+func (cj *caseJudge) env(phase string, phases []*results.PhaseResult, byName bool) *Env {
 	e, ok := cj.envs[phase]
 	if !ok {
 		if cj.matrix == nil {
@@ -348,7 +347,7 @@ func (cj *caseJudge) env(phase string, phases []*runner.PhaseResult, byName bool
 				if _, done := e.RequestsByName[n.Name]; done {
 					continue
 				}
-				s, _ := runner.SummarizeNamed(phases, n.Name)
+				s, _ := results.SummarizeNamed(phases, n.Name)
 				e.RequestsByName[n.Name] = metricsOf(s)
 			}
 		}
@@ -358,7 +357,7 @@ func (cj *caseJudge) env(phase string, phases []*runner.PhaseResult, byName bool
 
 // withBaseline gives env its baseline case, looked up once per phase
 // narrowing; nil when there is no case to compare with.
-func (cj *caseJudge) withBaseline(env *Env, phase string, phases []*runner.PhaseResult) *regressState {
+func (cj *caseJudge) withBaseline(env *Env, phase string, phases []*results.PhaseResult) *regressState {
 	rs, done := cj.regress[phase]
 	if done {
 		return rs
@@ -366,7 +365,7 @@ func (cj *caseJudge) withBaseline(env *Env, phase string, phases []*runner.Phase
 	if bc, ok := cj.baselineCase(phase); ok {
 		cm := caseMetricsOf(bc.Stats, bc.Server)
 		env.Baseline = &cm
-		rs = newRegressState(bc.Trials, TrialsOf(phases))
+		rs = newRegressState(bc.Trials, results.TrialsOf(phases))
 		rs.usage = bc.Server
 		rs.flow = bc.Stats.Iterations != nil
 		rs.stats = bc.Stats
@@ -378,7 +377,7 @@ func (cj *caseJudge) withBaseline(env *Env, phase string, phases []*runner.Phase
 }
 
 // hasFlow reports whether phases ran a flow, whose iterations rules read.
-func hasFlow(phases []*runner.PhaseResult) bool {
+func hasFlow(phases []*results.PhaseResult) bool {
 	for _, p := range phases {
 		if p.Iterations != nil {
 			return true
@@ -392,7 +391,7 @@ func hasFlow(phases []*runner.PhaseResult) bool {
 // A Usage with PID 0 sampled only the host, one with no sample measured
 // nothing, and one whose process exited during the case measured only part
 // of it: their zeros and partial figures must not pass for measurements.
-func usageGap(server, host, memPct bool, u *sut.Usage) string {
+func usageGap(server, host, memPct bool, u *results.Usage) string {
 	switch {
 	case !server && !host:
 		return ""

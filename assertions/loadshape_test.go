@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -23,13 +24,13 @@ func TestSameJobABOfDifferentLoadsIsIncomparable(t *testing.T) {
 	}
 	vs := judgeAB(t, sc, JudgeOptions{}, abCase("main", 1, fast...), abCase("pr", 1, slow...))
 	want := map[string]struct {
-		status Status
+		status results.Status
 		reason string
 	}{
 		// Only the comparison could fail it: withheld.
-		`!regressed("p50", 10%)`: {StatusIncomparable, ReasonIncomparableTarget + "concurrency 4 → 8"},
+		`!regressed("p50", 10%)`: {results.StatusIncomparable, results.ReasonIncomparableTarget + "concurrency 4 → 8"},
 		// A p99 of 6ms fails whatever the comparison says.
-		`!regressed("p50", 10%) && p99 < 1ms`: {StatusFail, "judged without the comparison, which does not decide it (" + ReasonIncomparableTarget + "concurrency 4 → 8)"},
+		`!regressed("p50", 10%) && p99 < 1ms`: {results.StatusFail, "judged without the comparison, which does not decide it (" + results.ReasonIncomparableTarget + "concurrency 4 → 8)"},
 	}
 	seen := 0
 	for _, v := range vs {

@@ -57,8 +57,6 @@ type literalError struct {
 	Msg string
 }
 
-func (e *literalError) Error() string { return e.Msg }
-
 // rewrite turns the literals of SPEC §4 into plain expr: durations (`50ms`,
 // `1h30m`) become nanosecond integers recorded in Durations, sizes (`64MiB`)
 // become byte counts, and percentages (`5%`) become fractions (`0.05`).

@@ -6,8 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loadgate/loadgate/runner"
-	"github.com/loadgate/loadgate/sut"
+	"github.com/loadgate/loadgate/results"
 )
 
 // TestRulesOnMissingSamples: a monitor that sampled nothing, or whose
@@ -22,43 +21,43 @@ func TestRulesOnMissingSamples(t *testing.T) {
 		at(4, 5, "host.load1 < 4"),
 		at(5, 5, "rps > 0"),
 	)
-	steady := func() *runner.PhaseResult {
+	steady := func() *results.PhaseResult {
 		return phase("steady", false, time.Second, load{latency: time.Millisecond, n: 100})
 	}
-	res := &runner.ScenarioResult{Cases: []*runner.CaseResult{
+	res := &results.ScenarioResult{Cases: []*results.CaseResult{
 		// Gone before the case started: not one sample.
-		withUsage(caseOf("web", 1, steady()), &sut.Usage{PID: 4242, Reason: "process 4242 is gone"}),
+		withUsage(caseOf("web", 1, steady()), &results.Usage{PID: 4242, Reason: "process 4242 is gone"}),
 		// Killed during the case: the first samples only.
-		withUsage(caseOf("web", 2, steady()), &sut.Usage{PID: 4242, Samples: 3, RSSMax: 5 << 20,
+		withUsage(caseOf("web", 2, steady()), &results.Usage{PID: 4242, Samples: 3, RSSMax: 5 << 20,
 			HostMemTotal: 1 << 30, RSSPct: 0.4, RSSMaxPct: 0.5, HostLoad1Max: 1, Exited: true, Reason: "process 4242 exited"}),
 		// Sampled throughout on a host whose RAM is known.
-		withUsage(caseOf("web", 3, steady()), &sut.Usage{PID: 4242, Samples: 3, RSSMax: 5 << 20,
+		withUsage(caseOf("web", 3, steady()), &results.Usage{PID: 4242, Samples: 3, RSSMax: 5 << 20,
 			HostMemTotal: 1 << 30, RSSPct: 0.25, RSSMaxPct: 0.5, HostLoad1Max: 1}),
 		// Sampled throughout, RAM unknown (not Linux).
-		withUsage(caseOf("web", 4, steady()), &sut.Usage{PID: 4242, Samples: 3, RSSMax: 5 << 20, HostLoad1Max: 1}),
+		withUsage(caseOf("web", 4, steady()), &results.Usage{PID: 4242, Samples: 3, RSSMax: 5 << 20, HostLoad1Max: 1}),
 	}}
 	noSample := "no sample of the server: process 4242 is gone"
 	exited := "process 4242 exited during the case, so its figures cover only part of it"
 	want := []brief{
-		{Case: "web concurrency=1", Rule: "server.rss_max > 1MiB", Status: StatusSkip, Reason: noSample},
-		{Case: "web concurrency=1", Rule: "server.rss_pct < 50 && server.rss_max_pct < 60", Status: StatusSkip, Reason: noSample},
-		{Case: "web concurrency=1", Rule: "host.load1 < 4", Status: StatusSkip, Reason: noSample},
-		{Case: "web concurrency=1", Rule: "rps > 0", Status: StatusPass, Actual: "rps = 100"},
+		{Case: "web concurrency=1", Rule: "server.rss_max > 1MiB", Status: results.StatusSkip, Reason: noSample},
+		{Case: "web concurrency=1", Rule: "server.rss_pct < 50 && server.rss_max_pct < 60", Status: results.StatusSkip, Reason: noSample},
+		{Case: "web concurrency=1", Rule: "host.load1 < 4", Status: results.StatusSkip, Reason: noSample},
+		{Case: "web concurrency=1", Rule: "rps > 0", Status: results.StatusPass, Actual: "rps = 100"},
 
-		{Case: "web concurrency=2", Rule: "server.rss_max > 1MiB", Status: StatusSkip, Reason: exited},
-		{Case: "web concurrency=2", Rule: "server.rss_pct < 50 && server.rss_max_pct < 60", Status: StatusSkip, Reason: exited},
-		{Case: "web concurrency=2", Rule: "host.load1 < 4", Status: StatusPass, Actual: "host.load1 = 1"},
-		{Case: "web concurrency=2", Rule: "rps > 0", Status: StatusPass, Actual: "rps = 100"},
+		{Case: "web concurrency=2", Rule: "server.rss_max > 1MiB", Status: results.StatusSkip, Reason: exited},
+		{Case: "web concurrency=2", Rule: "server.rss_pct < 50 && server.rss_max_pct < 60", Status: results.StatusSkip, Reason: exited},
+		{Case: "web concurrency=2", Rule: "host.load1 < 4", Status: results.StatusPass, Actual: "host.load1 = 1"},
+		{Case: "web concurrency=2", Rule: "rps > 0", Status: results.StatusPass, Actual: "rps = 100"},
 
-		{Case: "web concurrency=3", Rule: "server.rss_max > 1MiB", Status: StatusPass, Actual: "server.rss_max = 5MiB"},
-		{Case: "web concurrency=3", Rule: "server.rss_pct < 50 && server.rss_max_pct < 60", Status: StatusPass, Actual: "server.rss_pct = 0.25, server.rss_max_pct = 0.5"},
-		{Case: "web concurrency=3", Rule: "host.load1 < 4", Status: StatusPass, Actual: "host.load1 = 1"},
-		{Case: "web concurrency=3", Rule: "rps > 0", Status: StatusPass, Actual: "rps = 100"},
+		{Case: "web concurrency=3", Rule: "server.rss_max > 1MiB", Status: results.StatusPass, Actual: "server.rss_max = 5MiB"},
+		{Case: "web concurrency=3", Rule: "server.rss_pct < 50 && server.rss_max_pct < 60", Status: results.StatusPass, Actual: "server.rss_pct = 0.25, server.rss_max_pct = 0.5"},
+		{Case: "web concurrency=3", Rule: "host.load1 < 4", Status: results.StatusPass, Actual: "host.load1 = 1"},
+		{Case: "web concurrency=3", Rule: "rps > 0", Status: results.StatusPass, Actual: "rps = 100"},
 
-		{Case: "web concurrency=4", Rule: "server.rss_max > 1MiB", Status: StatusPass, Actual: "server.rss_max = 5MiB"},
-		{Case: "web concurrency=4", Rule: "server.rss_pct < 50 && server.rss_max_pct < 60", Status: StatusSkip, Reason: ReasonNoHostMemory},
-		{Case: "web concurrency=4", Rule: "host.load1 < 4", Status: StatusPass, Actual: "host.load1 = 1"},
-		{Case: "web concurrency=4", Rule: "rps > 0", Status: StatusPass, Actual: "rps = 100"},
+		{Case: "web concurrency=4", Rule: "server.rss_max > 1MiB", Status: results.StatusPass, Actual: "server.rss_max = 5MiB"},
+		{Case: "web concurrency=4", Rule: "server.rss_pct < 50 && server.rss_max_pct < 60", Status: results.StatusSkip, Reason: ReasonNoHostMemory},
+		{Case: "web concurrency=4", Rule: "host.load1 < 4", Status: results.StatusPass, Actual: "host.load1 = 1"},
+		{Case: "web concurrency=4", Rule: "rps > 0", Status: results.StatusPass, Actual: "rps = 100"},
 	}
 	got := rules.Judge(res, JudgeOptions{})
 	if diff := cmp.Diff(want, briefs(got)); diff != "" {
@@ -71,11 +70,11 @@ func TestRulesOnMissingSamples(t *testing.T) {
 func TestBaselineShareOfRAM(t *testing.T) {
 	ths := at(2, 5, "server.rss_pct < baseline.server.rss_pct * 1.2")
 	base := withUsage(caseOf("web", 10, trialRun("steady", time.Millisecond, 1000)),
-		&sut.Usage{PID: 6, Samples: 5, RSSMean: 90 << 20, RSSMax: 100 << 20})
+		&results.Usage{PID: 6, Samples: 5, RSSMean: 90 << 20, RSSMax: 100 << 20})
 	cand := withUsage(caseOf("web", 10, trialRun("steady", time.Millisecond, 1000)),
-		&sut.Usage{PID: 7, Samples: 5, RSSMean: 90 << 20, RSSMax: 100 << 20, HostMemTotal: 1 << 30, RSSPct: 8.8, RSSMaxPct: 9.8})
+		&results.Usage{PID: 7, Samples: 5, RSSMean: 90 << 20, RSSMax: 100 << 20, HostMemTotal: 1 << 30, RSSPct: 8.8, RSSMaxPct: 9.8})
 	vs := judgeAgainst(t, base, cand, JudgeOptions{}, ths)
-	if vs[0].Status != StatusSkip || vs[0].Reason != ReasonNoBaselineServer {
+	if vs[0].Status != results.StatusSkip || vs[0].Reason != ReasonNoBaselineServer {
 		t.Errorf("baseline without the host's RAM: %s %q, want skip %q", vs[0].Status, vs[0].Reason, ReasonNoBaselineServer)
 	}
 }

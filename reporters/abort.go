@@ -5,8 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 )
 
 // A run stopped by an `abort: true` threshold (SPEC §4, §14) failed: every
@@ -15,7 +14,7 @@ import (
 
 // abortedRule names the rule that stopped the run: its name with the
 // rule when the two differ.
-func abortedRule(a *runner.Aborted) string {
+func abortedRule(a *results.Aborted) string {
 	switch {
 	case a.Rule == "":
 		return a.Name
@@ -44,7 +43,7 @@ func abortedAt(d time.Duration) string {
 // over the last 10s: p99 = 812ms". Every report and the command line say
 // it in these words, each with its own lead ("ABORTED", "the load was
 // stopped") and in its own markup.
-func AbortReason(a *runner.Aborted) string {
+func AbortReason(a *results.Aborted) string {
 	return oneLine(abortSentence(a, identity, identity))
 }
 
@@ -53,7 +52,7 @@ func identity(s string) string { return s }
 // abortSentence is AbortReason with the names in it (phase, case, rule)
 // marked by name and the values the rule saw by text, for a report with
 // markup of its own.
-func abortSentence(a *runner.Aborted, name, text func(string) string) string {
+func abortSentence(a *results.Aborted, name, text func(string) string) string {
 	s := "at " + abortedAt(a.At) + " into phase " + name(a.Phase)
 	if a.Case != "" {
 		s += " of case " + name(a.Case)
@@ -66,17 +65,17 @@ func abortSentence(a *runner.Aborted, name, text func(string) string) string {
 }
 
 // consoleAborted is the console's banner for an aborted scenario.
-func consoleAborted(a *runner.Aborted) string {
+func consoleAborted(a *results.Aborted) string {
 	return "⛔ ABORTED " + AbortReason(a) + ". The load was stopped there; the run fails.\n\n"
 }
 
 // mdAborted is the Markdown banner for an aborted scenario.
-func mdAborted(a *runner.Aborted) string {
+func mdAborted(a *results.Aborted) string {
 	return "> ⛔ **Aborted** " + abortSentence(a, mdCode, mdText) + ". The load was stopped there; the run fails.\n\n"
 }
 
 // abortVerdict reports whether v judged the rule that aborted the run.
-func abortVerdict(a *runner.Aborted, v assertions.Verdict) bool {
+func abortVerdict(a *results.Aborted, v results.Verdict) bool {
 	if a == nil || (a.Case != "" && v.Case != a.Case) {
 		return false
 	}
@@ -84,7 +83,7 @@ func abortVerdict(a *runner.Aborted, v assertions.Verdict) bool {
 }
 
 // junitAbortFailure is the failure of the aborting threshold's testcase.
-func junitAbortFailure(a *runner.Aborted, v *assertions.Verdict) *junitProblem {
+func junitAbortFailure(a *results.Aborted, v *results.Verdict) *junitProblem {
 	var b strings.Builder
 	row := func(k, val string) {
 		if val != "" {

@@ -4,31 +4,31 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 )
 
 func TestAbortReason(t *testing.T) {
-	full := runner.Aborted{Case: "api", Phase: "steady", Name: "p99 < 50ms", Rule: "p99 < 50ms",
+	full := results.Aborted{Case: "api", Phase: "steady", Name: "p99 < 50ms", Rule: "p99 < 50ms",
 		At: 3200 * time.Millisecond, Window: 10 * time.Second, Actual: "p99 = 812ms"}
-	with := func(f func(*runner.Aborted)) *runner.Aborted { a := full; f(&a); return &a }
+	with := func(f func(*results.Aborted)) *results.Aborted { a := full; f(&a); return &a }
 	tests := []struct {
 		name string
-		in   *runner.Aborted
+		in   *results.Aborted
 		want string
 	}{
 		{"everything", &full,
 			"at 3.2s into phase steady of case api: p99 < 50ms failed over the last 10s: p99 = 812ms"},
-		{"a named rule: name and rule", with(func(a *runner.Aborted) { a.Name = "latency" }),
+		{"a named rule: name and rule", with(func(a *results.Aborted) { a.Name = "latency" }),
 			"at 3.2s into phase steady of case api: latency: p99 < 50ms failed over the last 10s: p99 = 812ms"},
-		{"the whole phase so far", with(func(a *runner.Aborted) { a.Window = 0 }),
+		{"the whole phase so far", with(func(a *results.Aborted) { a.Window = 0 }),
 			"at 3.2s into phase steady of case api: p99 < 50ms failed over the phase so far: p99 = 812ms"},
-		{"to a tenth of a second, whole seconds too", with(func(a *runner.Aborted) { a.At = 2*time.Second + 46*time.Millisecond }),
+		{"to a tenth of a second, whole seconds too", with(func(a *results.Aborted) { a.At = 2*time.Second + 46*time.Millisecond }),
 			"at 2.0s into phase steady of case api: p99 < 50ms failed over the last 10s: p99 = 812ms"},
-		{"no case", with(func(a *runner.Aborted) { a.Case = "" }),
+		{"no case", with(func(a *results.Aborted) { a.Case = "" }),
 			"at 3.2s into phase steady: p99 < 50ms failed over the last 10s: p99 = 812ms"},
-		{"no values seen", with(func(a *runner.Aborted) { a.Actual = "" }),
+		{"no values seen", with(func(a *results.Aborted) { a.Actual = "" }),
 			"at 3.2s into phase steady of case api: p99 < 50ms failed over the last 10s"},
-		{"one line", with(func(a *runner.Aborted) { a.Rule, a.Name = "p99 <\n  50ms", "" }),
+		{"one line", with(func(a *results.Aborted) { a.Rule, a.Name = "p99 <\n  50ms", "" }),
 			"at 3.2s into phase steady of case api: p99 < 50ms failed over the last 10s: p99 = 812ms"},
 	}
 	for _, tt := range tests {
@@ -43,7 +43,7 @@ func TestAbortReason(t *testing.T) {
 // TestAbortSentenceMarkup checks that Markdown marks the names of the
 // same sentence and changes none of its words.
 func TestAbortSentenceMarkup(t *testing.T) {
-	a := &runner.Aborted{Case: "api", Phase: "steady", Name: "p99 < 50ms", Rule: "p99 < 50ms",
+	a := &results.Aborted{Case: "api", Phase: "steady", Name: "p99 < 50ms", Rule: "p99 < 50ms",
 		At: 3200 * time.Millisecond, Actual: "p99 = 812ms"}
 	want := "> ⛔ **Aborted** at 3.2s into phase `steady` of case `api`: `p99 < 50ms` failed over the phase so far: p99 = 812ms. The load was stopped there; the run fails.\n\n"
 	if got := mdAborted(a); got != want {

@@ -148,11 +148,3 @@ func (s *FileSet) AddAll(dir string, run *results.Run) {
 		s.Add(filepath.Join(dir, o.name), func(w io.Writer) error { return o.write(w, run) })
 	}
 }
-
-// WriteAll writes results.json, junit.xml, summary.md and report.html into dir as one
-// FileSet: all of them, or, when one cannot be written, none.
-func WriteAll(dir string, run *results.Run) error {
-	var set FileSet
-	set.AddAll(dir, run)
-	return set.Commit()
-}

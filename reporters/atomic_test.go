@@ -83,7 +83,7 @@ func TestWriteFileAtomicMissingDir(t *testing.T) {
 func TestWriteAll(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "loadgate-results")
 	run := fixtureRun()
-	if err := WriteAll(dir, run); err != nil {
+	if err := writeAll(dir, run); err != nil {
 		t.Fatal(err)
 	}
 	for name, render := range map[string]func(io.Writer, *results.Run) error{
@@ -112,7 +112,7 @@ func TestWriteAllUnwritable(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteAll(file, fixtureRun()); err == nil {
+	if err := writeAll(file, fixtureRun()); err == nil {
 		t.Error("WriteAll into a file succeeded")
 	}
 }
@@ -171,4 +171,12 @@ func TestFileSetCommitsEveryFile(t *testing.T) {
 	if got := entries(t, dir); len(got) != 2 {
 		t.Errorf("directory holds %v", got)
 	}
+}
+
+// writeAll writes every report of run into dir as one FileSet, as the
+// run command does: all of them, or, when one cannot be written, none.
+func writeAll(dir string, run *results.Run) error {
+	var set FileSet
+	set.AddAll(dir, run)
+	return set.Commit()
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -28,22 +27,22 @@ func gateRun(end time.Time, host results.Host, p50 time.Duration, rps ...int64) 
 	for _, r := range rps {
 		total += r
 	}
-	p := &runner.PhaseResult{
+	p := &results.PhaseResult{
 		Name: "measured", Start: end.Add(-time.Duration(len(rps)) * time.Second), End: end,
-		Elapsed: time.Duration(len(rps)) * time.Second, Latency: runner.NewHistogram(), Connect: runner.NewHistogram(),
+		Elapsed: time.Duration(len(rps)) * time.Second, Latency: results.NewHistogram(), Connect: results.NewHistogram(),
 	}
 	p.Requests, p.Succeeded = total, total
 	for range total {
 		p.Latency.Record(p50)
 	}
 	for _, r := range rps {
-		p.Trials = append(p.Trials, runner.Trial{Requests: r, Elapsed: time.Second, RPS: float64(r), P50: p50, P99: p50})
+		p.Trials = append(p.Trials, results.Trial{Requests: r, Elapsed: time.Second, RPS: float64(r), P50: p50, P99: p50})
 	}
-	res := &runner.ScenarioResult{
+	res := &results.ScenarioResult{
 		Scenario: &scenarios.Scenario{Name: "gate", File: "gate.yaml"},
 		Start:    p.Start, End: end,
-		Cases: []*runner.CaseResult{
-			{ID: "hello", Target: "hello", Phases: []*runner.PhaseResult{p}},
+		Cases: []*results.CaseResult{
+			{ID: "hello", Target: "hello", Phases: []*results.PhaseResult{p}},
 			{ID: "broken", Target: "broken", Err: "no request completed"},
 		},
 	}
@@ -66,7 +65,7 @@ func judgedRun(t *testing.T, base *results.Run, strict, failOnInconclusive bool,
 	cand := gateRun(t0.Add(time.Hour), hostB, 2*time.Millisecond, rps...)
 	bl := results.NewBaseline("base.json", []string{"base.json"}, []*results.Run{base})
 	c := cand.Scenarios[0].Cases[0]
-	res := &runner.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(time.Minute), Cases: []*runner.CaseResult{
+	res := &results.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(time.Minute), Cases: []*results.CaseResult{
 		{ID: c.ID, Target: c.Target, Phases: c.Phases},
 		{ID: "new", Target: "new", Phases: c.Phases},
 	}}
@@ -78,15 +77,15 @@ func judgedRun(t *testing.T, base *results.Run, strict, failOnInconclusive bool,
 func TestReportsWithBaseline(t *testing.T) {
 	base := gateRun(t0, hostA, time.Millisecond, 1000, 1010, 990, 1005, 995)
 	run := judgedRun(t, base, false, false, 900, 905, 895)
-	statuses := map[string]assertions.Status{}
+	statuses := map[string]results.Status{}
 	for _, v := range run.Scenarios[0].Cases[0].Verdicts {
 		statuses[v.Rule] = v.Status
 	}
-	want := map[string]assertions.Status{
+	want := map[string]results.Status{
 		// 5 vs 3 trials, all apart, reach p = 0.036: significant.
-		`!regressed("rps", 5%)`:    assertions.StatusFail,
-		`!regressed("p50", 10%)`:   assertions.StatusFail,
-		`p99 < baseline.p99 * 1.2`: assertions.StatusFail,
+		`!regressed("rps", 5%)`:    results.StatusFail,
+		`!regressed("p50", 10%)`:   results.StatusFail,
+		`p99 < baseline.p99 * 1.2`: results.StatusFail,
 	}
 	if diff := cmp.Diff(want, statuses); diff != "" {
 		t.Fatalf("verdicts (-want +got):\n%s", diff)
@@ -153,7 +152,7 @@ func TestReportsInconclusiveAndStrictEnv(t *testing.T) {
 	for _, failOn := range []bool{false, true} {
 		run := judgedRun(t, base, true, failOn, 900, 905, 895)
 		v := run.Scenarios[0].Cases[0].Verdicts[0]
-		if v.Status != assertions.StatusInconclusive || v.Fails() != failOn {
+		if v.Status != results.StatusInconclusive || v.Fails() != failOn {
 			t.Fatalf("3 vs 3 trials: %s, fails %v", v.Status, v.Fails())
 		}
 		if run.Passed {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/units"
 )
@@ -16,7 +15,7 @@ import (
 type abPair struct {
 	cand, ref *results.CaseRun // ref is nil when the reference target has no such case
 	target    string           // the baseline_target
-	verdicts  []assertions.Verdict
+	verdicts  []results.Verdict
 }
 
 // abPairs finds the same-job comparisons of a scenario. Results documents
@@ -58,7 +57,7 @@ func mdABVerdicts(b *bytes.Buffer, sr *results.ScenarioRun) {
 	}
 	b.WriteString("#### A/B verdicts\n\n")
 	var order []string
-	byTarget := map[string][]assertions.Verdict{}
+	byTarget := map[string][]results.Verdict{}
 	against := map[string]string{}
 	for _, p := range pairs {
 		t := p.cand.Target
@@ -122,7 +121,7 @@ func mdABVerdicts(b *bytes.Buffer, sr *results.ScenarioRun) {
 // verdicts compare them: the median trial's of each side, so that the
 // table's change is the one the verdicts quote.
 func abFigures(cand, ref *results.CaseRun) (rps, p99 string) {
-	c, r := assertions.TrialMedians(cand.Phases), assertions.TrialMedians(ref.Phases)
+	c, r := results.TrialMedians(cand.Phases), results.TrialMedians(ref.Phases)
 	rate := func(f float64) string { return units.FormatNumber(f, units.Figure) }
 	return versus(c.RPS, r.RPS, rate),
 		versus(float64(c.P99), float64(r.P99), func(f float64) string { return units.FormatDuration(time.Duration(f), units.Figure) })
@@ -134,7 +133,7 @@ func versus(cand, ref float64, f func(float64) string) string {
 }
 
 // worstIcon is the icon of the verdict that counts most against the run.
-func worstIcon(vs []assertions.Verdict) string {
+func worstIcon(vs []results.Verdict) string {
 	t := tally(vs)
 	switch {
 	case t[classFail] > 0:

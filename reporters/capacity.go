@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/units"
 )
 
@@ -34,7 +33,7 @@ func specFor(specs []results.SearchSpec, name string) results.SearchSpec {
 // notANumber reports whether a search has no capacity at all: a merge of
 // segments where one found none of its own (no probes, nothing passed),
 // or a search the generator stopped, whose figure is a lower bound only.
-func notANumber(s *runner.SearchResult) bool {
+func notANumber(s *results.SearchResult) bool {
 	return s.LimitedByGenerator || (len(s.Probes) == 0 && s.Pass == 0 && s.Capacity == 0)
 }
 
@@ -77,7 +76,7 @@ func capacityCell(c *results.CaseRun) string {
 }
 
 // capacityShort is what one search found, for a table cell.
-func capacityShort(s *runner.SearchResult) string {
+func capacityShort(s *results.SearchResult) string {
 	switch {
 	case s == nil:
 		return "—"
@@ -99,7 +98,7 @@ func capacityShort(s *runner.SearchResult) string {
 // its bracket and precision, a lower bound when the search met its max or
 // was stopped by the generator, or that no rate met the SLO. precision is
 // the scenario's; 0 when unknown, the bracket's own width is shown then.
-func capacityLine(s *runner.SearchResult, precision float64) string {
+func capacityLine(s *results.SearchResult, precision float64) string {
 	first := 0.0
 	if len(s.Probes) > 0 {
 		first = s.Probes[0].Rate
@@ -124,7 +123,7 @@ func capacityLine(s *runner.SearchResult, precision float64) string {
 }
 
 // probeVerdict is the SLO column of a probe: ✓, or ✗ with the reason.
-func probeVerdict(p runner.Probe) string {
+func probeVerdict(p results.Probe) string {
 	switch {
 	case p.Saturated:
 		return "— generator saturated" + strings.Replace(reasonSuffix(p.Reason), " ", ": ", 1)
@@ -165,7 +164,7 @@ func sloLine(slo string) (msBound float64, ok bool) {
 
 // consoleSearch prints the probes of every search phase of a case, then
 // what each search found.
-func consoleSearch(b *bytes.Buffer, specs []results.SearchSpec, phases []*runner.PhaseResult) {
+func consoleSearch(b *bytes.Buffer, specs []results.SearchSpec, phases []*results.PhaseResult) {
 	for _, p := range results.SearchedPhases(phases) {
 		spec := specFor(specs, p.Name)
 		title := "Capacity search (phase " + p.Name
@@ -185,7 +184,7 @@ func consoleSearch(b *bytes.Buffer, specs []results.SearchSpec, phases []*runner
 }
 
 // consoleProbes prints one row per probe.
-func consoleProbes(b *bytes.Buffer, probes []runner.Probe) {
+func consoleProbes(b *bytes.Buffer, probes []results.Probe) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "  #\tkind\trate/s\tachieved/s\tp50\tp99\terrors\tSLO\n")
 	for i, pr := range probes {
@@ -196,7 +195,7 @@ func consoleProbes(b *bytes.Buffer, probes []runner.Probe) {
 }
 
 // quietCapacity is the capacity for the quiet summary's one line.
-func quietCapacity(phases []*runner.PhaseResult) string {
+func quietCapacity(phases []*results.PhaseResult) string {
 	ps := results.SearchedPhases(phases)
 	if len(ps) == 0 {
 		return ""
@@ -242,7 +241,7 @@ func mdSearches(b *bytes.Buffer, sr *results.ScenarioRun) {
 }
 
 // mdProbeVerdict is a probe's SLO cell.
-func mdProbeVerdict(p runner.Probe) string {
+func mdProbeVerdict(p results.Probe) string {
 	switch {
 	case p.Saturated:
 		return "⚠️ generator saturated" + strings.Replace(mdReason(p.Reason), " ", ": ", 1)
@@ -261,12 +260,12 @@ func mdReason(r string) string {
 
 // mdSearchChart draws each probe's p99 against its rate, probes in rate
 // order, with the SLO's latency bound as a line when it can be read.
-func mdSearchChart(b *bytes.Buffer, title string, probes []runner.Probe, slo string) {
+func mdSearchChart(b *bytes.Buffer, title string, probes []results.Probe, slo string) {
 	if len(probes) == 0 {
 		return
 	}
 	sorted := slices.Clone(probes)
-	slices.SortStableFunc(sorted, func(x, y runner.Probe) int { return cmp.Compare(x.Rate, y.Rate) })
+	slices.SortStableFunc(sorted, func(x, y results.Probe) int { return cmp.Compare(x.Rate, y.Rate) })
 	labels := make([]string, len(sorted))
 	p99 := make([]string, len(sorted))
 	for i, p := range sorted {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 )
 
 func TestCapacityReportsGolden(t *testing.T) {
@@ -118,17 +117,17 @@ func TestAbortedNeverPasses(t *testing.T) {
 func TestCapacityLine(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		s         runner.SearchResult
+		s         results.SearchResult
 		precision float64
 		want      string
 	}{
-		{"found", runner.SearchResult{Capacity: 4850, Pass: 4850, Fail: 5100}, 0.05, "capacity: 4,850 rps (bracket 4,850–5,100, precision 5%)"},
-		{"no spec", runner.SearchResult{Capacity: 4850, Pass: 4850, Fail: 5100}, 0, "capacity: 4,850 rps (bracket 4,850–5,100, within 5.2%)"},
-		{"limited", runner.SearchResult{Capacity: 9600, Pass: 9600, LimitedByGenerator: true}, 0.05, "capacity ≥ 9,600 rps (limited by the generator) — INVALID"},
-		{"merged, not a number", runner.SearchResult{LimitedByGenerator: true}, 0.05, "capacity: not a number (limited by the generator) — INVALID"},
-		{"merged, a segment without a search", runner.SearchResult{Reason: "segment 2 of 2 ran no search"}, 0.05, "capacity: not a number"},
-		{"max met", runner.SearchResult{Capacity: 200000, Pass: 200000}, 0.05, "capacity ≥ 200,000 rps (the search's max met the SLO)"},
-		{"none", runner.SearchResult{Probes: []runner.Probe{{Rate: 1000}}}, 0.05, "capacity: none — the first rate (1,000 rps) already failed the SLO"},
+		{"found", results.SearchResult{Capacity: 4850, Pass: 4850, Fail: 5100}, 0.05, "capacity: 4,850 rps (bracket 4,850–5,100, precision 5%)"},
+		{"no spec", results.SearchResult{Capacity: 4850, Pass: 4850, Fail: 5100}, 0, "capacity: 4,850 rps (bracket 4,850–5,100, within 5.2%)"},
+		{"limited", results.SearchResult{Capacity: 9600, Pass: 9600, LimitedByGenerator: true}, 0.05, "capacity ≥ 9,600 rps (limited by the generator) — INVALID"},
+		{"merged, not a number", results.SearchResult{LimitedByGenerator: true}, 0.05, "capacity: not a number (limited by the generator) — INVALID"},
+		{"merged, a segment without a search", results.SearchResult{Reason: "segment 2 of 2 ran no search"}, 0.05, "capacity: not a number"},
+		{"max met", results.SearchResult{Capacity: 200000, Pass: 200000}, 0.05, "capacity ≥ 200,000 rps (the search's max met the SLO)"},
+		{"none", results.SearchResult{Probes: []results.Probe{{Rate: 1000}}}, 0.05, "capacity: none — the first rate (1,000 rps) already failed the SLO"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := capacityLine(&tc.s, tc.precision); got != tc.want {
@@ -170,7 +169,7 @@ func TestCompareCapacity(t *testing.T) {
 		p := run.Scenarios[0].Cases[0].Phases[0]
 		p.Trials = nil
 		for _, c := range caps {
-			p.Trials = append(p.Trials, runner.Trial{Capacity: c, Requests: 1000, Elapsed: time.Second, RPS: 1000})
+			p.Trials = append(p.Trials, results.Trial{Capacity: c, Requests: 1000, Elapsed: time.Second, RPS: 1000})
 		}
 		return run
 	}

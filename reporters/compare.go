@@ -142,7 +142,7 @@ func Compare(base, cand *results.Run, opts CompareOptions) (*Comparison, error) 
 				sc.Cases = append(sc.Cases, cc)
 				continue
 			}
-			bt, nt := assertions.TrialsOf(bc.Phases), assertions.TrialsOf(nc.Phases)
+			bt, nt := results.TrialsOf(bc.Phases), results.TrialsOf(nc.Phases)
 			for _, m := range CompareMetrics {
 				j, err := assertions.JudgeRegression(m, bt, nt, opts.Tolerance)
 				if err != nil {
@@ -302,7 +302,7 @@ func runMeta(r *results.Run) []string {
 func compareCase(b *bytes.Buffer, cc CaseComparison) {
 	bs, ns := cc.Base.Stats, cc.New.Stats
 	fmt.Fprintf(b, "#### %s\n\n| metric | base | new | Δ |\n|:--|--:|--:|--:|\n", mdCode(cc.ID))
-	bt, nt := len(assertions.TrialsOf(cc.Base.Phases)), len(assertions.TrialsOf(cc.New.Phases))
+	bt, nt := len(results.TrialsOf(cc.Base.Phases)), len(results.TrialsOf(cc.New.Phases))
 	fmt.Fprintf(b, "| trials | %d | %d | |\n", bt, nt)
 	incomparable := len(cc.LoadDifferences) > 0
 	num := func(label string, x, y float64, f func(float64) string) {

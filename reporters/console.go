@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/units"
 )
 
@@ -49,8 +49,6 @@ type Console struct {
 	liveWidth int       // columns of the live line currently on screen
 	err       error
 }
-
-var _ runner.Observer = (*Console)(nil)
 
 // NewConsole returns a Console writing to w.
 func NewConsole(w io.Writer, opts ConsoleOptions) *Console {
@@ -91,7 +89,7 @@ func (c *Console) writeRaw(s string) {
 }
 
 // PhaseStarted announces a phase.
-func (c *Console) PhaseStarted(s runner.Snapshot) {
+func (c *Console) PhaseStarted(s results.Snapshot) {
 	if c.silent() {
 		return
 	}
@@ -107,7 +105,7 @@ func (c *Console) PhaseStarted(s runner.Snapshot) {
 
 // Progress shows the running phase: redrawn in place on a terminal, a
 // plain line at most every 5 s otherwise.
-func (c *Console) Progress(s runner.Snapshot) {
+func (c *Console) Progress(s results.Snapshot) {
 	if c.silent() {
 		return
 	}
@@ -126,7 +124,7 @@ func (c *Console) Progress(s runner.Snapshot) {
 }
 
 // PhaseDone replaces the progress with the phase's final figures.
-func (c *Console) PhaseDone(s runner.Snapshot, r *runner.PhaseResult) {
+func (c *Console) PhaseDone(s results.Snapshot, r *results.PhaseResult) {
 	if c.silent() {
 		return
 	}
@@ -164,7 +162,7 @@ func (c *Console) clearLive() {
 }
 
 // phaseLabel names a phase as "scenario / case / phase".
-func phaseLabel(s runner.Snapshot) string {
+func phaseLabel(s results.Snapshot) string {
 	parts := make([]string, 0, 3)
 	for _, p := range []string{s.Scenario, s.Case, s.Phase} {
 		if p != "" {
@@ -179,7 +177,7 @@ func phaseLabel(s runner.Snapshot) string {
 }
 
 // phaseLimits describes when a phase stops.
-func phaseLimits(s runner.Snapshot) string {
+func phaseLimits(s results.Snapshot) string {
 	var parts []string
 	if s.Planned > 0 {
 		parts = append(parts, s.Planned.String())
@@ -194,7 +192,7 @@ func phaseLimits(s runner.Snapshot) string {
 }
 
 // progressLine is the one-line state of a running phase.
-func progressLine(s runner.Snapshot) string {
+func progressLine(s results.Snapshot) string {
 	var b strings.Builder
 	b.WriteString(phaseLabel(s))
 	b.WriteString("  " + fmtElapsed(s.Elapsed))
@@ -228,7 +226,7 @@ func progressLine(s runner.Snapshot) string {
 // eta estimates the time a phase has left: whichever of its duration and
 // request limits comes first, the latter at the current rate. ok is false
 // when neither limit can give an estimate.
-func eta(s runner.Snapshot) (left time.Duration, ok bool) {
+func eta(s results.Snapshot) (left time.Duration, ok bool) {
 	if s.Planned > 0 {
 		left, ok = max(s.Planned-s.Elapsed, 0), true
 	}
@@ -252,7 +250,7 @@ func fmtElapsed(d time.Duration) string {
 }
 
 // phaseFigures summarises a finished phase in one line.
-func phaseFigures(r *runner.PhaseResult) string {
+func phaseFigures(r *results.PhaseResult) string {
 	rps := 0.0
 	if secs := r.Elapsed.Seconds(); secs > 0 {
 		rps = float64(r.Requests) / secs
@@ -266,7 +264,7 @@ func phaseFigures(r *runner.PhaseResult) string {
 	if len(r.Trials) > 1 {
 		// The pooled rate would disagree with the median the summary and
 		// the rules quote.
-		if st := runner.Summarize([]*runner.PhaseResult{r}); st.Trials != nil {
+		if st := results.Summarize([]*results.PhaseResult{r}); st.Trials != nil {
 			rps = st.Trials.RPSMedian
 			took += fmt.Sprintf(" (%d trials)", st.Trials.N)
 			rpsNote = " (median)"

@@ -9,9 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/units"
 )
@@ -25,7 +23,7 @@ var abPercentiles = []float64{50, 66, 75, 80, 90, 95, 98, 99, 99.9, 100}
 // one-liner for each warm-up phase, then a block for the measured phases
 // taken together with, when a server was monitored, a line of its CPU and
 // memory, then a table of the threshold verdicts.
-func (c *Console) Summary(res *runner.ScenarioResult, verdicts []assertions.Verdict) {
+func (c *Console) Summary(res *results.ScenarioResult, verdicts []results.Verdict) {
 	var b bytes.Buffer
 	if res != nil {
 		for _, cr := range res.Cases {
@@ -50,7 +48,7 @@ func (c *Console) Summary(res *runner.ScenarioResult, verdicts []assertions.Verd
 	c.write(b.String())
 }
 
-func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult, quiet bool) {
+func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *results.CaseResult, quiet bool) {
 	title := cr.ID
 	if sc != nil && sc.Name != "" {
 		title = sc.Name + " / " + cr.ID
@@ -64,7 +62,7 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 		case len(measured) == 0:
 			line += "no measured phase"
 		default:
-			st := runner.Summarize(measured)
+			st := results.Summarize(measured)
 			line += units.FormatCount(st.Requests) + " requests, " + units.FormatNumber(st.RPS, units.Figure) + " rps"
 			if st.Trials != nil {
 				line += fmt.Sprintf(" (median of %d trials, CV %.1f%%)", st.Trials.N, st.Trials.RPSCV*100)
@@ -103,7 +101,7 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 	}
 	b.WriteString("\n")
 	abBlock(b, measured, maxInFlight(sc, cr.ID, measured))
-	if st := runner.Summarize(measured); isFlow(st) {
+	if st := results.Summarize(measured); isFlow(st) {
 		consoleFlow(b, st, results.NamedStatsOf(measured))
 	}
 	consoleSearch(b, results.SearchSpecs(sc, cr.ID), measured)
@@ -113,7 +111,7 @@ func summaryCase(b *bytes.Buffer, sc *scenarios.Scenario, cr *runner.CaseResult,
 // maxInFlight looks up the max_in_flight caps of a case's open-model
 // phases in the scenario, since results do not carry them; nil when the
 // scenario is not at hand (a results file re-rendered later).
-func maxInFlight(sc *scenarios.Scenario, caseID string, phases []*runner.PhaseResult) []string {
+func maxInFlight(sc *scenarios.Scenario, caseID string, phases []*results.PhaseResult) []string {
 	if sc == nil {
 		return nil
 	}
@@ -140,9 +138,9 @@ func maxInFlight(sc *scenarios.Scenario, caseID string, phases []*runner.PhaseRe
 
 // abBlock prints ab's report for the measured phases taken together, with
 // the open model's rate, drops and send lag where ab has only concurrency.
-func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
-	st := runner.Summarize(phases)
-	conn := runner.NewHistogram()
+func abBlock(b *bytes.Buffer, phases []*results.PhaseResult, caps []string) {
+	st := results.Summarize(phases)
+	conn := results.NewHistogram()
 	var levels []int
 	seen := make(map[int]bool)
 	interrupted := false
@@ -236,13 +234,13 @@ func abBlock(b *bytes.Buffer, phases []*runner.PhaseResult, caps []string) {
 
 // abTimes prints ab's Connection Times and percentile tables: latency of the
 // succeeded requests, with the failed ones on a row of their own.
-func abTimes(b *bytes.Buffer, st runner.Stats, connections int) {
+func abTimes(b *bytes.Buffer, st results.Stats, connections int) {
 	// ab splits Total into Processing and Waiting per request; connections
 	// here are timed apart from requests (one per connection, not per
 	// request with keep-alive), so only the two honest rows are shown.
 	b.WriteString("\nConnection Times (ms)\n")
 	fmt.Fprintf(b, "%-9s %8s %8s %8s %8s %8s\n", "", "min", "mean", "[+/-sd]", "median", "max")
-	dist := func(label string, d runner.Distribution, note string) {
+	dist := func(label string, d results.Distribution, note string) {
 		fmt.Fprintf(b, "%-9s %8.2f %8.2f %8.2f %8.2f %8.2f%s\n",
 			label, ms(d.Min), ms(d.Mean), ms(d.StdDev), ms(d.P50), ms(d.Max), note)
 	}
@@ -269,7 +267,7 @@ func abTimes(b *bytes.Buffer, st runner.Stats, connections int) {
 
 // trialsBlock prints each trial's figures and their spread, so that a
 // reader can tell a steady median from one picked out of scattered runs.
-func trialsBlock(b *bytes.Buffer, phases []*runner.PhaseResult, sp *runner.Spread) {
+func trialsBlock(b *bytes.Buffer, phases []*results.PhaseResult, sp *results.Spread) {
 	b.WriteString("Trials\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "trial\trequests\trps\tp50 (ms)\tp99 (ms)\t\n")
@@ -282,7 +280,7 @@ func trialsBlock(b *bytes.Buffer, phases []*runner.PhaseResult, sp *runner.Sprea
 
 // summaryThresholds prints one row per verdict, failures pointing at the
 // rule's line in the scenario file.
-func summaryThresholds(b *bytes.Buffer, vs []assertions.Verdict) {
+func summaryThresholds(b *bytes.Buffer, vs []results.Verdict) {
 	b.WriteString("Thresholds\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	for _, v := range vs {
@@ -301,7 +299,7 @@ func summaryThresholds(b *bytes.Buffer, vs []assertions.Verdict) {
 }
 
 // consoleStatus spells the status out: symbols alone get lost in a log.
-func consoleStatus(v assertions.Verdict) string {
+func consoleStatus(v results.Verdict) string {
 	switch classify(v) {
 	case classInconclusive:
 		if v.Fails() {
@@ -314,7 +312,7 @@ func consoleStatus(v assertions.Verdict) string {
 		}
 		return "≠ incomparable"
 	case classFail:
-		if v.Status == assertions.StatusError {
+		if v.Status == results.StatusError {
 			return "✗ ERROR"
 		}
 		return "✗ FAIL"
@@ -361,7 +359,7 @@ func (c *Console) BaselineNote(bi *results.BaselineInfo) {
 // consoleErrorSamples prints the first message of each error kind, so that
 // the summary says what went wrong ("connection refused"), not only how
 // often.
-func consoleErrorSamples(b *bytes.Buffer, st runner.Stats) {
+func consoleErrorSamples(b *bytes.Buffer, st results.Stats) {
 	st.Errors.Each(func(kind string, n int64) {
 		if msg := st.ErrorSamples[kind]; n > 0 && msg != "" {
 			fmt.Fprintf(b, "   first %s error: %s\n", kind, oneLine(msg))

@@ -8,8 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 )
+
+// The engine reports progress to a Console; the check lives here so that
+// the package itself need not import the engine.
+var _ runner.Observer = (*Console)(nil)
 
 // consoleSummaries prints the summaries of both measured fixture
 // scenarios, as `loadgate run` does for two scenario files.
@@ -115,8 +120,8 @@ type clock struct{ now time.Time }
 
 func (c *clock) Now() time.Time { return c.now }
 
-func snap(elapsed time.Duration, completed int64) runner.Snapshot {
-	return runner.Snapshot{
+func snap(elapsed time.Duration, completed int64) results.Snapshot {
+	return results.Snapshot{
 		Scenario: "hello-http", Case: "keepalive concurrency=10", Phase: "measured",
 		Elapsed: elapsed, Planned: 30 * time.Second, Completed: completed,
 		Failed: 2, RPS: 8000, P99: 1500 * time.Microsecond,
@@ -132,7 +137,7 @@ func TestConsolePlainProgress(t *testing.T) {
 		clk.now = t0.Add(time.Duration(s) * time.Second)
 		c.Progress(snap(time.Duration(s)*time.Second, int64(s)*8000))
 	}
-	res := &runner.PhaseResult{Name: "measured", Elapsed: 12 * time.Second, Latency: runner.NewHistogram()}
+	res := &results.PhaseResult{Name: "measured", Elapsed: 12 * time.Second, Latency: results.NewHistogram()}
 	res.Requests, res.Failed = 96000, 2
 	res.Errors.Timeout = 2
 	c.PhaseDone(snap(12*time.Second, 96000), res)
@@ -195,7 +200,7 @@ func TestConsoleTrialLabel(t *testing.T) {
 			c := NewConsole(&b, opts)
 			c.PhaseStarted(s)
 			c.Progress(s)
-			res := &runner.PhaseResult{Name: "measured", Elapsed: 10 * time.Second, Latency: runner.NewHistogram()}
+			res := &results.PhaseResult{Name: "measured", Elapsed: 10 * time.Second, Latency: results.NewHistogram()}
 			res.Requests = 49200
 			c.PhaseDone(s, res)
 			out := b.String()
@@ -251,17 +256,17 @@ func TestConsoleKeepsWriteError(t *testing.T) {
 func TestETA(t *testing.T) {
 	tests := []struct {
 		name   string
-		s      runner.Snapshot
+		s      results.Snapshot
 		want   time.Duration
 		wantOK bool
 	}{
-		{"duration only", runner.Snapshot{Elapsed: 10 * time.Second, Planned: 30 * time.Second}, 20 * time.Second, true},
-		{"overran its duration", runner.Snapshot{Elapsed: 31 * time.Second, Planned: 30 * time.Second}, 0, true},
-		{"requests at the current rate", runner.Snapshot{Completed: 1000, Target: 5000, RPS: 1000}, 4 * time.Second, true},
-		{"requests, rate unknown yet", runner.Snapshot{Completed: 0, Target: 5000}, 0, false},
-		{"requests come first", runner.Snapshot{Elapsed: time.Second, Planned: time.Minute, Completed: 1000, Target: 3000, RPS: 1000}, 2 * time.Second, true},
-		{"duration comes first", runner.Snapshot{Elapsed: 9 * time.Second, Planned: 10 * time.Second, Completed: 1000, Target: 1e6, RPS: 1000}, time.Second, true},
-		{"no limit", runner.Snapshot{Elapsed: time.Second, RPS: 10}, 0, false},
+		{"duration only", results.Snapshot{Elapsed: 10 * time.Second, Planned: 30 * time.Second}, 20 * time.Second, true},
+		{"overran its duration", results.Snapshot{Elapsed: 31 * time.Second, Planned: 30 * time.Second}, 0, true},
+		{"requests at the current rate", results.Snapshot{Completed: 1000, Target: 5000, RPS: 1000}, 4 * time.Second, true},
+		{"requests, rate unknown yet", results.Snapshot{Completed: 0, Target: 5000}, 0, false},
+		{"requests come first", results.Snapshot{Elapsed: time.Second, Planned: time.Minute, Completed: 1000, Target: 3000, RPS: 1000}, 2 * time.Second, true},
+		{"duration comes first", results.Snapshot{Elapsed: 9 * time.Second, Planned: 10 * time.Second, Completed: 1000, Target: 1e6, RPS: 1000}, time.Second, true},
+		{"no limit", results.Snapshot{Elapsed: time.Second, RPS: 10}, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

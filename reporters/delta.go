@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
 )
 
 // A comparison shows one figure per metric: the one its verdict compares.
-// With trials that is the median trial's (assertions.TrialMedians), which
+// With trials that is the median trial's (results.TrialMedians), which
 // can differ by tens of percent from the figure of every request pooled,
 // so every report quotes it and says so.
 
@@ -24,7 +23,7 @@ func baselineDelta(c *results.CaseRun) string {
 	case len(b.LoadDifferences) > 0:
 		return "≠ not compared: the load changed"
 	}
-	m := assertions.TrialMedians(c.Phases)
+	m := results.TrialMedians(c.Phases)
 	return "rps " + fmtDelta(b.RPS, m.RPS) + ", p99 " + fmtDelta(float64(b.P99), float64(m.P99)) +
 		" (" + statisticOf(b.Trials, m.Trials) + ")"
 }

@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -17,25 +15,25 @@ import (
 const hostile = "<img src=x onerror=alert(1)> `tick` a|b \x1b[2J\a\x00"
 
 // hostileRun is a run whose every user-controlled text is hostile.
-func hostileRun() (*results.Run, *runner.ScenarioResult, []assertions.Verdict) {
+func hostileRun() (*results.Run, *results.ScenarioResult, []results.Verdict) {
 	sc := &scenarios.Scenario{File: "x`y|z.yaml", Name: "scn " + hostile, Description: "# " + hostile}
 	spec := caseSpec{target: "t" + hostile, concurrency: 10, rps: 100, base: 1e6}
-	ok := &runner.CaseResult{
+	ok := &results.CaseResult{
 		ID:     "case " + hostile,
 		Target: spec.target,
 		Matrix: []scenarios.MatrixValue{{Key: "m", Text: hostile, Value: hostile}},
-		Phases: []*runner.PhaseResult{fixturePhase(spec, "phase "+hostile, false, t0, 3, 100)},
+		Phases: []*results.PhaseResult{fixturePhase(spec, "phase "+hostile, false, t0, 3, 100)},
 	}
 	// A flow whose step name is hostile: it appears in every report's rows.
 	p := ok.Phases[0]
-	step := &runner.NamedResult{Name: "step " + hostile, Counters: p.Counters, Latency: p.Latency}
-	p.ByName = []*runner.NamedResult{step}
-	p.Iterations = &runner.IterationResult{Iterations: p.Requests, Succeeded: p.Succeeded, Failed: p.Failed, Latency: p.Latency}
-	broken := &runner.CaseResult{ID: "broken", Target: spec.target, Err: "server log tail:\n" + hostile}
-	res := &runner.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(3e9), Cases: []*runner.CaseResult{ok, broken}}
-	verdicts := []assertions.Verdict{{
+	step := &results.NamedResult{Name: "step " + hostile, Counters: p.Counters, Latency: p.Latency}
+	p.ByName = []*results.NamedResult{step}
+	p.Iterations = &results.IterationResult{Iterations: p.Requests, Succeeded: p.Succeeded, Failed: p.Failed, Latency: p.Latency}
+	broken := &results.CaseResult{ID: "broken", Target: spec.target, Err: "server log tail:\n" + hostile}
+	res := &results.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(3e9), Cases: []*results.CaseResult{ok, broken}}
+	verdicts := []results.Verdict{{
 		Case: ok.ID, Target: ok.Target, Name: "name " + hostile, Rule: "rps > 1 || p99 < 5ms `x`",
-		Status: assertions.StatusFail, Severity: scenarios.SeverityFail, Actual: "actual " + hostile,
+		Status: results.StatusFail, Severity: scenarios.SeverityFail, Actual: "actual " + hostile,
 		Pos: scenarios.Pos{File: sc.File, Line: 3, Col: 5},
 	}}
 	run := results.NewRun(fixtureMeta(), []results.ScenarioInput{{Result: res, Verdicts: verdicts, Err: errors.New("scenario error " + hostile)}})

@@ -5,9 +5,7 @@ import (
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
-	"github.com/loadgate/loadgate/sut"
 )
 
 // The ab scenario is a same-job A/B comparison (SPEC §6): two builds of a
@@ -76,11 +74,11 @@ func abMatrix(spec abSpec) []scenarios.MatrixValue {
 // abPhase is a measured phase of two-second trials, each trial recorded on
 // its own and merged the way the runner merges trials. Trial i starts at
 // slot 2i (main) or 2i+1 (pr) of the interleaved schedule.
-func abPhase(spec abSpec, start time.Time) *runner.PhaseResult {
+func abPhase(spec abSpec, start time.Time) *results.PhaseResult {
 	const secs = 2
-	m := &runner.PhaseResult{
+	m := &results.PhaseResult{
 		Name: "measured", Concurrency: int(spec.concurrency), Start: start,
-		Latency: runner.NewHistogram(), Connect: runner.NewHistogram(),
+		Latency: results.NewHistogram(), Connect: results.NewHistogram(),
 	}
 	slot := int64(0)
 	if spec.target == "pr" {
@@ -97,7 +95,7 @@ func abPhase(spec abSpec, start time.Time) *runner.PhaseResult {
 		m.Elapsed += secs * time.Second
 		m.End = at.Add(secs * time.Second)
 		m.Latency.Merge(h)
-		m.Trials = append(m.Trials, runner.Trial{
+		m.Trials = append(m.Trials, results.Trial{
 			Requests: r * secs, Elapsed: secs * time.Second, RPS: float64(r),
 			P50: h.Quantile(50), P99: h.Quantile(99),
 		})
@@ -109,10 +107,10 @@ func abPhase(spec abSpec, start time.Time) *runner.PhaseResult {
 }
 
 // abResult is the ab run, judged by the real rules.
-func abResult() (*runner.ScenarioResult, []assertions.Verdict) {
+func abResult() (*results.ScenarioResult, []results.Verdict) {
 	sc := abScenarioFixture()
 	start := t0.Add(4 * time.Minute)
-	res := &runner.ScenarioResult{Scenario: sc, Start: start, End: start.Add(45 * time.Second)}
+	res := &results.ScenarioResult{Scenario: sc, Start: start, End: start.Add(45 * time.Second)}
 	for i, spec := range abCases {
 		// Both targets of one concurrency share a 20 s window.
 		caseStart := start.Add(time.Duration(i%2) * 20 * time.Second)
@@ -120,11 +118,11 @@ func abResult() (*runner.ScenarioResult, []assertions.Verdict) {
 		if spec.target == "pr" {
 			pid = 200
 		}
-		res.Cases = append(res.Cases, &runner.CaseResult{
+		res.Cases = append(res.Cases, &results.CaseResult{
 			ID: abCaseID(spec), Target: spec.target, Matrix: abMatrix(spec),
-			Phases:     []*runner.PhaseResult{abPhase(spec, caseStart)},
+			Phases:     []*results.PhaseResult{abPhase(spec, caseStart)},
 			ServerName: spec.target,
-			Server: &sut.Usage{
+			Server: &results.Usage{
 				PID: pid, Samples: 10, CPUMean: spec.cpu, CPUMax: spec.cpu * 1.25,
 				RSSMean: spec.rssMiB << 20 * 9 / 10, RSSMax: spec.rssMiB << 20,
 				HostLoad1Max: 1.5 + float64(spec.concurrency)/100, HostCPUMean: 45,

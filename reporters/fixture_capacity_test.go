@@ -4,9 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -23,10 +21,10 @@ const (
 
 // probe builds one probe of step seconds at rate, measured to reach
 // achieved rps with latencies p50 and p99 and errors failures.
-func probe(kind string, rate, achieved float64, p50, p99 time.Duration, failed int64, passed bool, reason string) runner.Probe {
+func probe(kind string, rate, achieved float64, p50, p99 time.Duration, failed int64, passed bool, reason string) results.Probe {
 	const step = 5
 	requests := int64(achieved)*step + failed
-	return runner.Probe{
+	return results.Probe{
 		Kind: kind, Rate: rate, Achieved: achieved,
 		Requests: requests, Failed: failed, ErrorRate: float64(failed) / float64(requests),
 		P50: p50, P99: p99, Elapsed: step * time.Second, Passed: passed, Reason: reason,
@@ -37,7 +35,7 @@ const ms1 = time.Millisecond
 
 // apiProbes: doubling from 1,000 until 8,000 fails, bisection down to a
 // bracket within 5 %, then two confirmations of 4,875.
-var apiProbes = []runner.Probe{
+var apiProbes = []results.Probe{
 	probe("grow", 1000, 999.8, 2*ms1, 6*ms1, 0, true, ""),
 	probe("grow", 2000, 1999.6, 2*ms1, 7*ms1, 0, true, ""),
 	probe("grow", 4000, 3998.2, 3*ms1, 14*ms1, 0, true, ""),
@@ -53,8 +51,8 @@ var apiProbes = []runner.Probe{
 
 // edgeProbes: every rate met the SLO until the generator could not send
 // 19,200 requests a second.
-var edgeProbes = func() []runner.Probe {
-	ps := []runner.Probe{
+var edgeProbes = func() []results.Probe {
+	ps := []results.Probe{
 		probe("grow", 1200, 1199.9, ms1, 3*ms1, 0, true, ""),
 		probe("grow", 2400, 2399.7, ms1, 3*ms1, 0, true, ""),
 		probe("grow", 4800, 4799.1, ms1, 4*ms1, 0, true, ""),
@@ -88,7 +86,7 @@ func capacityScenario() *scenarios.Scenario {
 }
 
 // searchPhase is a search phase whose counters cover its probes.
-func searchPhase(target string, start time.Time, probes []runner.Probe, s *runner.SearchResult) *runner.PhaseResult {
+func searchPhase(target string, start time.Time, probes []results.Probe, s *results.SearchResult) *results.PhaseResult {
 	var rps int64
 	for _, p := range probes {
 		rps += int64(p.Achieved)
@@ -101,26 +99,26 @@ func searchPhase(target string, start time.Time, probes []runner.Probe, s *runne
 	return p
 }
 
-func capacityResult() (*runner.ScenarioResult, []assertions.Verdict) {
+func capacityResult() (*results.ScenarioResult, []results.Verdict) {
 	sc := capacityScenario()
 	start := t0.Add(5 * time.Minute)
-	res := &runner.ScenarioResult{Scenario: sc, Start: start, End: start.Add(2 * time.Minute)}
-	res.Cases = []*runner.CaseResult{
-		{ID: "api", Target: "api", Phases: []*runner.PhaseResult{searchPhase("api", start, apiProbes, &runner.SearchResult{
+	res := &results.ScenarioResult{Scenario: sc, Start: start, End: start.Add(2 * time.Minute)}
+	res.Cases = []*results.CaseResult{
+		{ID: "api", Target: "api", Phases: []*results.PhaseResult{searchPhase("api", start, apiProbes, &results.SearchResult{
 			Capacity: 4875, Pass: 4875, Fail: 5000, Reason: "bracket 4875–5000 within 5%, confirmed twice",
 		})}},
-		{ID: "edge", Target: "edge", Phases: []*runner.PhaseResult{searchPhase("edge", start.Add(time.Minute), edgeProbes, &runner.SearchResult{
+		{ID: "edge", Target: "edge", Phases: []*results.PhaseResult{searchPhase("edge", start.Add(time.Minute), edgeProbes, &results.SearchResult{
 			Capacity: 9600, Pass: 9600, LimitedByGenerator: true, Reason: "the generator saturated at 19200 rps before the SLO broke",
 		})}},
 	}
 	th := sc.Thresholds[0]
-	verdict := func(id string, st assertions.Status, actual, reason string) assertions.Verdict {
-		return assertions.Verdict{Case: id, Target: id, Name: th.Name, Rule: th.Rule, Severity: th.Severity, Pos: th.RulePos,
+	verdict := func(id string, st results.Status, actual, reason string) results.Verdict {
+		return results.Verdict{Case: id, Target: id, Name: th.Name, Rule: th.Rule, Severity: th.Severity, Pos: th.RulePos,
 			Status: st, Actual: actual, Reason: reason}
 	}
-	return res, []assertions.Verdict{
-		verdict("api", assertions.StatusPass, "capacity = 4875", ""),
-		verdict("edge", assertions.StatusSkip, "", "capacity is not a number: the search was limited by the generator"),
+	return res, []results.Verdict{
+		verdict("api", results.StatusPass, "capacity = 4875", ""),
+		verdict("edge", results.StatusSkip, "", "capacity is not a number: the search was limited by the generator"),
 	}
 }
 
@@ -140,22 +138,22 @@ func abortScenario() *scenarios.Scenario {
 	}
 }
 
-func abortResult() (*runner.ScenarioResult, []assertions.Verdict) {
+func abortResult() (*results.ScenarioResult, []results.Verdict) {
 	sc := abortScenario()
 	start := t0.Add(8 * time.Minute)
 	p := fixturePhase(caseSpec{target: "checkout", concurrency: 20, base: 30 * time.Millisecond}, "measured", false, start, 4, 600)
 	p.Elapsed = abortAt.at + 400*time.Millisecond
-	p.Aborted = &runner.Aborted{Case: "checkout", Phase: "measured", Name: "p99 < 50ms", Rule: "p99 < 50ms",
+	p.Aborted = &results.Aborted{Case: "checkout", Phase: "measured", Name: "p99 < 50ms", Rule: "p99 < 50ms",
 		At: abortAt.at, Window: abortAt.window, Actual: "p99 = 812ms"}
-	res := &runner.ScenarioResult{Scenario: sc, Start: start, End: start.Add(4 * time.Second),
-		Cases: []*runner.CaseResult{{ID: "checkout", Target: "checkout", Phases: []*runner.PhaseResult{p}}}}
-	v := func(th scenarios.Threshold, st assertions.Status, actual string) assertions.Verdict {
-		return assertions.Verdict{Case: "checkout", Target: "checkout", Name: th.Name, Rule: th.Rule, Severity: th.Severity,
+	res := &results.ScenarioResult{Scenario: sc, Start: start, End: start.Add(4 * time.Second),
+		Cases: []*results.CaseResult{{ID: "checkout", Target: "checkout", Phases: []*results.PhaseResult{p}}}}
+	v := func(th scenarios.Threshold, st results.Status, actual string) results.Verdict {
+		return results.Verdict{Case: "checkout", Target: "checkout", Name: th.Name, Rule: th.Rule, Severity: th.Severity,
 			Pos: th.RulePos, Status: st, Actual: actual}
 	}
-	return res, []assertions.Verdict{
-		v(sc.Thresholds[0], assertions.StatusFail, "p99 = 150ms"),
-		v(sc.Thresholds[1], assertions.StatusPass, "error_rate = 0"),
+	return res, []results.Verdict{
+		v(sc.Thresholds[0], results.StatusFail, "p99 = 150ms"),
+		v(sc.Thresholds[1], results.StatusPass, "error_rate = 0"),
 	}
 }
 

@@ -4,8 +4,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
-	"github.com/loadgate/loadgate/protocols"
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -62,16 +61,16 @@ func flowScenarioFixture() *scenarios.Scenario {
 }
 
 // flowPhase is a phase of the flow at flowIterations a second.
-func flowPhase(name string, warmup bool, start time.Time, secs int64) *runner.PhaseResult {
+func flowPhase(name string, warmup bool, start time.Time, secs int64) *results.PhaseResult {
 	iterations := flowIterations * secs
 	fails := flowExtractFails * secs
-	p := &runner.PhaseResult{
+	p := &results.PhaseResult{
 		Name: name, Warmup: warmup, Concurrency: 20,
 		Start: start, End: start.Add(time.Duration(secs) * time.Second), Elapsed: time.Duration(secs) * time.Second,
-		Latency: runner.NewHistogram(), Connect: fixtureHist(20, 80*time.Microsecond),
+		Latency: results.NewHistogram(), Connect: fixtureHist(20, 80*time.Microsecond),
 	}
 	for i, s := range flowSteps {
-		n := &runner.NamedResult{Name: s.name}
+		n := &results.NamedResult{Name: s.name}
 		n.Requests = iterations
 		if i > 0 {
 			n.Requests = iterations - fails // the failed list ended those iterations
@@ -80,7 +79,7 @@ func flowPhase(name string, warmup bool, start time.Time, secs int64) *runner.Ph
 		if i == 0 {
 			n.Succeeded -= fails
 			n.Failed = fails
-			n.Errors.Add(protocols.KindExtract, fails)
+			n.Errors.Extract += fails
 		}
 		n.BytesSent, n.BytesReceived = n.Requests*120, n.Requests*400
 		n.Latency = fixtureHist(n.Succeeded, s.base)
@@ -90,12 +89,12 @@ func flowPhase(name string, warmup bool, start time.Time, secs int64) *runner.Ph
 	}
 	p.FailedLatency = fixtureHist(fails, flowSteps[0].base)
 	p.ErrorSamples = map[string]string{"extract": flowExtractSample}
-	p.Iterations = &runner.IterationResult{
+	p.Iterations = &results.IterationResult{
 		Iterations: iterations, Succeeded: iterations - fails, Failed: fails,
 		Latency: fixtureHist(iterations-fails, 6*time.Millisecond),
 	}
 	for s := range secs {
-		p.Series = append(p.Series, runner.Second{
+		p.Series = append(p.Series, results.Second{
 			At: int(s), Completed: p.Requests / secs, Errors: fails / secs,
 			P50: 2 * time.Millisecond, P99: 9 * time.Millisecond, InFlight: 20,
 		})
@@ -104,11 +103,11 @@ func flowPhase(name string, warmup bool, start time.Time, secs int64) *runner.Ph
 }
 
 // flowResult is the shop-api run, judged by the rules themselves.
-func flowResult() (*runner.ScenarioResult, []assertions.Verdict) {
+func flowResult() (*results.ScenarioResult, []results.Verdict) {
 	sc := flowScenarioFixture()
 	start := t0.Add(150 * time.Second)
-	res := &runner.ScenarioResult{Scenario: sc, Start: start, End: start.Add(13 * time.Second)}
-	res.Cases = append(res.Cases, &runner.CaseResult{ID: "shop", Target: "shop", Phases: []*runner.PhaseResult{
+	res := &results.ScenarioResult{Scenario: sc, Start: start, End: start.Add(13 * time.Second)}
+	res.Cases = append(res.Cases, &results.CaseResult{ID: "shop", Target: "shop", Phases: []*results.PhaseResult{
 		flowPhase("warmup", true, start, 2),
 		flowPhase("measured", false, start.Add(3*time.Second), flowMeasuredSecs),
 	}})

@@ -4,9 +4,8 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
-	"github.com/loadgate/loadgate/sut"
 )
 
 // The hello-slo scenario shows what the closed-model sweep cannot: an
@@ -58,7 +57,7 @@ func sloScenario() *scenarios.Scenario {
 // openPhase is an open-model phase at rate whose generator fell behind:
 // most requests left on time, a backlog queued behind max_in_flight once
 // a second, and dropped arrivals were never sent.
-func openPhase(name string, warmup bool, start time.Time, secs int64, rate float64, dropped int64) *runner.PhaseResult {
+func openPhase(name string, warmup bool, start time.Time, secs int64, rate float64, dropped int64) *results.PhaseResult {
 	spec := caseSpec{target: "paced", concurrency: 0, base: 2 * time.Millisecond}
 	requests := int64(rate)*secs - dropped
 	p := fixturePhase(spec, name, warmup, start, secs, int64(rate))
@@ -69,13 +68,13 @@ func openPhase(name string, warmup bool, start time.Time, secs int64, rate float
 	p.StatusCodes = map[string]int64{"200": requests}
 	p.BytesReceived, p.BytesSent = requests*150, requests*80
 	// Connections open as arrivals need them, up to the cap.
-	p.Connect = runner.NewHistogram()
+	p.Connect = results.NewHistogram()
 	for i := range 12 {
 		p.Connect.Record(80*time.Microsecond + time.Duration(i%10)*5*time.Microsecond)
 	}
 	// Latency runs from the schedule, so a request that left late is that
 	// much slower: the lag is part of its latency.
-	p.Latency, p.SendLag = runner.NewHistogram(), runner.NewHistogram()
+	p.Latency, p.SendLag = results.NewHistogram(), results.NewHistogram()
 	for i := range requests {
 		lag := 40*time.Microsecond + time.Duration(i%20)*time.Microsecond
 		if dropped > 0 && i%50 == 49 {
@@ -97,11 +96,11 @@ func openPhase(name string, warmup bool, start time.Time, secs int64, rate float
 
 // trialsPhase is a closed-model phase run once per entry of rps, merged
 // the way the runner merges trials.
-func trialsPhase(start time.Time, secs int64, rps []int64) *runner.PhaseResult {
+func trialsPhase(start time.Time, secs int64, rps []int64) *results.PhaseResult {
 	spec := caseSpec{target: "repeated", concurrency: 50, base: 8 * time.Millisecond}
-	m := &runner.PhaseResult{
+	m := &results.PhaseResult{
 		Name: "measured", Concurrency: int(spec.concurrency), Start: start,
-		Latency: runner.NewHistogram(), Connect: runner.NewHistogram(),
+		Latency: results.NewHistogram(), Connect: results.NewHistogram(),
 	}
 	at := start
 	for i, r := range rps {
@@ -116,7 +115,7 @@ func trialsPhase(start time.Time, secs int64, rps []int64) *runner.PhaseResult {
 			s.At += int(int64(i) * secs)
 			m.Series = append(m.Series, s)
 		}
-		m.Trials = append(m.Trials, runner.Trial{
+		m.Trials = append(m.Trials, results.Trial{
 			Requests: t.Requests, Failed: t.Failed, Elapsed: t.Elapsed,
 			RPS: float64(t.Requests) / t.Elapsed.Seconds(),
 			P50: t.Latency.Quantile(50), P99: t.Latency.Quantile(99),
@@ -128,20 +127,20 @@ func trialsPhase(start time.Time, secs int64, rps []int64) *runner.PhaseResult {
 
 // sloResult is the hello-slo run, judged by the real rules: every name its
 // thresholds use is available to rules.
-func sloResult() (*runner.ScenarioResult, []assertions.Verdict) {
+func sloResult() (*results.ScenarioResult, []results.Verdict) {
 	sc := sloScenario()
 	start := t0.Add(2 * time.Minute)
-	res := &runner.ScenarioResult{Scenario: sc, Start: start, End: start.Add(55 * time.Second)}
+	res := &results.ScenarioResult{Scenario: sc, Start: start, End: start.Add(55 * time.Second)}
 	// The server runs elsewhere: only this host's load was sampled.
-	res.Cases = []*runner.CaseResult{
-		{ID: "paced", Target: "paced", Phases: []*runner.PhaseResult{
+	res.Cases = []*results.CaseResult{
+		{ID: "paced", Target: "paced", Phases: []*results.PhaseResult{
 			openPhase("warmup", true, start, 2, 500, 0),
 			openPhase("measured", false, start.Add(3*time.Second), 15, sloRate, sloDropped),
-		}, Server: &sut.Usage{Samples: 15, HostLoad1Max: 0.72, HostCPUMean: 31.5}},
-		{ID: "repeated", Target: "repeated", Phases: []*runner.PhaseResult{
+		}, Server: &results.Usage{Samples: 15, HostLoad1Max: 0.72, HostCPUMean: 31.5}},
+		{ID: "repeated", Target: "repeated", Phases: []*results.PhaseResult{
 			fixturePhase(caseSpec{target: "repeated", concurrency: 50, base: 8 * time.Millisecond}, "warmup", true, start.Add(20*time.Second), 2, 2500),
 			trialsPhase(start.Add(23*time.Second), 10, sloTrialRPS),
-		}, Server: &sut.Usage{Samples: 30, HostLoad1Max: 2.41, HostCPUMean: 64.25}},
+		}, Server: &results.Usage{Samples: 30, HostLoad1Max: 2.41, HostCPUMean: 64.25}},
 	}
 	rules, err := assertions.Compile(sc)
 	if err != nil {

@@ -12,11 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
-	"github.com/loadgate/loadgate/sut"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -56,18 +53,18 @@ type caseSpec struct {
 	concurrency int64
 	rps         int64 // measured requests per second
 	base        time.Duration
-	errs        runner.ErrorCounts
+	errs        results.ErrorCounts
 	rssMiB      int
 }
 
 var fixtureCases = []caseSpec{
-	{"keepalive", 1, 1000, 500 * time.Microsecond, runner.ErrorCounts{}, 90},
-	{"keepalive", 10, 8000, time.Millisecond, runner.ErrorCounts{}, 120},
+	{"keepalive", 1, 1000, 500 * time.Microsecond, results.ErrorCounts{}, 90},
+	{"keepalive", 10, 8000, time.Millisecond, results.ErrorCounts{}, 120},
 	// Throughput barely grows past 10 clients: the knee.
-	{"keepalive", 100, 8500, 10 * time.Millisecond, runner.ErrorCounts{Status: 5}, 200},
-	{"close", 1, 800, 700 * time.Microsecond, runner.ErrorCounts{}, 80},
-	{"close", 10, 5000, 2 * time.Millisecond, runner.ErrorCounts{}, 150},
-	{"close", 100, 9000, 12 * time.Millisecond, runner.ErrorCounts{Connect: 12, Timeout: 3, Reset: 30}, 600},
+	{"keepalive", 100, 8500, 10 * time.Millisecond, results.ErrorCounts{Status: 5}, 200},
+	{"close", 1, 800, 700 * time.Microsecond, results.ErrorCounts{}, 80},
+	{"close", 10, 5000, 2 * time.Millisecond, results.ErrorCounts{}, 150},
+	{"close", 100, 9000, 12 * time.Millisecond, results.ErrorCounts{Connect: 12, Timeout: 3, Reset: 30}, 600},
 }
 
 // fixtureErrorSamples are first messages as the clients word them.
@@ -80,8 +77,8 @@ var fixtureErrorSamples = map[string]string{
 
 // fixtureHist records n latencies deterministically: a spread around base
 // and one slow request in a hundred.
-func fixtureHist(n int64, base time.Duration) *runner.Histogram {
-	h := runner.NewHistogram()
+func fixtureHist(n int64, base time.Duration) *results.Histogram {
+	h := results.NewHistogram()
 	for i := range n {
 		h.Record(fixtureLatency(i, base))
 	}
@@ -96,9 +93,9 @@ func fixtureLatency(i int64, base time.Duration) time.Duration {
 	return base + time.Duration(i%50)*base/50
 }
 
-func fixturePhase(spec caseSpec, name string, warmup bool, start time.Time, secs, rps int64) *runner.PhaseResult {
+func fixturePhase(spec caseSpec, name string, warmup bool, start time.Time, secs, rps int64) *results.PhaseResult {
 	requests := rps * secs
-	p := &runner.PhaseResult{
+	p := &results.PhaseResult{
 		Name:        name,
 		Warmup:      warmup,
 		Concurrency: int(spec.concurrency),
@@ -106,7 +103,7 @@ func fixturePhase(spec caseSpec, name string, warmup bool, start time.Time, secs
 		End:         start.Add(time.Duration(secs) * time.Second),
 		Elapsed:     time.Duration(secs) * time.Second,
 		Latency:     fixtureHist(requests, spec.base),
-		Connect:     runner.NewHistogram(),
+		Connect:     results.NewHistogram(),
 	}
 	p.Requests = requests
 	if !warmup {
@@ -142,7 +139,7 @@ func fixturePhase(spec caseSpec, name string, warmup bool, start time.Time, secs
 	}
 	for s := range secs {
 		wiggle := (s%3 - 1) * rps / 50
-		p.Series = append(p.Series, runner.Second{
+		p.Series = append(p.Series, results.Second{
 			At:        int(s),
 			Completed: rps + wiggle,
 			Errors:    p.Failed / secs,
@@ -158,13 +155,13 @@ func fixturePhase(spec caseSpec, name string, warmup bool, start time.Time, secs
 // that grows with throughput (a core per 10,000 rps), memory that settles
 // at spec.rssMiB, a host load that grows with the clients, one sample a
 // second.
-func fixtureServer(spec caseSpec, p *runner.PhaseResult) *sut.Usage {
-	u := &sut.Usage{PID: 4242, HostCPUMean: 20 + float64(spec.rps)/200}
+func fixtureServer(spec caseSpec, p *results.PhaseResult) *results.Usage {
+	u := &results.Usage{PID: 4242, HostCPUMean: 20 + float64(spec.rps)/200}
 	secs := int64(p.Elapsed / time.Second)
 	var cpuSum float64
 	var rssSum int64
 	for s := range secs {
-		pt := sut.UsagePoint{
+		pt := results.UsagePoint{
 			At:    p.Start.Add(time.Duration(s+1) * time.Second),
 			CPU:   float64(spec.rps)/100 + float64(s%5-2)*float64(spec.rps)/1000,
 			RSS:   int64(spec.rssMiB) << 20 * (secs + s + 1) / (2 * secs),
@@ -194,7 +191,7 @@ func fixtureThresholds() []scenarios.Threshold {
 
 // fixtureResult is the synthetic scenario: 2 targets × concurrency
 // [1, 10, 100], each case a warm-up then a measured phase.
-func fixtureResult() (*runner.ScenarioResult, []assertions.Verdict) {
+func fixtureResult() (*results.ScenarioResult, []results.Verdict) {
 	sc := &scenarios.Scenario{
 		File:        fixtureFile,
 		Hash:        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -207,15 +204,15 @@ func fixtureResult() (*runner.ScenarioResult, []assertions.Verdict) {
 		}}},
 		Thresholds: fixtureThresholds(),
 	}
-	res := &runner.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(2 * time.Minute)}
-	var verdicts []assertions.Verdict
+	res := &results.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(2 * time.Minute)}
+	var verdicts []results.Verdict
 	for i, spec := range fixtureCases {
 		start := t0.Add(time.Duration(i) * 20 * time.Second)
-		cr := &runner.CaseResult{
+		cr := &results.CaseResult{
 			ID:     fmt.Sprintf("%s concurrency=%d", spec.target, spec.concurrency),
 			Target: spec.target,
 			Matrix: []scenarios.MatrixValue{{Key: "concurrency", Text: fmt.Sprint(spec.concurrency), Value: spec.concurrency}},
-			Phases: []*runner.PhaseResult{
+			Phases: []*results.PhaseResult{
 				fixturePhase(spec, "warmup", true, start, 2, spec.rps/2),
 				fixturePhase(spec, "measured", false, start.Add(3*time.Second), 15, spec.rps),
 			},
@@ -228,16 +225,16 @@ func fixtureResult() (*runner.ScenarioResult, []assertions.Verdict) {
 }
 
 // fixtureVerdicts judges the case the way the rules would, from its figures.
-func fixtureVerdicts(sc *scenarios.Scenario, cr *runner.CaseResult, spec caseSpec) []assertions.Verdict {
-	st := runner.Summarize(cr.Measured(""))
-	var out []assertions.Verdict
+func fixtureVerdicts(sc *scenarios.Scenario, cr *results.CaseResult, spec caseSpec) []results.Verdict {
+	st := results.Summarize(cr.Measured(""))
+	var out []results.Verdict
 	for _, th := range sc.Thresholds {
 		if th.Target != "" && th.Target != cr.Target {
 			continue
 		}
-		v := assertions.Verdict{
+		v := results.Verdict{
 			Case: cr.ID, Target: cr.Target, Name: th.Name, Rule: th.Rule,
-			Severity: th.Severity, Pos: th.RulePos, Status: assertions.StatusPass,
+			Severity: th.Severity, Pos: th.RulePos, Status: results.StatusPass,
 		}
 		fail := false
 		switch th.Name {
@@ -251,12 +248,12 @@ func fixtureVerdicts(sc *scenarios.Scenario, cr *runner.CaseResult, spec caseSpe
 			v.Actual = fmt.Sprintf("server.rss_max = %dMiB", spec.rssMiB)
 			fail = spec.rssMiB >= 512
 		case "no regression":
-			v.Status, v.Reason = assertions.StatusSkip, "no baseline loaded"
+			v.Status, v.Reason = results.StatusSkip, "no baseline loaded"
 		case "login p99":
-			v.Status, v.Reason = assertions.StatusError, `map has no key "login"`
+			v.Status, v.Reason = results.StatusError, `map has no key "login"`
 		}
 		if fail {
-			v.Status = assertions.StatusFail
+			v.Status = results.StatusFail
 		}
 		out = append(out, v)
 	}

@@ -7,13 +7,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/units"
 )
 
 // isFlow reports whether a case ran a flow: its steps then get rows of
 // their own in every report, and its iterations a line.
-func isFlow(st runner.Stats) bool { return st.Iterations != nil }
+func isFlow(st results.Stats) bool { return st.Iterations != nil }
 
 // stepLatency renders a step's or an iteration's percentile, or a dash
 // when nothing succeeded: a 0 would read as infinitely fast.
@@ -26,7 +25,7 @@ func stepLatency(succeeded int64, d func() string) string {
 
 // consoleFlow prints a flow case's steps, one row each, and its
 // iterations, after the ab-style block that covers all steps together.
-func consoleFlow(b *bytes.Buffer, st runner.Stats, steps []results.NamedStats) {
+func consoleFlow(b *bytes.Buffer, st results.Stats, steps []results.NamedStats) {
 	b.WriteString("Flow steps (setup is not measured; rps and latency of succeeded requests)\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "step\trequests\trps\tp50 (ms)\tp99 (ms)\tfailed\t\n")
@@ -60,7 +59,7 @@ func consoleFlow(b *bytes.Buffer, st runner.Stats, steps []results.NamedStats) {
 }
 
 // quietFlow is the quiet summary's addition for a flow case.
-func quietFlow(st runner.Stats) string {
+func quietFlow(st results.Stats) string {
 	it := st.Iterations
 	s := ", " + units.FormatCount(it.Iterations) + " iterations (" + units.FormatNumber(it.RPS, units.Figure) + "/s)"
 	if it.Succeeded > 0 {
@@ -111,7 +110,7 @@ func junitFlowProperties(id string, c *results.CaseRun, add func(name, value str
 
 // compareFlow adds a flow's iteration rows to a compare table when both
 // sides ran the flow.
-func compareFlow(num func(label string, x, y float64, f func(float64) string), base, cand runner.Stats, dur func(float64) string) {
+func compareFlow(num func(label string, x, y float64, f func(float64) string), base, cand results.Stats, dur func(float64) string) {
 	if !isFlow(base) || !isFlow(cand) {
 		return
 	}

@@ -7,9 +7,7 @@ import (
 	"testing"
 
 	"github.com/loadgate/loadgate/assertions"
-	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -192,14 +190,14 @@ func TestCompareFlowRows(t *testing.T) {
 // TestConsoleFlowNothingSucceeded: a flow whose every iteration failed at
 // its first step shows dashes, not zero latencies.
 func TestConsoleFlowNothingSucceeded(t *testing.T) {
-	n := &runner.NamedResult{Name: "login-free", Latency: runner.NewHistogram()}
+	n := &results.NamedResult{Name: "login-free", Latency: results.NewHistogram()}
 	n.Requests, n.Failed = 5, 5
-	n.Errors.Add(protocols.KindStatus, 5)
-	p := &runner.PhaseResult{Name: "m", Elapsed: 1e9, Latency: runner.NewHistogram(), Connect: runner.NewHistogram(),
-		ByName: []*runner.NamedResult{n}, Iterations: &runner.IterationResult{Iterations: 5, Failed: 5, Latency: runner.NewHistogram()}}
+	n.Errors.Status += 5
+	p := &results.PhaseResult{Name: "m", Elapsed: 1e9, Latency: results.NewHistogram(), Connect: results.NewHistogram(),
+		ByName: []*results.NamedResult{n}, Iterations: &results.IterationResult{Iterations: 5, Failed: 5, Latency: results.NewHistogram()}}
 	p.Counters = n.Counters
 	var b bytes.Buffer
-	consoleFlow(&b, runner.Summarize([]*runner.PhaseResult{p}), results.NamedStatsOf([]*runner.PhaseResult{p}))
+	consoleFlow(&b, results.Summarize([]*results.PhaseResult{p}), results.NamedStatsOf([]*results.PhaseResult{p}))
 	out := b.String()
 	for _, w := range []string{"login-free         5  0.00         —         —       5", "login-free failed: status 5", "Complete iterations:    5 (5 failed"} {
 		if !strings.Contains(out, w) {
@@ -241,7 +239,7 @@ func TestFlowRulesAgainstBaselineFile(t *testing.T) {
 	res.Scenario = sc
 	vs := rules.Judge(res, assertions.JudgeOptions{Baseline: read(t, doc)})
 	for _, v := range vs {
-		if v.Status != assertions.StatusPass {
+		if v.Status != results.StatusPass {
 			t.Errorf("%s: %s %s (%s)", v.Rule, v.Status, v.Reason, v.Actual)
 		}
 	}
@@ -265,10 +263,10 @@ func TestFlowRulesAgainstBaselineFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	vs = rules.Judge(res, assertions.JudgeOptions{Baseline: read(t, string(stripped))})
-	if vs[0].Status != assertions.StatusSkip || vs[0].Reason != assertions.ReasonNoBaselineFlow {
+	if vs[0].Status != results.StatusSkip || vs[0].Reason != assertions.ReasonNoBaselineFlow {
 		t.Errorf("against a baseline without a flow: %s %q, want skip %q", vs[0].Status, vs[0].Reason, assertions.ReasonNoBaselineFlow)
 	}
-	if vs[1].Status != assertions.StatusPass {
+	if vs[1].Status != results.StatusPass {
 		t.Errorf("a step rule against a baseline without a flow: %s %s", vs[1].Status, vs[1].Reason)
 	}
 }

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/units"
 )
@@ -43,7 +41,7 @@ func rateText(r scenarios.Rate, num func(float64) string) string {
 // openModel reports whether any of phases ran in the open model. Such a
 // case has a requested rate and dropped arrivals to report, even when no
 // arrival was dropped: a zero there is a finding, not an absence.
-func openModel(phases []*runner.PhaseResult) bool {
+func openModel(phases []*results.PhaseResult) bool {
 	for _, p := range phases {
 		if p.Rate != nil {
 			return true
@@ -54,7 +52,7 @@ func openModel(phases []*runner.PhaseResult) bool {
 
 // requestedRates lists the distinct requested rates of the open-model
 // phases, in run order; nil when every phase ran in the closed model.
-func requestedRates(phases []*runner.PhaseResult, num func(float64) string) []string {
+func requestedRates(phases []*results.PhaseResult, num func(float64) string) []string {
 	var out []string
 	for _, p := range phases {
 		if p.Rate == nil {
@@ -69,7 +67,7 @@ func requestedRates(phases []*runner.PhaseResult, num func(float64) string) []st
 
 // fmtSpread renders the spread of trials the way benchstat users read it:
 // the median that rules see, then how far the trials were apart.
-func fmtSpread(s *runner.Spread) string {
+func fmtSpread(s *results.Spread) string {
 	return fmt.Sprintf("rps median %.1f (min %.1f, max %.1f, CV %.1f%%)", s.RPSMedian, s.RPSMin, s.RPSMax, s.RPSCV*100)
 }
 
@@ -88,7 +86,7 @@ func fmtSeconds(d time.Duration) string {
 
 // errorKinds renders the non-zero error counts as "connect 3, reset 1",
 // gRPC statuses by code: "grpc 12 (UNAVAILABLE 10, INTERNAL 2)".
-func errorKinds(c runner.ErrorCounts) string {
+func errorKinds(c results.ErrorCounts) string {
 	var parts []string
 	c.Each(func(kind string, n int64) {
 		if n > 0 {
@@ -103,7 +101,7 @@ func errorKinds(c runner.ErrorCounts) string {
 }
 
 // grpcCodes renders the gRPC statuses counted as "INTERNAL 2, UNAVAILABLE 10".
-func grpcCodes(c runner.ErrorCounts) string {
+func grpcCodes(c results.ErrorCounts) string {
 	var parts []string
 	c.EachGRPC(func(code string, n int64) { parts = append(parts, code+" "+units.FormatCount(n)) })
 	return strings.Join(parts, ", ")
@@ -170,19 +168,19 @@ const (
 	numClasses
 )
 
-func classify(v assertions.Verdict) verdictClass {
+func classify(v results.Verdict) verdictClass {
 	switch {
-	case v.Status == assertions.StatusSkip:
+	case v.Status == results.StatusSkip:
 		return classSkip
-	case v.Status == assertions.StatusNotJudged:
+	case v.Status == results.StatusNotJudged:
 		return classNotJudged
-	case v.Status == assertions.StatusInconclusive:
+	case v.Status == results.StatusInconclusive:
 		return classInconclusive
-	case v.Status == assertions.StatusIncomparable:
+	case v.Status == results.StatusIncomparable:
 		return classIncomparable
 	case v.Fails():
 		return classFail
-	case v.Status == assertions.StatusFail || v.Status == assertions.StatusError:
+	case v.Status == results.StatusFail || v.Status == results.StatusError:
 		return classWarn
 	default:
 		return classPass
@@ -192,14 +190,14 @@ func classify(v assertions.Verdict) verdictClass {
 // verdictActual is what a report shows as the measured side of a verdict:
 // the values the rule read and, for a comparison with the baseline, the
 // judgement that decided it.
-func verdictActual(v assertions.Verdict) string {
+func verdictActual(v results.Verdict) string {
 	switch {
-	case v.Status == assertions.StatusNotJudged:
+	case v.Status == results.StatusNotJudged:
 		// Why the run is invalid is said once, in its banner.
 		return "not judged: the run is invalid"
-	case v.Status == assertions.StatusError && v.Reason != "":
+	case v.Status == results.StatusError && v.Reason != "":
 		return "error: " + v.Reason
-	case v.Status == assertions.StatusSkip && v.Reason != "":
+	case v.Status == results.StatusSkip && v.Reason != "":
 		if v.Actual != "" {
 			return v.Actual + " (" + v.Reason + ")"
 		}

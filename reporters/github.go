@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
 )
 
@@ -57,14 +56,14 @@ func WriteAnnotations(w io.Writer, run *results.Run, path func(string) string) {
 			switch {
 			case v.Fails():
 				level = "error"
-			case v.Status == assertions.StatusFail || v.Status == assertions.StatusError,
-				v.Status == assertions.StatusInconclusive, v.Status == assertions.StatusIncomparable:
+			case v.Status == results.StatusFail || v.Status == results.StatusError,
+				v.Status == results.StatusInconclusive, v.Status == results.StatusIncomparable:
 				level = "warning"
 			default:
 				continue
 			}
 			msg := fmt.Sprintf("[%s] %s", v.Case, v.Rule)
-			if v.Status == assertions.StatusInconclusive || v.Status == assertions.StatusIncomparable {
+			if v.Status == results.StatusInconclusive || v.Status == results.StatusIncomparable {
 				msg = fmt.Sprintf("[%s] %s is %s", v.Case, v.Rule, v.Status)
 			}
 			if v.Actual != "" {

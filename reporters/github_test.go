@@ -5,18 +5,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
 func TestInconclusiveVerdictsAnnotateAsWarnings(t *testing.T) {
 	run := &results.Run{Scenarios: []*results.ScenarioRun{{Name: "gate", Cases: []*results.CaseRun{{
 		ID: "hello", Target: "hello",
-		Verdicts: []assertions.Verdict{{
+		Verdicts: []results.Verdict{{
 			Case: "hello", Target: "hello", Name: "rps holds", Rule: `!regressed("rps", 5%)`, Severity: "fail",
-			Status: assertions.StatusInconclusive, Actual: "rps = 900 (baseline 1000)",
+			Status: results.StatusInconclusive, Actual: "rps = 900 (baseline 1000)",
 			Reason: "rps 10.0% lower, beyond the 5.0% tolerance but not significant (p = 0.100 ≥ 0.05, 3 vs 3 trials)",
 			Pos:    scenarios.Pos{File: "s.yaml", Line: 12, Col: 5},
 		}},
@@ -41,18 +39,18 @@ func TestInconclusiveVerdictsAnnotateAsWarnings(t *testing.T) {
 func TestAbortedRunAnnotatesTheRule(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		verdicts []assertions.Verdict
+		verdicts []results.Verdict
 		want     string
 	}{
-		{"on the rule's line", []assertions.Verdict{{
-			Case: "checkout", Name: "p99 < 50ms", Rule: "p99 < 50ms", Status: assertions.StatusFail,
+		{"on the rule's line", []results.Verdict{{
+			Case: "checkout", Name: "p99 < 50ms", Rule: "p99 < 50ms", Status: results.StatusFail,
 			Pos: scenarios.Pos{File: "abort.yaml", Line: 20, Col: 5},
 		}}, "::error file=abort.yaml,line=20,col=5,title=loadgate%3A aborted — gate%3A p99 < 50ms::the load was stopped at 3.2s into phase measured of case checkout: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
 		{"no verdict: the file", nil, "::error file=gate.yaml,title=loadgate%3A aborted — gate%3A p99 < 50ms::the load was stopped at 3.2s into phase measured of case checkout: p99 < 50ms failed over the last 10s: p99 = 812ms\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := &results.Run{Scenarios: []*results.ScenarioRun{{Name: "gate", File: "gate.yaml",
-				Aborted: &runner.Aborted{Case: "checkout", Phase: "measured", Name: "p99 < 50ms", Rule: "p99 < 50ms",
+				Aborted: &results.Aborted{Case: "checkout", Phase: "measured", Name: "p99 < 50ms", Rule: "p99 < 50ms",
 					At: 3200 * time.Millisecond, Window: 10 * time.Second, Actual: "p99 = 812ms"},
 				Cases: []*results.CaseRun{{ID: "checkout", Target: "checkout", Verdicts: nil}},
 			}}}

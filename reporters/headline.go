@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
 )
 
@@ -67,9 +66,9 @@ func undecidedOf(run *results.Run) undecided {
 	for _, sr := range run.Scenarios {
 		for _, v := range sr.AllVerdicts() {
 			switch v.Status {
-			case assertions.StatusInconclusive:
+			case results.StatusInconclusive:
 				u.inconclusive++
-			case assertions.StatusIncomparable:
+			case results.StatusIncomparable:
 				u.incomparable++
 			default:
 				continue

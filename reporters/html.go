@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
 )
 
@@ -148,7 +147,7 @@ func htmlRunOf(nr NamedRun) htmlRun {
 		}
 	}
 	hr.Meta = htmlMeta(run)
-	var all []assertions.Verdict
+	var all []results.Verdict
 	cases := 0
 	for _, sr := range run.Scenarios {
 		all = append(all, sr.AllVerdicts()...)

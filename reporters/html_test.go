@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -96,19 +95,19 @@ func TestHTMLHeadlineMatchesMarkdown(t *testing.T) {
 // monitored, the size a report must handle within 1 MiB.
 func bigRun() *results.Run {
 	sc := &scenarios.Scenario{File: "big.yaml", Name: "big-matrix", Thresholds: fixtureThresholds()}
-	res := &runner.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(2 * time.Hour)}
+	res := &results.ScenarioResult{Scenario: sc, Start: t0, End: t0.Add(2 * time.Hour)}
 	levels := []int64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
 	for i := range 20 {
 		spec := caseSpec{target: []string{"keepalive", "close"}[i/10], concurrency: levels[i%10],
 			rps: 500 * (1 + int64(i%10)), base: time.Millisecond, rssMiB: 100}
 		if i%7 == 3 {
-			spec.errs = runner.ErrorCounts{Connect: 7, Timeout: 2}
+			spec.errs = results.ErrorCounts{Connect: 7, Timeout: 2}
 		}
 		start := t0.Add(time.Duration(i) * 6 * time.Minute)
-		cr := &runner.CaseResult{
+		cr := &results.CaseResult{
 			ID: fmt.Sprintf("%s concurrency=%d", spec.target, spec.concurrency), Target: spec.target,
 			Matrix: []scenarios.MatrixValue{{Key: "concurrency", Text: fmt.Sprint(spec.concurrency), Value: spec.concurrency}},
-			Phases: []*runner.PhaseResult{fixturePhase(spec, "measured", false, start, 300, spec.rps)},
+			Phases: []*results.PhaseResult{fixturePhase(spec, "measured", false, start, 300, spec.rps)},
 		}
 		cr.Server, cr.ServerName = fixtureServer(spec, cr.Phases[0]), "server"
 		res.Cases = append(res.Cases, cr)

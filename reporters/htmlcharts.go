@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 )
 
 // maxHTMLPoints bounds a time-series chart: a long soak keeps the page
@@ -56,11 +55,11 @@ func caseSeconds(c *results.CaseRun) []caseSecond {
 // seconds are those whose requests add up to the trial's. When they do
 // not add up (a document written otherwise), the phase is taken as one
 // run, as a phase without trials is.
-func wholeSeconds(p *runner.PhaseResult) [][]runner.Second {
+func wholeSeconds(p *results.PhaseResult) [][]results.Second {
 	// whole keeps the seconds that began at least a second before
 	// elapsed ran out, counted from the second at from.
-	whole := func(series []runner.Second, from int, elapsed time.Duration) []runner.Second {
-		var out []runner.Second
+	whole := func(series []results.Second, from int, elapsed time.Duration) []results.Second {
+		var out []results.Second
 		for _, s := range series {
 			if s.At-from < int(elapsed/time.Second) {
 				out = append(out, s)
@@ -69,9 +68,9 @@ func wholeSeconds(p *runner.PhaseResult) [][]runner.Second {
 		return out
 	}
 	if len(p.Trials) < 2 {
-		return [][]runner.Second{whole(p.Series, 0, p.Elapsed)}
+		return [][]results.Second{whole(p.Series, 0, p.Elapsed)}
 	}
-	var runs [][]runner.Second
+	var runs [][]results.Second
 	rest := p.Series
 	for _, t := range p.Trials {
 		n, sum := 0, int64(0)
@@ -80,7 +79,7 @@ func wholeSeconds(p *runner.PhaseResult) [][]runner.Second {
 			n++
 		}
 		if sum != t.Requests {
-			return [][]runner.Second{whole(p.Series, 0, p.Elapsed)}
+			return [][]results.Second{whole(p.Series, 0, p.Elapsed)}
 		}
 		if n > 0 {
 			runs = append(runs, whole(rest[:n], rest[0].At, t.Elapsed))
@@ -293,10 +292,10 @@ func kneeCharts(sr *results.ScenarioRun, knees []knee) []svgChart {
 
 // searchChart draws a capacity search: each probe's p99 against its
 // rate, probes that missed the SLO crossed out, and the SLO's p99 bound.
-func searchChart(title string, probes []runner.Probe, slo string) svgChart {
+func searchChart(title string, probes []results.Probe, slo string) svgChart {
 	ch := svgChart{Title: title + ": p99 by probe rate", XLabel: "probe rate (requests/s)", YLabel: "p99", YFmt: msAxis}
 	sorted := slices.Clone(probes)
-	slices.SortStableFunc(sorted, func(x, y runner.Probe) int { return cmp.Compare(x.Rate, y.Rate) })
+	slices.SortStableFunc(sorted, func(x, y results.Probe) int { return cmp.Compare(x.Rate, y.Rate) })
 	var pts []svgPoint
 	for _, p := range sorted {
 		pts = append(pts, svgPoint{X: p.Rate, Y: ms(p.P99)})

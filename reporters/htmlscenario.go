@@ -6,9 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/units"
 )
 
@@ -66,7 +64,7 @@ type htmlCase struct {
 
 // verdictClass is the CSS class of a verdict icon: its meaning is in the
 // icon and the word, the colour only repeats it.
-func verdictCSS(v assertions.Verdict) string {
+func verdictCSS(v results.Verdict) string {
 	switch classify(v) {
 	case classFail:
 		return "fail"
@@ -139,7 +137,7 @@ func htmlScenarioOf(sr *results.ScenarioRun, withBaseline bool) htmlScenario {
 	return hs
 }
 
-func htmlVerdictOf(v assertions.Verdict) htmlVerdict {
+func htmlVerdictOf(v results.Verdict) htmlVerdict {
 	rule := v.Rule
 	if v.Name != "" && v.Name != v.Rule {
 		rule = v.Name + ": " + v.Rule
@@ -151,7 +149,7 @@ func htmlVerdictOf(v assertions.Verdict) htmlVerdict {
 	if classify(v) == classNotJudged {
 		word = "not judged"
 	}
-	if v.Status == assertions.StatusInconclusive || v.Status == assertions.StatusIncomparable {
+	if v.Status == results.StatusInconclusive || v.Status == results.StatusIncomparable {
 		word = string(v.Status)
 	}
 	return htmlVerdict{Icon: verdictIcon(v) + " " + word, Class: verdictCSS(v), Case: v.Case, Rule: rule,
@@ -239,7 +237,7 @@ func htmlCaseTable(hs *htmlScenario, sr *results.ScenarioRun, knees []knee, with
 
 // htmlSearchOf shows a capacity search: its probes, what it found, and
 // p99 against the probe rate with the SLO's bound.
-func htmlSearchOf(sr *results.ScenarioRun, c *results.CaseRun, phase string, s *runner.SearchResult) htmlSearch {
+func htmlSearchOf(sr *results.ScenarioRun, c *results.CaseRun, phase string, s *results.SearchResult) htmlSearch {
 	spec := specFor(c.SearchSpecs, phase)
 	hs := htmlSearch{Case: c.ID, Phase: phase, SLO: spec.SLO, Line: capacityLine(s, spec.Precision)}
 	if s.Reason != "" {
@@ -259,7 +257,7 @@ func htmlSearchOf(sr *results.ScenarioRun, c *results.CaseRun, phase string, s *
 // and each comparing rule's verdict.
 func htmlABOf(hs *htmlScenario, sr *results.ScenarioRun) {
 	pairs := abPairs(sr)
-	byTarget := map[string][]assertions.Verdict{}
+	byTarget := map[string][]results.Verdict{}
 	var order []string
 	against := map[string]string{}
 	for _, p := range pairs {

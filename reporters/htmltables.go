@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/units"
 )
 
@@ -88,18 +87,18 @@ func htmlTrialsOf(c *results.CaseRun) *htmlTrials {
 
 // trialsStopText says why adaptive trials stopped where they did (the
 // phase's TrialsStop); "" for a fixed number of trials.
-func trialsStopText(p *runner.PhaseResult) string {
+func trialsStopText(p *results.PhaseResult) string {
 	var why string
 	switch p.TrialsStop {
 	case "":
 		return ""
-	case runner.TrialsDecisive:
+	case results.TrialsDecisive:
 		why = "every regressed() rule was decisive (pass or regressed)"
-	case runner.TrialsMax:
+	case results.TrialsMax:
 		why = "the maximum ran, and a regressed() rule was still inconclusive"
-	case runner.TrialsNoJudge:
+	case results.TrialsNoJudge:
 		why = "no baseline to judge regressed() against, so only the minimum ran"
-	case runner.TrialsInterrupted:
+	case results.TrialsInterrupted:
 		why = "the run was stopped"
 	default:
 		why = p.TrialsStop

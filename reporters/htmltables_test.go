@@ -11,7 +11,6 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/units"
 )
@@ -154,10 +153,10 @@ func TestHTMLTablesMatchMarkdown(t *testing.T) {
 // trialsPhaseOf is a merged phase of trials with the given rates (rps),
 // 1,000 requests each; a rate of 0 is a trial in which every request
 // failed.
-func trialsPhaseOf(name string, rps ...float64) *runner.PhaseResult {
-	p := &runner.PhaseResult{Name: name}
+func trialsPhaseOf(name string, rps ...float64) *results.PhaseResult {
+	p := &results.PhaseResult{Name: name}
 	for i, r := range rps {
-		tr := runner.Trial{Requests: 1000, RPS: r, Elapsed: 10 * time.Second,
+		tr := results.Trial{Requests: 1000, RPS: r, Elapsed: 10 * time.Second,
 			P50: time.Duration(i+1) * time.Millisecond, P99: time.Duration(i+1) * 10 * time.Millisecond}
 		if r == 0 {
 			tr.Failed = tr.Requests
@@ -174,37 +173,37 @@ func TestHTMLTrialsOf(t *testing.T) {
 	searched := trialsPhaseOf("search", 50, 50)
 	searched.Trials[0].Capacity, searched.Trials[1].Capacity = 4875, 5012.6
 	adaptive := trialsPhaseOf("measured", 100, 101, 99)
-	adaptive.TrialsStop = runner.TrialsDecisive
+	adaptive.TrialsStop = results.TrialsDecisive
 	for _, tc := range []struct {
 		name    string
-		phases  []*runner.PhaseResult
+		phases  []*results.PhaseResult
 		columns []string
 		rows    [][]string
 		stops   []string
 	}{
-		{"no trials: no table", []*runner.PhaseResult{{Name: "measured"}}, nil, nil, nil},
+		{"no trials: no table", []*results.PhaseResult{{Name: "measured"}}, nil, nil, nil},
 		{"one phase: trials numbered from 1",
-			[]*runner.PhaseResult{{Name: "warmup", Warmup: true}, trialsPhaseOf("measured", 100, 120)},
+			[]*results.PhaseResult{{Name: "warmup", Warmup: true}, trialsPhaseOf("measured", 100, 120)},
 			[]string{"trial", "requests", "failed", "rps (succeeded/s)", "p50", "p99"},
 			[][]string{{"1", "1,000", "0", "100.0", "1.00ms", "10.0ms"}, {"2", "1,000", "0", "120.0", "2.00ms", "20.0ms"}}, nil},
 		{"two phases: the phase names its trials",
-			[]*runner.PhaseResult{trialsPhaseOf("a", 100), trialsPhaseOf("b", 200)},
+			[]*results.PhaseResult{trialsPhaseOf("a", 100), trialsPhaseOf("b", 200)},
 			[]string{"trial", "requests", "failed", "rps (succeeded/s)", "p50", "p99"},
 			[][]string{{"a 1", "1,000", "0", "100.0", "1.00ms", "10.0ms"}, {"b 1", "1,000", "0", "200.0", "1.00ms", "10.0ms"}}, nil},
 		{"a trial with nothing succeeded has no latency",
-			[]*runner.PhaseResult{trialsPhaseOf("measured", 100, 0)},
+			[]*results.PhaseResult{trialsPhaseOf("measured", 100, 0)},
 			[]string{"trial", "requests", "failed", "rps (succeeded/s)", "p50", "p99"},
 			[][]string{{"1", "1,000", "0", "100.0", "1.00ms", "10.0ms"}, {"2", "1,000", "1,000", "0.0", "—", "—"}}, nil},
 		{"the open model: dropped arrivals",
-			[]*runner.PhaseResult{open},
+			[]*results.PhaseResult{open},
 			[]string{"trial", "requests", "failed", "rps (succeeded/s)", "p50", "p99", "dropped"},
 			[][]string{{"1", "1,000", "0", "100.0", "1.00ms", "10.0ms", "0"}, {"2", "1,000", "0", "98.0", "2.00ms", "20.0ms", "20"}}, nil},
 		{"a capacity search: each trial's capacity",
-			[]*runner.PhaseResult{searched},
+			[]*results.PhaseResult{searched},
 			[]string{"trial", "requests", "failed", "rps (succeeded/s)", "p50", "p99", "capacity (rps)"},
 			[][]string{{"1", "1,000", "0", "50.0", "1.00ms", "10.0ms", "4,875"}, {"2", "1,000", "0", "50.0", "2.00ms", "20.0ms", "5,013"}}, nil},
 		{"adaptive trials say why they stopped",
-			[]*runner.PhaseResult{adaptive},
+			[]*results.PhaseResult{adaptive},
 			[]string{"trial", "requests", "failed", "rps (succeeded/s)", "p50", "p99"},
 			[][]string{{"1", "1,000", "0", "100.0", "1.00ms", "10.0ms"}, {"2", "1,000", "0", "101.0", "2.00ms", "20.0ms"}, {"3", "1,000", "0", "99.0", "3.00ms", "30.0ms"}},
 			[]string{"phase measured: adaptive trials stopped after 3 trials: every regressed() rule was decisive (pass or regressed)"}},
@@ -230,10 +229,10 @@ func TestHTMLTrialsOf(t *testing.T) {
 func TestTrialsStopText(t *testing.T) {
 	for _, tc := range []struct{ stop, want string }{
 		{"", ""},
-		{runner.TrialsDecisive, "phase m: adaptive trials stopped after 2 trials: every regressed() rule was decisive (pass or regressed)"},
-		{runner.TrialsMax, "phase m: adaptive trials stopped after 2 trials: the maximum ran, and a regressed() rule was still inconclusive"},
-		{runner.TrialsNoJudge, "phase m: adaptive trials stopped after 2 trials: no baseline to judge regressed() against, so only the minimum ran"},
-		{runner.TrialsInterrupted, "phase m: adaptive trials stopped after 2 trials: the run was stopped"},
+		{results.TrialsDecisive, "phase m: adaptive trials stopped after 2 trials: every regressed() rule was decisive (pass or regressed)"},
+		{results.TrialsMax, "phase m: adaptive trials stopped after 2 trials: the maximum ran, and a regressed() rule was still inconclusive"},
+		{results.TrialsNoJudge, "phase m: adaptive trials stopped after 2 trials: no baseline to judge regressed() against, so only the minimum ran"},
+		{results.TrialsInterrupted, "phase m: adaptive trials stopped after 2 trials: the run was stopped"},
 		{"something new", "phase m: adaptive trials stopped after 2 trials: something new"},
 	} {
 		p := trialsPhaseOf("m", 1, 2)

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 )
 
 // interruptedRuns are the ways a run can be stopped: before any scenario
@@ -25,7 +24,7 @@ func interruptedRuns() map[string]*results.Run {
 	return map[string]*results.Run{
 		"before any scenario": results.NewRun(results.Meta{Interrupted: true}, nil),
 		"in a scenario": results.NewRun(results.Meta{Interrupted: true}, []results.ScenarioInput{{
-			Result: &runner.ScenarioResult{Interrupted: true, Cases: []*runner.CaseResult{{ID: "c", Target: "t"}}},
+			Result: &results.ScenarioResult{Interrupted: true, Cases: []*results.CaseResult{{ID: "c", Target: "t"}}},
 		}}),
 		"scenario marked":  mid,
 		"whole run marked": whole,

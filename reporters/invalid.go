@@ -5,12 +5,11 @@ import (
 	"fmt"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 )
 
 // A run whose figures describe the load generator rather than the server
 // (its generator saturated, or it sent too little of its open-model load;
-// runner.Invalidity) is invalid (SPEC §6): every headline says "invalid —
+// results.Invalidity) is invalid (SPEC §6): every headline says "invalid —
 // not judged", its thresholds are shown not judged, and JUnit has an
 // <error>, so that an overloaded CI runner is never read as a slow server
 // nor as a green build.
@@ -50,9 +49,9 @@ func mdInvalid(b *bytes.Buffer, run *results.Run) {
 
 // consoleInvalid is what the console prints after an invalid case's
 // summary, or after a valid one whose generator was busy.
-func consoleInvalid(b *bytes.Buffer, cr *runner.CaseResult) {
+func consoleInvalid(b *bytes.Buffer, cr *results.CaseResult) {
 	measured := cr.Measured("")
-	if why := runner.Invalidity(measured); why != "" {
+	if why := results.Invalidity(measured); why != "" {
 		fmt.Fprintf(b, "⚠ INVALID — not judged: %s: %s. %s\n\n", cr.ID, why, invalidAdvice)
 		return
 	}
@@ -63,8 +62,8 @@ func consoleInvalid(b *bytes.Buffer, cr *runner.CaseResult) {
 
 // busyNote says that a phase's generator was busy yet sent its load, so
 // the phase is judged; "" when no valid phase had a busy generator.
-func busyNote(phases []*runner.PhaseResult) string {
-	if runner.Invalidity(phases) != "" {
+func busyNote(phases []*results.PhaseResult) string {
+	if results.Invalidity(phases) != "" {
 		return ""
 	}
 	for _, p := range phases {

@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -18,19 +16,19 @@ import (
 // saturated anyway (a busy machine); stored verdicts say "pass", as an
 // older loadgate wrote them.
 func invalidRun() *results.Run {
-	phase := func(rate float64, sent, dropped int64, g runner.Generator) *runner.PhaseResult {
-		return &runner.PhaseResult{Name: "m", Rate: &scenarios.Rate{From: rate, To: rate}, Elapsed: 2 * time.Second,
-			Counters: runner.Counters{Requests: sent, Succeeded: sent}, Dropped: dropped, Generator: g,
-			Latency: runner.NewHistogram(), Connect: runner.NewHistogram()}
+	phase := func(rate float64, sent, dropped int64, g results.Generator) *results.PhaseResult {
+		return &results.PhaseResult{Name: "m", Rate: &scenarios.Rate{From: rate, To: rate}, Elapsed: 2 * time.Second,
+			Counters: results.Counters{Requests: sent, Succeeded: sent}, Dropped: dropped, Generator: g,
+			Latency: results.NewHistogram(), Connect: results.NewHistogram()}
 	}
-	late := runner.Generator{CPU: 0.17, SchedLagP99: 116 * time.Millisecond, Saturated: true, Reason: "the scheduler ran 116ms late (p99)"}
-	busy := runner.Generator{CPU: 0.3, SchedLagP99: 18 * time.Millisecond, Saturated: true, Reason: "the scheduler ran 18ms late (p99)"}
-	pass := func(c string) []assertions.Verdict {
-		return []assertions.Verdict{{Case: c, Target: c, Name: "p99 < 1s", Rule: "p99 < 1s", Severity: "fail", Status: assertions.StatusPass, Actual: "p99 = 967ms"}}
+	late := results.Generator{CPU: 0.17, SchedLagP99: 116 * time.Millisecond, Saturated: true, Reason: "the scheduler ran 116ms late (p99)"}
+	busy := results.Generator{CPU: 0.3, SchedLagP99: 18 * time.Millisecond, Saturated: true, Reason: "the scheduler ran 18ms late (p99)"}
+	pass := func(c string) []results.Verdict {
+		return []results.Verdict{{Case: c, Target: c, Name: "p99 < 1s", Rule: "p99 < 1s", Severity: "fail", Status: results.StatusPass, Actual: "p99 = 967ms"}}
 	}
 	run := &results.Run{Schema: results.Schema, Passed: false, Scenarios: []*results.ScenarioRun{{Name: "flood", Cases: []*results.CaseRun{
-		{ID: "web", Target: "web", Phases: []*runner.PhaseResult{phase(2e6, 28530, 3999049-28530, late)}, Verdicts: pass("web")},
-		{ID: "calm", Target: "calm", Phases: []*runner.PhaseResult{phase(100, 200, 0, busy)}, Verdicts: pass("calm")},
+		{ID: "web", Target: "web", Phases: []*results.PhaseResult{phase(2e6, 28530, 3999049-28530, late)}, Verdicts: pass("web")},
+		{ID: "calm", Target: "calm", Phases: []*results.PhaseResult{phase(100, 200, 0, busy)}, Verdicts: pass("calm")},
 	}}}}
 	var b bytes.Buffer
 	if err := results.WriteJSON(&b, run); err != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -280,7 +279,7 @@ func junitScenarioCases(run *results.Run, sr *results.ScenarioRun) ([]junitCase,
 // suite's system-out, used for warn-level failures, which are also
 // <skipped message="warn: …">: not failed, as the build is not, and not
 // passed either.
-func junitVerdict(scenario string, v assertions.Verdict) (junitCase, string) {
+func junitVerdict(scenario string, v results.Verdict) (junitCase, string) {
 	tc := junitCase{
 		Name:      "[" + oneLine(v.Case) + "] " + oneLine(v.Name),
 		Classname: junitClassname(scenario, v.Target),
@@ -298,7 +297,7 @@ func junitVerdict(scenario string, v assertions.Verdict) (junitCase, string) {
 		}
 		tc.Failure = &junitProblem{Message: msg + " (--fail-on-inconclusive)", Type: string(v.Status), Body: body}
 	case classFail:
-		if v.Status == assertions.StatusError {
+		if v.Status == results.StatusError {
 			tc.Error = &junitProblem{Message: oneLine(v.Reason), Type: "rule", Body: body}
 		} else {
 			msg := "expected " + oneLine(v.Rule) + ", actual " + oneLine(actual)
@@ -322,7 +321,7 @@ func junitVerdict(scenario string, v assertions.Verdict) (junitCase, string) {
 
 // junitDetail is the failure body: enough to act on without opening the
 // Markdown report.
-func junitDetail(v assertions.Verdict, actual string) string {
+func junitDetail(v results.Verdict, actual string) string {
 	var b strings.Builder
 	row := func(k, val string) {
 		if val != "" {

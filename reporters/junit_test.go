@@ -12,9 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -66,15 +64,15 @@ func TestWriteJUnitValidEdgeCases(t *testing.T) {
 	runs := map[string]*results.Run{
 		"no scenarios": results.NewRun(results.Meta{}, nil),
 		"nothing known": results.NewRun(results.Meta{}, []results.ScenarioInput{{
-			Result: &runner.ScenarioResult{Cases: []*runner.CaseResult{{ID: "x", Err: "no request completed"}}},
+			Result: &results.ScenarioResult{Cases: []*results.CaseResult{{ID: "x", Err: "no request completed"}}},
 		}}),
 		"interrupted": interrupted,
 		"awkward text": results.NewRun(results.Meta{Host: results.Host{Hostname: " "}}, []results.ScenarioInput{{
 			Scenario: &scenarios.Scenario{Name: "a  b\n<c>"},
-			Result:   &runner.ScenarioResult{Cases: []*runner.CaseResult{{ID: "t  k=\"v\"", Target: "t"}}},
-			Verdicts: []assertions.Verdict{{
+			Result:   &results.ScenarioResult{Cases: []*results.CaseResult{{ID: "t  k=\"v\"", Target: "t"}}},
+			Verdicts: []results.Verdict{{
 				Case: "t  k=\"v\"", Target: "t", Name: "a & b", Rule: "p99 < 5ms && rps > 1\x00",
-				Status: assertions.StatusFail, Severity: scenarios.SeverityFail, Actual: "p99 = 6ms",
+				Status: results.StatusFail, Severity: scenarios.SeverityFail, Actual: "p99 = 6ms",
 			}},
 		}}),
 	}

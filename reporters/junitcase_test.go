@@ -13,9 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -62,19 +60,19 @@ func readJUnit(t *testing.T, o JUnitOptions, run *results.Run) (junitDoc, []byte
 func dottedRun() *results.Run {
 	start := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	sc := &scenarios.Scenario{Name: "shop.v2", File: "perf/shop.v2.yaml"}
-	cases := []*runner.CaseResult{{ID: "api.v2", Target: "api.v2"}, {ID: "main", Target: "main"}}
-	var verdicts []assertions.Verdict
+	cases := []*results.CaseResult{{ID: "api.v2", Target: "api.v2"}, {ID: "main", Target: "main"}}
+	var verdicts []results.Verdict
 	for _, c := range cases {
 		for i, rule := range []string{"p99 < 50ms", "rps > 100", "error_rate == 0", "cpu < 90%"} {
-			verdicts = append(verdicts, assertions.Verdict{
-				Case: c.ID, Target: c.Target, Name: rule, Rule: rule, Status: assertions.StatusPass,
+			verdicts = append(verdicts, results.Verdict{
+				Case: c.ID, Target: c.Target, Name: rule, Rule: rule, Status: results.StatusPass,
 				Severity: scenarios.SeverityFail, Pos: scenarios.Pos{File: sc.File, Line: 20 + i, Col: 5},
 			})
 		}
 	}
 	run := results.NewRun(results.Meta{}, []results.ScenarioInput{{
 		Scenario: sc,
-		Result:   &runner.ScenarioResult{Scenario: sc, Start: start, End: start.Add(5 * time.Second), Cases: cases},
+		Result:   &results.ScenarioResult{Scenario: sc, Start: start, End: start.Add(5 * time.Second), Cases: cases},
 		Verdicts: verdicts,
 	}})
 	// Measured 3 s and 1 s of the scenario's 5 s.
@@ -191,22 +189,22 @@ func TestJUnitClassnameIsNoFile(t *testing.T) {
 // TestJUnitVerdictKinds checks that nothing but a pass reads as a pass.
 func TestJUnitVerdictKinds(t *testing.T) {
 	pos := scenarios.Pos{File: "perf.yaml", Line: 12, Col: 7}
-	v := func(status assertions.Status, sev scenarios.Severity, actual, reason string) assertions.Verdict {
-		return assertions.Verdict{Case: "c", Target: "t", Name: "p99 < 50ms", Rule: "p99 < 50ms",
+	v := func(status results.Status, sev scenarios.Severity, actual, reason string) results.Verdict {
+		return results.Verdict{Case: "c", Target: "t", Name: "p99 < 50ms", Rule: "p99 < 50ms",
 			Status: status, Severity: sev, Actual: actual, Reason: reason, Pos: pos}
 	}
 	tests := []struct {
 		name    string
-		verdict assertions.Verdict
+		verdict results.Verdict
 		want    string // child element: type or message
 	}{
-		{"pass", v(assertions.StatusPass, scenarios.SeverityFail, "p99 = 40ms", ""), ""},
-		{"fail", v(assertions.StatusFail, scenarios.SeverityFail, "p99 = 62ms", ""), "failure threshold"},
-		{"warn", v(assertions.StatusFail, scenarios.SeverityWarn, "p99 = 62ms", ""), "skipped warn: p99 < 50ms: p99 = 62ms (perf.yaml:12)"},
-		{"warn-level rule error", v(assertions.StatusError, scenarios.SeverityWarn, "", "case was not carried out"),
+		{"pass", v(results.StatusPass, scenarios.SeverityFail, "p99 = 40ms", ""), ""},
+		{"fail", v(results.StatusFail, scenarios.SeverityFail, "p99 = 62ms", ""), "failure threshold"},
+		{"warn", v(results.StatusFail, scenarios.SeverityWarn, "p99 = 62ms", ""), "skipped warn: p99 < 50ms: p99 = 62ms (perf.yaml:12)"},
+		{"warn-level rule error", v(results.StatusError, scenarios.SeverityWarn, "", "case was not carried out"),
 			"skipped warn: p99 < 50ms: error: case was not carried out (perf.yaml:12)"},
-		{"rule error", v(assertions.StatusError, scenarios.SeverityFail, "", "case was not carried out"), "error rule"},
-		{"skip", v(assertions.StatusSkip, scenarios.SeverityFail, "", "no baseline loaded"), "skipped no baseline loaded"},
+		{"rule error", v(results.StatusError, scenarios.SeverityFail, "", "case was not carried out"), "error rule"},
+		{"skip", v(results.StatusSkip, scenarios.SeverityFail, "", "no baseline loaded"), "skipped no baseline loaded"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -37,8 +36,8 @@ func loadRun(t *testing.T, src string, end time.Time, base *results.Run, failOnI
 		t.Fatal(err)
 	}
 	shape := gateRun(end, hostA, time.Millisecond, rps...).Scenarios[0].Cases[0]
-	res := &runner.ScenarioResult{Scenario: sc, Start: end.Add(-time.Minute), End: end,
-		Cases: []*runner.CaseResult{{ID: "hello", Target: "hello", Phases: shape.Phases}}}
+	res := &results.ScenarioResult{Scenario: sc, Start: end.Add(-time.Minute), End: end,
+		Cases: []*results.CaseResult{{ID: "hello", Target: "hello", Phases: shape.Phases}}}
 	meta := results.Meta{Version: "1.2.3", Host: hostA, Start: res.Start, End: end}
 	opts := assertions.JudgeOptions{FailOnInconclusive: failOnInconclusive}
 	if base != nil {
@@ -59,15 +58,15 @@ func TestChangedLoadIsNotComparedInAnyReport(t *testing.T) {
 	if c.Load == nil || c.Baseline == nil || strings.Join(c.Baseline.LoadDifferences, "; ") != "concurrency 4 → 1" {
 		t.Fatalf("case load %+v, baseline %+v", c.Load, c.Baseline)
 	}
-	byRule := map[string]assertions.Verdict{}
+	byRule := map[string]results.Verdict{}
 	for _, v := range c.Verdicts {
 		byRule[v.Rule] = v
 	}
-	if v := byRule[`!regressed("rps", 5%)`]; v.Status != assertions.StatusIncomparable ||
-		v.Reason != assertions.ReasonIncomparable+"concurrency 4 → 1" || v.Fails() {
+	if v := byRule[`!regressed("rps", 5%)`]; v.Status != results.StatusIncomparable ||
+		v.Reason != results.ReasonIncomparable+"concurrency 4 → 1" || v.Fails() {
 		t.Errorf("the regressed() rule: %+v", v)
 	}
-	if v := byRule["p99 < 1s"]; v.Status != assertions.StatusPass {
+	if v := byRule["p99 < 1s"]; v.Status != results.StatusPass {
 		t.Errorf("a rule that compares with nothing is still judged: %+v", v)
 	}
 	if !run.Passed {
@@ -114,7 +113,7 @@ func TestThresholdEditKeepsTheComparison(t *testing.T) {
 	edited := strings.Replace(loadChangedScenario, "p99 < 1s", "p99 < 2s\n  - error_rate < 1%", 1)
 	run := loadRun(t, edited, t0.Add(time.Hour), base, false, 800, 805, 795, 802, 798)
 	v := run.Scenarios[0].Cases[0].Verdicts[0]
-	if v.Status != assertions.StatusFail || !strings.Contains(v.Reason, "rps 20.0% lower") {
+	if v.Status != results.StatusFail || !strings.Contains(v.Reason, "rps 20.0% lower") {
 		t.Errorf("a threshold-only edit: %+v, want the regression judged", v)
 	}
 	if Headline(run) != "❌ loadgate: failed" {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/units"
 )
@@ -34,7 +33,7 @@ func WriteMarkdown(w io.Writer, run *results.Run) error {
 // verdictTally counts verdicts by how they count for the run.
 type verdictTally [numClasses]int
 
-func tally(vs []assertions.Verdict) verdictTally {
+func tally(vs []results.Verdict) verdictTally {
 	var t verdictTally
 	for _, v := range vs {
 		t[classify(v)]++
@@ -78,7 +77,7 @@ func mdHeadline(b *bytes.Buffer, run *results.Run) {
 		b.WriteString(strings.Join(meta, " · ") + "\n\n")
 	}
 
-	var all []assertions.Verdict
+	var all []results.Verdict
 	cases := 0
 	for _, sr := range run.Scenarios {
 		all = append(all, sr.AllVerdicts()...)
@@ -230,7 +229,7 @@ func orDash(s string) string {
 	return s
 }
 
-func mdThresholds(b *bytes.Buffer, vs []assertions.Verdict) {
+func mdThresholds(b *bytes.Buffer, vs []results.Verdict) {
 	b.WriteString("#### Thresholds\n\n")
 	b.WriteString("| | case | threshold | actual | where |\n|:-:|:--|:--|:--|:--|\n")
 	for _, v := range vs {
@@ -251,7 +250,7 @@ func mdThresholds(b *bytes.Buffer, vs []assertions.Verdict) {
 	b.WriteString("\n")
 }
 
-func verdictIcon(v assertions.Verdict) string {
+func verdictIcon(v results.Verdict) string {
 	switch classify(v) {
 	case classInconclusive:
 		return "❔"

@@ -13,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 )
 
 func TestWriteMarkdownGolden(t *testing.T) {
@@ -50,19 +49,19 @@ func TestWriteMarkdownGolden(t *testing.T) {
 func TestMarkdownChartIsSmall(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	longRun := func(phases ...int) *results.Run {
-		var ps []*runner.PhaseResult
+		var ps []*results.PhaseResult
 		start := t0
 		for _, secs := range phases {
-			var series []runner.Second
+			var series []results.Second
 			for s := range secs {
 				series = append(series, sec(s, int64(100+s%7), 0, 1+s%5))
 			}
 			elapsed := time.Duration(secs) * time.Second
-			ps = append(ps, &runner.PhaseResult{Start: start, Elapsed: elapsed, Series: series})
+			ps = append(ps, &results.PhaseResult{Start: start, Elapsed: elapsed, Series: series})
 			start = start.Add(elapsed)
 		}
-		return results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &runner.ScenarioResult{Start: t0,
-			Cases: []*runner.CaseResult{{ID: "long", Target: "long", Phases: ps}}}}})
+		return results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &results.ScenarioResult{Start: t0,
+			Cases: []*results.CaseResult{{ID: "long", Target: "long", Phases: ps}}}}})
 	}
 	tests := []struct {
 		name      string
@@ -129,7 +128,7 @@ func TestKneeIndex(t *testing.T) {
 func TestFindKneesNeedsThreeNumericLevels(t *testing.T) {
 	mk := func(target string, level any, rps float64) *results.CaseRun {
 		return &results.CaseRun{ID: target, Target: target, Matrix: []results.MatrixEntry{{Key: "concurrency", Value: level}},
-			Stats: runner.Stats{RPS: rps}}
+			Stats: results.Stats{RPS: rps}}
 	}
 	sr := &results.ScenarioRun{Cases: []*results.CaseRun{
 		mk("a", int64(1), 100), mk("a", int64(10), 900), // two levels: no sweep
@@ -215,8 +214,8 @@ func TestFormatHelpers(t *testing.T) {
 }
 
 func TestWriteMarkdownCaseError(t *testing.T) {
-	run := results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &runner.ScenarioResult{
-		Cases: []*runner.CaseResult{{ID: "api", Target: "api", Err: "no request completed"}},
+	run := results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &results.ScenarioResult{
+		Cases: []*results.CaseResult{{ID: "api", Target: "api", Err: "no request completed"}},
 	}}})
 	var b bytes.Buffer
 	if err := WriteMarkdown(&b, run); err != nil {
@@ -232,14 +231,14 @@ func TestWriteMarkdownCaseError(t *testing.T) {
 
 // sec is a second of a phase's series with completed requests of which
 // errors failed, the succeeded ones' p99 in milliseconds.
-func sec(at int, completed, errors int64, p99ms int) runner.Second {
-	return runner.Second{At: at, Completed: completed, Errors: errors, P99: time.Duration(p99ms) * time.Millisecond}
+func sec(at int, completed, errors int64, p99ms int) results.Second {
+	return results.Second{At: at, Completed: completed, Errors: errors, P99: time.Duration(p99ms) * time.Millisecond}
 }
 
 func TestCaseTimeline(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	phase := func(start time.Duration, elapsed time.Duration, series ...runner.Second) *runner.PhaseResult {
-		return &runner.PhaseResult{Start: t0.Add(start), Elapsed: elapsed, Series: series}
+	phase := func(start time.Duration, elapsed time.Duration, series ...results.Second) *results.PhaseResult {
+		return &results.PhaseResult{Start: t0.Add(start), Elapsed: elapsed, Series: series}
 	}
 	pt := func(at int, ok, all int64, p99ms int) chartPoint {
 		return chartPoint{at: time.Duration(at) * time.Second, succeeded: ok, attempted: all, seconds: 1,
@@ -247,32 +246,32 @@ func TestCaseTimeline(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		phases []*runner.PhaseResult
+		phases []*results.PhaseResult
 		want   [][]chartPoint
 	}{
 		{
 			"the partial last second is dropped",
-			[]*runner.PhaseResult{phase(0, 2500*time.Millisecond, sec(0, 100, 0, 2), sec(1, 100, 0, 2), sec(2, 40, 0, 2))},
+			[]*results.PhaseResult{phase(0, 2500*time.Millisecond, sec(0, 100, 0, 2), sec(1, 100, 0, 2), sec(2, 40, 0, 2))},
 			[][]chartPoint{{pt(0, 100, 100, 2), pt(1, 100, 100, 2)}},
 		},
 		{
 			"a second that ends exactly at the end is whole",
-			[]*runner.PhaseResult{phase(0, 2*time.Second, sec(0, 100, 0, 2), sec(1, 100, 0, 2))},
+			[]*results.PhaseResult{phase(0, 2*time.Second, sec(0, 100, 0, 2), sec(1, 100, 0, 2))},
 			[][]chartPoint{{pt(0, 100, 100, 2), pt(1, 100, 100, 2)}},
 		},
 		{
 			"a straggler point after the deadline is dropped",
-			[]*runner.PhaseResult{phase(0, 2*time.Second, sec(0, 100, 0, 2), sec(1, 100, 0, 2), sec(2, 3, 0, 9))},
+			[]*results.PhaseResult{phase(0, 2*time.Second, sec(0, 100, 0, 2), sec(1, 100, 0, 2), sec(2, 3, 0, 9))},
 			[][]chartPoint{{pt(0, 100, 100, 2), pt(1, 100, 100, 2)}},
 		},
 		{
 			"a dead target counts no successes, whatever it attempted",
-			[]*runner.PhaseResult{phase(0, 2*time.Second, sec(0, 30000, 30000, 0), sec(1, 31000, 31000, 0))},
+			[]*results.PhaseResult{phase(0, 2*time.Second, sec(0, 30000, 30000, 0), sec(1, 31000, 31000, 0))},
 			[][]chartPoint{{pt(0, 0, 30000, 0), pt(1, 0, 31000, 0)}},
 		},
 		{
 			"phases sit at their own start, labels stay increasing",
-			[]*runner.PhaseResult{
+			[]*results.PhaseResult{
 				phase(0, 1900*time.Millisecond, sec(0, 10, 1, 1), sec(1, 10, 0, 1)),
 				phase(1950*time.Millisecond, 2*time.Second, sec(0, 20, 0, 3), sec(1, 20, 0, 3)),
 			},
@@ -283,7 +282,7 @@ func TestCaseTimeline(t *testing.T) {
 		},
 		{
 			"a phase shorter than a second has nothing whole to plot",
-			[]*runner.PhaseResult{phase(0, 800*time.Millisecond, sec(0, 80, 0, 2))},
+			[]*results.PhaseResult{phase(0, 800*time.Millisecond, sec(0, 80, 0, 2))},
 			nil,
 		},
 	}
@@ -310,8 +309,8 @@ func TestCaseTimeline(t *testing.T) {
 // every request failed; every phase lasts 3.5 s.
 func chartRun(n int, dead bool) *results.Run {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	mk := func(id string, i int, failed bool) *runner.CaseResult {
-		var series []runner.Second
+	mk := func(id string, i int, failed bool) *results.CaseResult {
+		var series []results.Second
 		for s := 0; s < 4; s++ {
 			switch {
 			case failed:
@@ -323,18 +322,18 @@ func chartRun(n int, dead bool) *results.Run {
 			}
 		}
 		start := t0.Add(time.Duration(4*i) * time.Second)
-		return &runner.CaseResult{ID: id, Target: id, Phases: []*runner.PhaseResult{{
+		return &results.CaseResult{ID: id, Target: id, Phases: []*results.PhaseResult{{
 			Name: "measured", Start: start, End: start.Add(3500 * time.Millisecond),
 			Elapsed: 3500 * time.Millisecond, Series: series}}}
 	}
-	var cases []*runner.CaseResult
+	var cases []*results.CaseResult
 	for i := 0; i < n; i++ {
 		cases = append(cases, mk(fmt.Sprintf("api-%02d", i), i, false))
 	}
 	if dead {
 		cases = append(cases, mk("dead", n, true))
 	}
-	return results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &runner.ScenarioResult{Start: t0, Cases: cases}}})
+	return results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &results.ScenarioResult{Start: t0, Cases: cases}}})
 }
 
 func TestMarkdownChartsPerCase(t *testing.T) {
@@ -402,13 +401,13 @@ func TestNiceCeil(t *testing.T) {
 
 func TestMarkdownChartLongPhaseAveragesWholeSeconds(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	var series []runner.Second
+	var series []results.Second
 	for s := 0; s < 150; s++ {
 		series = append(series, sec(s, int64(100+s%3), 0, 1)) // 100, 101, 102: a mean of 101 per chunk
 	}
 	series = append(series, sec(150, 7, 0, 1)) // partial: the phase lasted 150.4 s
-	run := results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &runner.ScenarioResult{Start: t0, Cases: []*runner.CaseResult{{
-		ID: "long", Target: "long", Phases: []*runner.PhaseResult{{Start: t0, Elapsed: 150400 * time.Millisecond, Series: series}},
+	run := results.NewRun(results.Meta{}, []results.ScenarioInput{{Result: &results.ScenarioResult{Start: t0, Cases: []*results.CaseResult{{
+		ID: "long", Target: "long", Phases: []*results.PhaseResult{{Start: t0, Elapsed: 150400 * time.Millisecond, Series: series}},
 	}}}}})
 	var b bytes.Buffer
 	if err := WriteMarkdown(&b, run); err != nil {

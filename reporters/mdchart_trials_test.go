@@ -5,21 +5,20 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 )
 
 // TestTimelineLeavesOutEachTrialsPartialSecond: every trial of a phase
 // ends in a partial second of its own, which would plot as an outage
 // between trials; only the last one's was left out before.
 func TestTimelineLeavesOutEachTrialsPartialSecond(t *testing.T) {
-	p := &runner.PhaseResult{Name: "measured", Elapsed: 4400 * time.Millisecond}
+	p := &results.PhaseResult{Name: "measured", Elapsed: 4400 * time.Millisecond}
 	for i, n := range []int64{1000, 1000, 5, 1000, 1000, 5} {
-		p.Series = append(p.Series, runner.Second{At: i, Completed: n})
+		p.Series = append(p.Series, results.Second{At: i, Completed: n})
 	}
 	for range 2 {
-		p.Trials = append(p.Trials, runner.Trial{Requests: 2005, Elapsed: 2200 * time.Millisecond})
+		p.Trials = append(p.Trials, results.Trial{Requests: 2005, Elapsed: 2200 * time.Millisecond})
 	}
-	segs := caseTimeline(&results.CaseRun{Phases: []*runner.PhaseResult{p}})
+	segs := caseTimeline(&results.CaseRun{Phases: []*results.PhaseResult{p}})
 	if len(segs) != 2 {
 		t.Fatalf("%d segments, want one per trial: %+v", len(segs), segs)
 	}

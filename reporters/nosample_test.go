@@ -5,23 +5,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loadgate/loadgate/runner"
-	"github.com/loadgate/loadgate/sut"
+	"github.com/loadgate/loadgate/results"
 )
 
 // Missing samples are not zeros: a monitor that sampled nothing shows "no
 // sample" and why, one whose process exited says so, and neither shows a
 // 0.0 MiB that would read as a measurement.
 func TestUsageWithoutSamples(t *testing.T) {
-	gone := &sut.Usage{PID: 4242, Reason: "process 4242 is gone"}
-	exited := &sut.Usage{PID: 4242, Samples: 2, CPUMean: 12.5, CPUMax: 20, RSSMax: 10 << 20, HostLoad1Max: 0.5,
+	gone := &results.Usage{PID: 4242, Reason: "process 4242 is gone"}
+	exited := &results.Usage{PID: 4242, Samples: 2, CPUMean: 12.5, CPUMax: 20, RSSMax: 10 << 20, HostLoad1Max: 0.5,
 		Exited: true, Reason: "process 4242 exited"}
-	withRAM := &sut.Usage{PID: 4242, Samples: 3, CPUMean: 12.5, CPUMax: 20, RSSMax: 10 << 20, HostLoad1Max: 0.5,
+	withRAM := &results.Usage{PID: 4242, Samples: 3, CPUMean: 12.5, CPUMax: 20, RSSMax: 10 << 20, HostLoad1Max: 0.5,
 		HostMemTotal: 8 << 30, RSSMaxPct: 100 * 10.0 / 8192}
-	exitedAtOnce := &sut.Usage{PID: 4242, Samples: 1, RSSMax: 10 << 20, HostLoad1Max: 0.5, Exited: true, Reason: "process 4242 exited"}
+	exitedAtOnce := &results.Usage{PID: 4242, Samples: 1, RSSMax: 10 << 20, HostLoad1Max: 0.5, Exited: true, Reason: "process 4242 exited"}
 	for _, tc := range []struct {
 		name         string
-		u            *sut.Usage
+		u            *results.Usage
 		console      string
 		cpu, rss, ld string
 	}{
@@ -42,7 +41,7 @@ func TestUsageWithoutSamples(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b bytes.Buffer
-			consoleUsage(&b, &runner.CaseResult{ID: "api", Server: tc.u, ServerName: "monitored"})
+			consoleUsage(&b, &results.CaseResult{ID: "api", Server: tc.u, ServerName: "monitored"})
 			if b.String() != tc.console {
 				t.Errorf("console:\n%q\nwant\n%q", b.String(), tc.console)
 			}
@@ -59,7 +58,7 @@ func TestUsageWithoutSamples(t *testing.T) {
 func TestMarkdownSaysWhatUsageLacks(t *testing.T) {
 	run := fixtureRun()
 	cases := run.Scenarios[0].Cases
-	cases[0].Server = &sut.Usage{PID: 4242, Reason: "process 4242 is gone"}
+	cases[0].Server = &results.Usage{PID: 4242, Reason: "process 4242 is gone"}
 	cases[1].Server.Exited, cases[1].Server.Reason = true, "process 4242 exited"
 	var b bytes.Buffer
 	if err := WriteMarkdown(&b, run); err != nil {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/units"
 )
 
@@ -17,7 +16,7 @@ import (
 
 // phaseNotes are the sentences for phases: one per stall, one per phase
 // that ended early.
-func phaseNotes(phases []*runner.PhaseResult) []string {
+func phaseNotes(phases []*results.PhaseResult) []string {
 	var out []string
 	for _, p := range phases {
 		for _, st := range p.Stalls {
@@ -37,9 +36,9 @@ func phaseNotes(phases []*runner.PhaseResult) []string {
 
 // endedEarly reports whether phase p stopped sending before its course:
 // neither its duration, its request count nor its schedule ended it.
-func endedEarly(p *runner.PhaseResult) bool {
+func endedEarly(p *results.PhaseResult) bool {
 	switch p.Ended {
-	case "", runner.EndDuration, runner.EndRequests, runner.EndSchedule, runner.EndSearch:
+	case "", results.EndDuration, results.EndRequests, results.EndSchedule, results.EndSearch:
 		return false
 	}
 	return true
@@ -51,7 +50,7 @@ func fmtTenths(d time.Duration) string {
 }
 
 // consoleNotes writes a case's notes under its phases.
-func consoleNotes(b *bytes.Buffer, phases []*runner.PhaseResult) {
+func consoleNotes(b *bytes.Buffer, phases []*results.PhaseResult) {
 	for _, n := range phaseNotes(phases) {
 		b.WriteString("⚠ " + n + "\n")
 	}
@@ -80,7 +79,7 @@ func mdNotes(b *bytes.Buffer, run *results.Run) {
 // droppedCause says who held back the arrivals that were due and never
 // sent: the generator when it was saturated (its own verdict says why),
 // else the server, which kept max_in_flight requests outstanding.
-func droppedCause(st runner.Stats) string {
+func droppedCause(st results.Stats) string {
 	if g := st.Generator; g.Saturated {
 		return "the generator could not send them in time (" + g.Reason + ")"
 	}

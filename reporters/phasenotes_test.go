@@ -7,28 +7,28 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 )
 
 func TestPhaseNotes(t *testing.T) {
 	tests := []struct {
 		name  string
-		phase runner.PhaseResult
+		phase results.PhaseResult
 		want  []string
 	}{
-		{"a phase that ran its course says nothing", runner.PhaseResult{Name: "m", Ended: runner.EndDuration}, nil},
-		{"a frozen server", runner.PhaseResult{Name: "m", Ended: runner.EndDuration,
-			Stalls: []runner.Stall{{At: time.Second, Duration: 2 * time.Second, Waiting: 4}}},
+		{"a phase that ran its course says nothing", results.PhaseResult{Name: "m", Ended: results.EndDuration}, nil},
+		{"a frozen server", results.PhaseResult{Name: "m", Ended: results.EndDuration,
+			Stalls: []results.Stall{{At: time.Second, Duration: 2 * time.Second, Waiting: 4}}},
 			[]string{"phase m: the server answered nothing for 2.0 s, from 1.0 s into the phase, 4 requests waiting"}},
-		{"data that ran out", runner.PhaseResult{Name: "m", Ended: runner.EndData, Elapsed: 3 * time.Millisecond,
+		{"data that ran out", results.PhaseResult{Name: "m", Ended: results.EndData, Elapsed: 3 * time.Millisecond,
 			EndedDetail: "data source `users` ran out of unique rows (2)"},
 			[]string{"phase m ended after 3.00ms: data source `users` ran out of unique rows (2)"}},
-		{"an early end without words still says why", runner.PhaseResult{Name: "m", Ended: runner.EndInterrupted, Elapsed: 1500 * time.Millisecond},
+		{"an early end without words still says why", results.PhaseResult{Name: "m", Ended: results.EndInterrupted, Elapsed: 1500 * time.Millisecond},
 			[]string{"phase m ended after 1.50s: interrupted"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := phaseNotes([]*runner.PhaseResult{&tt.phase}); !slices.Equal(got, tt.want) {
+			if got := phaseNotes([]*results.PhaseResult{&tt.phase}); !slices.Equal(got, tt.want) {
 				t.Errorf("phaseNotes = %q, want %q", got, tt.want)
 			}
 		})
@@ -36,8 +36,8 @@ func TestPhaseNotes(t *testing.T) {
 }
 
 func TestDroppedCause(t *testing.T) {
-	server := runner.Stats{Dropped: 5}
-	gen := runner.Stats{Dropped: 5, Generator: runner.Generator{Saturated: true, Reason: "the scheduler ran 12ms late (p99)"}}
+	server := results.Stats{Dropped: 5}
+	gen := results.Stats{Dropped: 5, Generator: results.Generator{Saturated: true, Reason: "the scheduler ran 12ms late (p99)"}}
 	if got, want := droppedCause(server), "max_in_flight requests were outstanding: the server did not keep up with the requested rate"; got != want {
 		t.Errorf("a server that held arrivals back: %q, want %q", got, want)
 	}
@@ -51,7 +51,7 @@ func TestDroppedCause(t *testing.T) {
 func TestStallsInEveryReport(t *testing.T) {
 	run := fixtureRun()
 	c := run.Scenarios[0].Cases[0]
-	c.Phases[0].Stalls = []runner.Stall{{At: time.Second, Duration: 2 * time.Second, Waiting: 4}}
+	c.Phases[0].Stalls = []results.Stall{{At: time.Second, Duration: 2 * time.Second, Waiting: 4}}
 	want := "the server answered nothing for 2.0 s, from 1.0 s into the phase, 4 requests waiting"
 	var md, html bytes.Buffer
 	if err := WriteMarkdown(&md, run); err != nil {

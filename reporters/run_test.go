@@ -9,20 +9,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
 // histComparer compares histograms by the samples they hold; their fields
 // are unexported and their encoding is not the only one for a content.
-var histComparer = cmp.Comparer(func(a, b *runner.Histogram) bool {
+var histComparer = cmp.Comparer(func(a, b *results.Histogram) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	return a.Count() == b.Count() && cmp.Equal(buckets(a), buckets(b))
 })
 
-func buckets(h *runner.Histogram) [][2]int64 {
+func buckets(h *results.Histogram) [][2]int64 {
 	var out [][2]int64
 	h.Buckets(func(upTo time.Duration, n int64) { out = append(out, [2]int64{int64(upTo), n}) })
 	return out
@@ -178,7 +177,7 @@ func checkLoadModelFields(t *testing.T, sr *results.ScenarioRun) {
 		t.Errorf("paced: SendLag lost its samples: %v", p.SendLag)
 	}
 	// The stored summary must agree with the histogram it was read with.
-	if want := runner.Distribute(p.SendLag); paced.Stats.SendLag != want || want.P99 == 0 {
+	if want := results.Distribute(p.SendLag); paced.Stats.SendLag != want || want.P99 == 0 {
 		t.Errorf("paced: Stats.SendLag = %+v, histogram gives %+v", paced.Stats.SendLag, want)
 	}
 	if p.Concurrency != 0 || paced.Stats.Trials != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/units"
 )
 
@@ -38,7 +37,7 @@ func flowStepRows(steps []results.NamedStats) []flowStepRow {
 
 // flowIterationsLine sums up a flow's iterations: how many, how many a
 // failed step ended, their rate and their latency.
-func flowIterationsLine(it *runner.IterationStats) string {
+func flowIterationsLine(it *results.IterationStats) string {
 	line := fmt.Sprintf("Iterations: %s (%s failed) · %s/s succeeded", units.FormatCount(it.Iterations), units.FormatCount(it.Failed), units.FormatNumber(it.RPS, units.Figure))
 	if it.Succeeded > 0 {
 		line += " · p50 " + units.FormatDuration(it.Latency.P50, units.Figure) + " · p99 " + units.FormatDuration(it.Latency.P99, units.Figure)
@@ -83,11 +82,11 @@ type trialRow struct {
 	// Label numbers the trial from 1, with its phase's name before the
 	// number when more than one phase of the case had trials.
 	Label string
-	runner.Trial
+	results.Trial
 }
 
 // trialRows are the trials of phases in run order.
-func trialRows(phases []*runner.PhaseResult) []trialRow {
+func trialRows(phases []*results.PhaseResult) []trialRow {
 	withTrials := 0
 	for _, p := range phases {
 		if len(p.Trials) > 0 {

@@ -6,13 +6,11 @@ import (
 	"strconv"
 
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
-	"github.com/loadgate/loadgate/sut"
 	"github.com/loadgate/loadgate/units"
 )
 
 // The system under test's CPU and memory and the host's load (SPEC §3, §8)
-// in every report. A sut.Usage with PID 0 sampled only the host: its
+// in every report. A results.Usage with PID 0 sampled only the host: its
 // server figures are zeros, not measurements, so they are never shown;
 // nor are those of a Usage without a sample, which reports show as "no
 // sample", never as 0.
@@ -21,7 +19,7 @@ import (
 const noSample = "no sample"
 
 // serverSampled reports whether u holds figures of a server process.
-func serverSampled(u *sut.Usage) bool { return u.Sampled() }
+func serverSampled(u *results.Usage) bool { return u.Sampled() }
 
 // usageColumns says which usage columns a scenario's tables need: server
 // CPU and RSS when some case monitored a server (sampled or not), host
@@ -61,7 +59,7 @@ func ramNote(sr *results.ScenarioRun) string {
 
 // fmtRSS renders bytes in MiB with one decimal, and the share of the
 // host's RAM where it is known: "12.3 (0.2%)".
-func fmtRSS(n int64, pct float64, u *sut.Usage) string {
+func fmtRSS(n int64, pct float64, u *results.Usage) string {
 	if u.HostMemTotal == 0 {
 		return units.FormatMiB(n)
 	}
@@ -79,7 +77,7 @@ func fmtPctOfRAM(pct float64) string {
 
 // cpuCell is CPU mean / max, or "no sample" when there was no interval
 // to measure it over: a process that exited before its second sample.
-func cpuCell(u *sut.Usage) string {
+func cpuCell(u *results.Usage) string {
 	if u.Samples < 2 {
 		return noSample
 	}
@@ -97,7 +95,7 @@ func fmtLoad(l float64) string { return strconv.FormatFloat(l, 'f', 2, 64) }
 // server RSS max in MiB (with its share of the host's RAM), and host
 // load1 max; "—" where nothing was monitored, "no sample" where the
 // monitor could sample nothing.
-func usageCells(u *sut.Usage) (cpu, rss, load string) {
+func usageCells(u *results.Usage) (cpu, rss, load string) {
 	cpu, rss, load = "—", "—", "—"
 	switch {
 	case u == nil:
@@ -115,7 +113,7 @@ func usageCells(u *sut.Usage) (cpu, rss, load string) {
 // consoleUsage is the console's line after a case's ab-style block, e.g.
 // "Server: cpu mean 45.2% (max 98.0%), rss max 12.3 MiB, host load1 max 1.20".
 // A server started for one target carries that target's name.
-func consoleUsage(b *bytes.Buffer, cr *runner.CaseResult) {
+func consoleUsage(b *bytes.Buffer, cr *results.CaseResult) {
 	u := cr.Server
 	label := "Server"
 	if cr.ServerName != "" && cr.ServerName != "server" {
@@ -150,11 +148,11 @@ func consoleUsage(b *bytes.Buffer, cr *runner.CaseResult) {
 // compareUsage adds the server rows to a case of `loadgate compare` when
 // either side monitored a server: a change of CPU or memory per request is
 // as much a regression as a change of latency.
-func compareUsage(b *bytes.Buffer, base, cand *sut.Usage) {
+func compareUsage(b *bytes.Buffer, base, cand *results.Usage) {
 	if !serverSampled(base) && !serverSampled(cand) {
 		return
 	}
-	row := func(label string, of func(*sut.Usage) float64, f func(float64) string) {
+	row := func(label string, of func(*results.Usage) float64, f func(float64) string) {
 		x, y, delta := "—", "—", " |"
 		if serverSampled(base) {
 			x = f(of(base))
@@ -167,8 +165,8 @@ func compareUsage(b *bytes.Buffer, base, cand *sut.Usage) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |%s\n", label, x, y, delta)
 	}
-	row("server CPU mean", func(u *sut.Usage) float64 { return u.CPUMean }, fmtCPU)
-	row("server CPU max", func(u *sut.Usage) float64 { return u.CPUMax }, fmtCPU)
-	row("server RSS max (MiB)", func(u *sut.Usage) float64 { return float64(u.RSSMax) },
+	row("server CPU mean", func(u *results.Usage) float64 { return u.CPUMean }, fmtCPU)
+	row("server CPU max", func(u *results.Usage) float64 { return u.CPUMax }, fmtCPU)
+	row("server RSS max (MiB)", func(u *results.Usage) float64 { return float64(u.RSSMax) },
 		func(f float64) string { return units.FormatMiB(int64(f)) })
 }

@@ -165,7 +165,7 @@ func TestBaselineCarriesUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range rules.Judge(res, assertions.JudgeOptions{Baseline: bl}) {
-		if v.Status != assertions.StatusPass {
+		if v.Status != results.StatusPass {
 			t.Errorf("%s: %s %q %q", v.Case, v.Status, v.Actual, v.Reason)
 		}
 	}

@@ -1,10 +1,8 @@
 package results
 
-import "github.com/loadgate/loadgate/runner"
-
 // AbortedIn is the first abort among the phases of res, warm-ups
 // included; nil when no rule stopped the run.
-func AbortedIn(res *runner.ScenarioResult) *runner.Aborted {
+func AbortedIn(res *ScenarioResult) *Aborted {
 	if res == nil {
 		return nil
 	}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -26,8 +25,6 @@ type baselineDoc struct {
 	path string
 	run  *Run
 }
-
-var _ assertions.Baseline = (*Baseline)(nil)
 
 // LoadBaseline reads a results file, or every *.json file of a directory
 // (not its subdirectories). Every file read must be a complete results
@@ -67,7 +64,10 @@ func LoadBaseline(path string) (*Baseline, error) {
 }
 
 // NewBaseline wraps documents already in memory, newest first by Run.End;
-// names label them in reports the way file paths do.
+// names label them in reports the way file paths do. The command reads
+// baselines from files (LoadBaseline); this stays for the tests of the
+// packages that judge and report against a baseline, which build theirs
+// in memory rather than write files to read back.
 func NewBaseline(source string, names []string, runs []*Run) *Baseline {
 	b := &Baseline{Source: source}
 	for i, r := range runs {
@@ -102,10 +102,10 @@ func (b *Baseline) Files() []string {
 }
 
 // Case implements assertions.Baseline.
-func (b *Baseline) Case(scenario, caseID, phase string) (assertions.BaselineCase, bool) {
+func (b *Baseline) Case(scenario, caseID, phase string) (BaselineCase, bool) {
 	c, _ := b.find(scenario, caseID)
 	if c == nil {
-		return assertions.BaselineCase{}, false
+		return BaselineCase{}, false
 	}
 	phases := c.Phases
 	if phase != "" {
@@ -117,9 +117,9 @@ func (b *Baseline) Case(scenario, caseID, phase string) (assertions.BaselineCase
 		}
 	}
 	if len(phases) == 0 {
-		return assertions.BaselineCase{}, false
+		return BaselineCase{}, false
 	}
-	bc := assertions.NewBaselineCase(phases)
+	bc := NewBaselineCase(phases)
 	// Usage covers the case's measured phases together, so a phase
 	// narrowing sees the whole case's, as the case being judged does.
 	bc.Server = c.Server
@@ -254,7 +254,7 @@ func (b *Baseline) caseBaseline(scenario, caseID string, load *scenarios.LoadSha
 	if c == nil {
 		return nil
 	}
-	m := assertions.TrialMedians(c.Phases)
+	m := TrialMedians(c.Phases)
 	cb := &CaseBaseline{File: file, Trials: m.Trials, RPS: m.RPS, P50: m.P50, P99: m.P99, ErrorRate: m.ErrorRate}
 	if c.Load != nil && load != nil {
 		cb.LoadDifferences = scenarios.LoadDifferences(*c.Load, *load, "", true)

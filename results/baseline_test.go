@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -28,22 +27,22 @@ func gateRun(end time.Time, host Host, p50 time.Duration, rps ...int64) *Run {
 	for _, r := range rps {
 		total += r
 	}
-	p := &runner.PhaseResult{
+	p := &PhaseResult{
 		Name: "measured", Start: end.Add(-time.Duration(len(rps)) * time.Second), End: end,
-		Elapsed: time.Duration(len(rps)) * time.Second, Latency: runner.NewHistogram(), Connect: runner.NewHistogram(),
+		Elapsed: time.Duration(len(rps)) * time.Second, Latency: NewHistogram(), Connect: NewHistogram(),
 	}
 	p.Requests, p.Succeeded = total, total
 	for range total {
 		p.Latency.Record(p50)
 	}
 	for _, r := range rps {
-		p.Trials = append(p.Trials, runner.Trial{Requests: r, Elapsed: time.Second, RPS: float64(r), P50: p50, P99: p50})
+		p.Trials = append(p.Trials, Trial{Requests: r, Elapsed: time.Second, RPS: float64(r), P50: p50, P99: p50})
 	}
-	res := &runner.ScenarioResult{
+	res := &ScenarioResult{
 		Scenario: &scenarios.Scenario{Name: "gate", File: "gate.yaml"},
 		Start:    p.Start, End: end,
-		Cases: []*runner.CaseResult{
-			{ID: "hello", Target: "hello", Phases: []*runner.PhaseResult{p}},
+		Cases: []*CaseResult{
+			{ID: "hello", Target: "hello", Phases: []*PhaseResult{p}},
 			{ID: "broken", Target: "broken", Err: "no request completed"},
 		},
 	}

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/loadgate/loadgate/runner"
 )
 
 // capacityGolden is the capacity-search results document the reporters'
@@ -22,16 +20,16 @@ func capacityGolden(t *testing.T) *Run {
 }
 
 func TestMergePhaseSearchAndAbort(t *testing.T) {
-	part := func(capacity float64, abortAt time.Duration) *runner.PhaseResult {
+	part := func(capacity float64, abortAt time.Duration) *PhaseResult {
 		p := capacityGolden(t).Scenarios[0].Cases[0].Phases[0]
-		p.Search = &runner.SearchResult{Probes: p.Search.Probes[:2], Capacity: capacity, Pass: capacity, Fail: capacity * 1.04}
-		p.Trials = []runner.Trial{{Capacity: capacity, Elapsed: time.Second}, {Capacity: capacity + 10, Elapsed: time.Second}}
+		p.Search = &SearchResult{Probes: p.Search.Probes[:2], Capacity: capacity, Pass: capacity, Fail: capacity * 1.04}
+		p.Trials = []Trial{{Capacity: capacity, Elapsed: time.Second}, {Capacity: capacity + 10, Elapsed: time.Second}}
 		if abortAt > 0 {
-			p.Aborted = &runner.Aborted{Name: "p99 < 50ms", At: abortAt}
+			p.Aborted = &Aborted{Name: "p99 < 50ms", At: abortAt}
 		}
 		return p
 	}
-	m := mergePhase([]*runner.PhaseResult{part(2000, 4*time.Second), part(3000, 2*time.Second)}, nil)
+	m := mergePhase([]*PhaseResult{part(2000, 4*time.Second), part(3000, 2*time.Second)}, nil)
 	if m.Search == nil || m.Search.Capacity != 5000 {
 		t.Fatalf("merged search %+v, want capacity 5000", m.Search)
 	}
@@ -54,8 +52,8 @@ func TestValidateSearch(t *testing.T) {
 		{"negative p99", func(c *CaseRun) { c.Phases[0].Search.Probes[2].P99 = -time.Millisecond }},
 		{"negative stats capacity", func(c *CaseRun) { c.Stats.Capacity = -5 }},
 		{"error rate above 1", func(c *CaseRun) { c.Phases[0].Search.Probes[0].ErrorRate = 2 }},
-		{"negative trial capacity", func(c *CaseRun) { c.Phases[0].Trials = []runner.Trial{{Capacity: -1}} }},
-		{"negative abort time", func(c *CaseRun) { c.Phases[0].Aborted = &runner.Aborted{At: -time.Second} }},
+		{"negative trial capacity", func(c *CaseRun) { c.Phases[0].Trials = []Trial{{Capacity: -1}} }},
+		{"negative abort time", func(c *CaseRun) { c.Phases[0].Aborted = &Aborted{At: -time.Second} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run := capacityGolden(t)

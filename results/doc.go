@@ -1,8 +1,14 @@
 // Package results owns the results document, results.json (schema 1): the
-// one file a run leaves behind and every later command starts from. It sits
-// between judging and telling:
+// one file a run leaves behind and every later command starts from, and
+// every word of it: the runner's figures (CaseResult, PhaseResult, Stats,
+// Histogram, trials, probes, generator health), the assertions' Verdicts
+// and the server's Usage are declared here, with the computations that
+// need nothing but them (Summarize, CarriedOut, Invalidity) and every merge
+// of them (trials, segments, searches). Measuring and judging are siblings
+// that both import it, wired by the command:
 //
-//	scenarios (parse) → runner (measure) → assertions (judge) → results (record) → reporters (tell)
+//	scenarios (parse) → runner (measure) ┐
+//	                    assertions (judge) ┴→ results (record) → reporters (tell)
 //
 // NewRun assembles the document from the runner's ScenarioResults and the
 // assertions' Verdicts, leaving warm-up phases out. WriteJSON writes it;

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/loadgate/loadgate/runner"
 )
 
 // histogramJSON is a histogram of the given range (µs) and precision
@@ -60,7 +58,7 @@ func TestReadRunHistogramsOfOtherGeometries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			run, err := ReadRun(strings.NewReader(doc(tc.first, ours)))
 			if tc.wantErr != "" {
-				var ge *runner.GeometryError
+				var ge *GeometryError
 				if !errors.As(err, &ge) || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want a GeometryError saying %q", err, tc.wantErr)
 				}

@@ -3,15 +3,12 @@ package results
 import (
 	"errors"
 	"fmt"
-
-	"github.com/loadgate/loadgate/assertions"
-	"github.com/loadgate/loadgate/runner"
 )
 
 // An invalid run measured loadgate, not the server (SPEC §6): a phase's
 // generator saturated, or it sent less of its open-model load than
-// runner.AppliedTolerance without the server holding it back, or a
-// capacity search was stopped by the generator (runner.Invalidity). Its
+// AppliedTolerance without the server holding it back, or a
+// capacity search was stopped by the generator (Invalidity). Its
 // thresholds are not judged, it is never shown as passed, it exits 3, and
 // it is never a baseline, compared or merged: a p99 of loadgate's own
 // queue says nothing about the server.
@@ -41,7 +38,7 @@ func InvalidCases(run *Run) []InvalidCase {
 // Invalidity says why the case's measured phases describe the generator,
 // "" when they describe the server.
 func (c *CaseRun) Invalidity() string {
-	return runner.Invalidity(c.Phases)
+	return Invalidity(c.Phases)
 }
 
 // Invalid reports whether any case of the run is invalid.
@@ -88,8 +85,8 @@ func notJudged(run *Run) {
 				continue
 			}
 			for i := range c.Verdicts {
-				if v := &c.Verdicts[i]; v.Status != assertions.StatusNotJudged {
-					v.Status, v.Reason, v.Actual = assertions.StatusNotJudged, assertions.ReasonInvalid+why, ""
+				if v := &c.Verdicts[i]; v.Status != StatusNotJudged {
+					v.Status, v.Reason, v.Actual = StatusNotJudged, ReasonInvalid+why, ""
 					v.FailOnInconclusive = false
 				}
 			}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -88,7 +87,7 @@ type MergedScenario struct {
 	// Scenario is parsed again from the source the parts carry, with
 	// their variables; its Cases give the order and matrix values.
 	Scenario *scenarios.Scenario
-	Result   *runner.ScenarioResult
+	Result   *ScenarioResult
 	// Err is set when some segment could not carry out the scenario;
 	// Result then holds what the segments measured.
 	Err error
@@ -296,11 +295,11 @@ func mergeScenario(name string, parts []Part) (MergedScenario, error) {
 		return MergedScenario{}, fmt.Errorf("scenario %q: the parts' source does not match their file hash %.12s: was the part edited?", name, src.Hash)
 	}
 
-	res := &runner.ScenarioResult{Scenario: sc}
+	res := &ScenarioResult{Scenario: sc}
 	var errs []error
 	type caseParts struct {
 		first  *CaseRun
-		phases map[string][]*runner.PhaseResult
+		phases map[string][]*PhaseResult
 		order  []string
 		errs   []string
 	}
@@ -322,7 +321,7 @@ func mergeScenario(name string, parts []Part) (MergedScenario, error) {
 		for _, c := range sr.Cases {
 			cp := byID[c.ID]
 			if cp == nil {
-				cp = &caseParts{first: c, phases: map[string][]*runner.PhaseResult{}}
+				cp = &caseParts{first: c, phases: map[string][]*PhaseResult{}}
 				byID[c.ID] = cp
 			}
 			if c.Error != "" {
@@ -342,7 +341,7 @@ func mergeScenario(name string, parts []Part) (MergedScenario, error) {
 			continue // no segment got to it: interrupted
 		}
 		delete(byID, c.ID)
-		cr := &runner.CaseResult{ID: c.ID, Target: c.Target.Name, Matrix: c.Matrix, Err: strings.Join(cp.errs, "; ")}
+		cr := &CaseResult{ID: c.ID, Target: c.Target.Name, Matrix: c.Matrix, Err: strings.Join(cp.errs, "; ")}
 		order := make([]string, 0, len(cp.order))
 		for _, ph := range c.Phases {
 			if _, ok := cp.phases[ph.Name]; ok && !slices.Contains(order, ph.Name) {

@@ -3,20 +3,18 @@ package results
 import (
 	"testing"
 	"time"
-
-	"github.com/loadgate/loadgate/runner"
 )
 
 func TestMergePhaseMergesIterations(t *testing.T) {
-	part := func(n, ok int64, lat time.Duration) *runner.PhaseResult {
-		it := &runner.IterationResult{Iterations: n, Succeeded: ok, Failed: n - ok, Latency: runner.NewHistogram()}
+	part := func(n, ok int64, lat time.Duration) *PhaseResult {
+		it := &IterationResult{Iterations: n, Succeeded: ok, Failed: n - ok, Latency: NewHistogram()}
 		for range ok {
 			it.Latency.Record(lat)
 		}
-		return &runner.PhaseResult{Name: "m", Latency: runner.NewHistogram(), FailedLatency: runner.NewHistogram(),
-			Connect: runner.NewHistogram(), Iterations: it}
+		return &PhaseResult{Name: "m", Latency: NewHistogram(), FailedLatency: NewHistogram(),
+			Connect: NewHistogram(), Iterations: it}
 	}
-	m := mergePhase([]*runner.PhaseResult{part(10, 9, time.Millisecond), part(4, 4, 5*time.Millisecond), part(0, 0, 0)}, nil)
+	m := mergePhase([]*PhaseResult{part(10, 9, time.Millisecond), part(4, 4, 5*time.Millisecond), part(0, 0, 0)}, nil)
 	it := m.Iterations
 	if it == nil || it.Iterations != 14 || it.Succeeded != 13 || it.Failed != 1 || it.Latency.Count() != 13 {
 		t.Fatalf("merged iterations = %+v, want 14: 13 succeeded, 1 failed", it)
@@ -24,8 +22,8 @@ func TestMergePhaseMergesIterations(t *testing.T) {
 	if p := it.Latency.Quantile(100); p < 5*time.Millisecond {
 		t.Errorf("merged p100 = %v, want the second segment's 5ms", p)
 	}
-	plain := &runner.PhaseResult{Name: "m", Latency: runner.NewHistogram(), FailedLatency: runner.NewHistogram(), Connect: runner.NewHistogram()}
-	if m := mergePhase([]*runner.PhaseResult{plain, plain}, nil); m.Iterations != nil {
+	plain := &PhaseResult{Name: "m", Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram()}
+	if m := mergePhase([]*PhaseResult{plain, plain}, nil); m.Iterations != nil {
 		t.Errorf("segments without a flow merged into iterations %+v", m.Iterations)
 	}
 }

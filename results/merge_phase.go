@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -16,10 +15,10 @@ import (
 // not one after another, so the phase's wall time is the union of their
 // intervals (see unionElapsed) and rps is the total over that time. sp is
 // the scenario's phase, for the undivided arrival rate; nil if not found.
-func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResult {
-	m := &runner.PhaseResult{
+func mergePhase(ps []*PhaseResult, sp *scenarios.Phase) *PhaseResult {
+	m := &PhaseResult{
 		Name: ps[0].Name, Start: ps[0].Start, End: ps[0].End,
-		Latency: runner.NewHistogram(), FailedLatency: runner.NewHistogram(), Connect: runner.NewHistogram(),
+		Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(),
 	}
 	var rate scenarios.Rate
 	spans := make([]span, 0, len(ps))
@@ -43,11 +42,11 @@ func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResu
 		m.Dropped += p.Dropped
 		m.Latency.Merge(p.Latency)
 		m.FailedLatency.Merge(p.FailedLatency)
-		m.ErrorSamples = runner.MergeErrorSamples(m.ErrorSamples, p.ErrorSamples)
+		m.ErrorSamples = MergeErrorSamples(m.ErrorSamples, p.ErrorSamples)
 		m.Connect.Merge(p.Connect)
 		if p.SendLag != nil {
 			if m.SendLag == nil {
-				m.SendLag = runner.NewHistogram()
+				m.SendLag = NewHistogram()
 			}
 			m.SendLag.Merge(p.SendLag)
 		}
@@ -56,9 +55,10 @@ func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResu
 			rate.To += p.Rate.To
 			m.Rate = &rate
 		}
-		m.Generator = worseGenerator(m.Generator, p.Generator)
+		// A single saturated machine makes the whole run's figures suspect.
+		m.Generator.worst(p.Generator)
 		m.ByName = mergeNamed(m.ByName, p.ByName)
-		m.Iterations = runner.MergeIterations(m.Iterations, p.Iterations)
+		m.Iterations = MergeIterations(m.Iterations, p.Iterations)
 		spans = append(spans, span{p.Start, p.Elapsed})
 	}
 	if m.Rate != nil && sp != nil && sp.Rate.Open() {
@@ -72,7 +72,7 @@ func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResu
 	if trials, elapsed, ok := mergeTrials(ps); ok {
 		m.Trials, m.Elapsed = trials, elapsed
 	}
-	searches := make([]*runner.SearchResult, len(ps))
+	searches := make([]*SearchResult, len(ps))
 	searched := false
 	for i, p := range ps {
 		searches[i] = p.Search
@@ -84,17 +84,17 @@ func mergePhase(ps []*runner.PhaseResult, sp *scenarios.Phase) *runner.PhaseResu
 	if searched {
 		var capOK bool
 		// Each segment searched its share of the load: the whole has a
-		// capacity only when every segment found its own (runner.MergeSearch).
-		m.Search, capOK = runner.MergeSearch(searches)
+		// capacity only when every segment found its own (MergeSearch).
+		m.Search, capOK = MergeSearch(searches)
 		mergeTrialCapacity(m.Trials, ps, capOK)
 	}
 	return m
 }
 
 // mergeTrialCapacity sets each merged trial's capacity to the sum of the
-// segments' trial of the same rank, as runner.MergeSearch does for the phase; to
+// segments' trial of the same rank, as MergeSearch does for the phase; to
 // 0 when the whole has no capacity (ok false).
-func mergeTrialCapacity(trials []runner.Trial, ps []*runner.PhaseResult, ok bool) {
+func mergeTrialCapacity(trials []Trial, ps []*PhaseResult, ok bool) {
 	for k := range trials {
 		trials[k].Capacity = 0
 		for _, p := range ps {
@@ -151,8 +151,8 @@ func unionElapsed(spans []span) time.Duration {
 // given, which bounds the true figure from above: a mixture of
 // distributions has no more than 1 % of its samples above the largest p99
 // of its components.
-func mergeSeries(ps []*runner.PhaseResult, t0 time.Time) []runner.Second {
-	byAt := map[int]*runner.Second{}
+func mergeSeries(ps []*PhaseResult, t0 time.Time) []Second {
+	byAt := map[int]*Second{}
 	for _, p := range ps {
 		off := 0
 		if !p.Start.IsZero() && !t0.IsZero() {
@@ -162,7 +162,7 @@ func mergeSeries(ps []*runner.PhaseResult, t0 time.Time) []runner.Second {
 			at := s.At + off
 			m := byAt[at]
 			if m == nil {
-				m = &runner.Second{At: at}
+				m = &Second{At: at}
 				byAt[at] = m
 			}
 			m.Completed += s.Completed
@@ -172,11 +172,11 @@ func mergeSeries(ps []*runner.PhaseResult, t0 time.Time) []runner.Second {
 			m.P99 = max(m.P99, s.P99)
 		}
 	}
-	out := make([]runner.Second, 0, len(byAt))
+	out := make([]Second, 0, len(byAt))
 	for _, s := range byAt {
 		out = append(out, *s)
 	}
-	slices.SortFunc(out, func(a, b runner.Second) int { return a.At - b.At })
+	slices.SortFunc(out, func(a, b Second) int { return a.At - b.At })
 	return out
 }
 
@@ -189,7 +189,7 @@ func mergeSeries(ps []*runner.PhaseResult, t0 time.Time) []runner.Second {
 // the merged trials', as for a phase run on one machine. ok is false when
 // the phase ran no trials, or the segments ran different numbers of them
 // (one was interrupted), which leaves the phase's union wall time.
-func mergeTrials(ps []*runner.PhaseResult) (trials []runner.Trial, elapsed time.Duration, ok bool) {
+func mergeTrials(ps []*PhaseResult) (trials []Trial, elapsed time.Duration, ok bool) {
 	n := len(ps[0].Trials)
 	for _, p := range ps {
 		if len(p.Trials) != n {
@@ -203,7 +203,7 @@ func mergeTrials(ps []*runner.PhaseResult) (trials []runner.Trial, elapsed time.
 	for i, p := range ps {
 		starts[i] = p.Start
 	}
-	trials = make([]runner.Trial, n)
+	trials = make([]Trial, n)
 	for k := range n {
 		t := &trials[k]
 		spans := make([]span, len(ps))
@@ -228,26 +228,15 @@ func mergeTrials(ps []*runner.PhaseResult) (trials []runner.Trial, elapsed time.
 
 // mergeNamed adds the entries of a request mix into into, by name, keeping
 // the mix order and appending names not seen before.
-func mergeNamed(into, from []*runner.NamedResult) []*runner.NamedResult {
+func mergeNamed(into, from []*NamedResult) []*NamedResult {
 	for _, n := range from {
-		i := slices.IndexFunc(into, func(x *runner.NamedResult) bool { return x.Name == n.Name })
+		i := slices.IndexFunc(into, func(x *NamedResult) bool { return x.Name == n.Name })
 		if i < 0 {
-			into = append(into, &runner.NamedResult{Name: n.Name, Latency: runner.NewHistogram()})
+			into = append(into, &NamedResult{Name: n.Name, Latency: NewHistogram()})
 			i = len(into) - 1
 		}
 		into[i].Counters.Merge(n.Counters)
 		into[i].Latency.Merge(n.Latency)
 	}
 	return into
-}
-
-// worseGenerator combines the health of the segments' load generators: a
-// single saturated machine makes the whole run's figures suspect.
-func worseGenerator(a, b runner.Generator) runner.Generator {
-	a.CPU = max(a.CPU, b.CPU)
-	a.SchedLagP99 = max(a.SchedLagP99, b.SchedLagP99)
-	if b.Saturated && !a.Saturated {
-		a.Saturated, a.Reason = true, b.Reason
-	}
-	return a
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -38,10 +37,10 @@ func TestMergedPercentilesEqualUnsplitStream(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
 		stream := latencyStream(r, 1+r.IntN(20_000))
 		parts := 1 + r.IntN(8)
-		whole := runner.NewHistogram()
-		phases := make([]*runner.PhaseResult, parts)
+		whole := NewHistogram()
+		phases := make([]*PhaseResult, parts)
 		for i := range phases {
-			phases[i] = &runner.PhaseResult{Name: "measured", Latency: runner.NewHistogram(), Connect: runner.NewHistogram()}
+			phases[i] = &PhaseResult{Name: "measured", Latency: NewHistogram(), Connect: NewHistogram()}
 		}
 		for _, d := range stream {
 			whole.Record(d)
@@ -68,13 +67,13 @@ func TestMergedPercentilesEqualUnsplitStream(t *testing.T) {
 }
 
 // roundTrip passes a phase through JSON as a part file would.
-func roundTrip(t *testing.T, p *runner.PhaseResult) *runner.PhaseResult {
+func roundTrip(t *testing.T, p *PhaseResult) *PhaseResult {
 	t.Helper()
 	data, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out runner.PhaseResult
+	var out PhaseResult
 	if err := json.Unmarshal(data, &out); err != nil {
 		t.Fatal(err)
 	}
@@ -105,20 +104,20 @@ func TestUnionElapsed(t *testing.T) {
 
 func TestMergeSeriesAlignsOnWallClockSeconds(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	a := &runner.PhaseResult{Start: t0, Series: []runner.Second{
+	a := &PhaseResult{Start: t0, Series: []Second{
 		{At: 0, Completed: 10, P50: 1 * time.Millisecond, P99: 5 * time.Millisecond, InFlight: 2},
 		{At: 1, Completed: 10, Errors: 1, P99: 6 * time.Millisecond},
 		{At: 2, Completed: 10, P99: 4 * time.Millisecond},
 	}}
 	// Started 1.4 s later: its first second overlaps the common second 1
 	// by 0.6 s, second 2 by 0.4 s, so it goes to 1.
-	b := &runner.PhaseResult{Start: t0.Add(1400 * time.Millisecond), Series: []runner.Second{
+	b := &PhaseResult{Start: t0.Add(1400 * time.Millisecond), Series: []Second{
 		{At: 0, Completed: 7, P50: 2 * time.Millisecond, P99: 3 * time.Millisecond, InFlight: 1},
 		{At: 1, Completed: 7, Errors: 2, P99: 9 * time.Millisecond},
 		{At: 2, Completed: 7, P99: 1 * time.Millisecond},
 	}}
-	got := mergeSeries([]*runner.PhaseResult{b, a}, t0)
-	want := []runner.Second{
+	got := mergeSeries([]*PhaseResult{b, a}, t0)
+	want := []Second{
 		{At: 0, Completed: 10, P50: 1 * time.Millisecond, P99: 5 * time.Millisecond, InFlight: 2},
 		{At: 1, Completed: 17, Errors: 1, P50: 2 * time.Millisecond, P99: 6 * time.Millisecond, InFlight: 1},
 		{At: 2, Completed: 17, Errors: 2, P99: 9 * time.Millisecond},
@@ -131,20 +130,20 @@ func TestMergeSeriesAlignsOnWallClockSeconds(t *testing.T) {
 
 func TestMergeTrialsTrialByTrial(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	a := &runner.PhaseResult{Start: t0, Trials: []runner.Trial{
+	a := &PhaseResult{Start: t0, Trials: []Trial{
 		{Requests: 100, Failed: 1, Elapsed: time.Second, P50: time.Millisecond, P99: 4 * time.Millisecond},
 		{Requests: 120, Elapsed: time.Second, P99: 2 * time.Millisecond},
 	}}
 	// Half a second late: each of its trials stretches the union by 0.5 s.
-	b := &runner.PhaseResult{Start: t0.Add(500 * time.Millisecond), Trials: []runner.Trial{
+	b := &PhaseResult{Start: t0.Add(500 * time.Millisecond), Trials: []Trial{
 		{Requests: 50, Dropped: 3, Elapsed: time.Second, P50: 2 * time.Millisecond, P99: 3 * time.Millisecond},
 		{Requests: 30, Elapsed: time.Second, P99: 5 * time.Millisecond},
 	}}
-	trials, elapsed, ok := mergeTrials([]*runner.PhaseResult{a, b})
+	trials, elapsed, ok := mergeTrials([]*PhaseResult{a, b})
 	if !ok {
 		t.Fatal("not merged")
 	}
-	want := []runner.Trial{
+	want := []Trial{
 		// 149 of the 150 succeeded: rps counts successes only.
 		{Requests: 150, Failed: 1, Dropped: 3, Elapsed: 1500 * time.Millisecond, RPS: 149.0 / 1.5, P50: 2 * time.Millisecond, P99: 4 * time.Millisecond},
 		{Requests: 150, Elapsed: 1500 * time.Millisecond, RPS: 100, P99: 5 * time.Millisecond},
@@ -156,36 +155,36 @@ func TestMergeTrialsTrialByTrial(t *testing.T) {
 		t.Errorf("phase elapsed %v, want the merged trials' 3s", elapsed)
 	}
 	b.Trials = b.Trials[:1] // interrupted
-	if _, _, ok := mergeTrials([]*runner.PhaseResult{a, b}); ok {
+	if _, _, ok := mergeTrials([]*PhaseResult{a, b}); ok {
 		t.Error("merged trials of segments that ran different numbers of them")
 	}
 }
 
 func TestMergePhaseSumsCountersAndKeepsTheRate(t *testing.T) {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	mk := func(start time.Time, n int64, rate float64, cpu float64) *runner.PhaseResult {
-		lat := runner.NewHistogram()
+	mk := func(start time.Time, n int64, rate float64, cpu float64) *PhaseResult {
+		lat := NewHistogram()
 		for range n {
 			lat.Record(time.Millisecond)
 		}
-		return &runner.PhaseResult{
+		return &PhaseResult{
 			Name: "measured", Concurrency: 0, Start: start, End: start.Add(10 * time.Second), Elapsed: 10 * time.Second,
-			Counters: runner.Counters{Requests: n, Succeeded: n - 1, Failed: 1, BytesSent: 10 * n,
+			Counters: Counters{Requests: n, Succeeded: n - 1, Failed: 1, BytesSent: 10 * n,
 				StatusCodes: map[string]int64{"200": n - 1, "503": 1}},
-			Latency: lat, Connect: runner.NewHistogram(), SendLag: runner.NewHistogram(),
-			Rate: &scenarios.Rate{From: rate, To: rate}, Dropped: 2, Generator: runner.Generator{CPU: cpu},
-			ByName: []*runner.NamedResult{{Name: "get", Counters: runner.Counters{Requests: n,
+			Latency: lat, Connect: NewHistogram(), SendLag: NewHistogram(),
+			Rate: &scenarios.Rate{From: rate, To: rate}, Dropped: 2, Generator: Generator{CPU: cpu},
+			ByName: []*NamedResult{{Name: "get", Counters: Counters{Requests: n,
 				StatusCodes: map[string]int64{"200": n}}, Latency: lat}},
 		}
 	}
 	a, b := mk(t0, 30, 50, 0.2), mk(t0.Add(time.Second), 20, 50, 0.5)
-	m := mergePhase([]*runner.PhaseResult{a, b}, nil)
+	m := mergePhase([]*PhaseResult{a, b}, nil)
 	if m.Rate == nil || m.Rate.To != 100 {
 		t.Errorf("rate %+v, want the segments' shares added up to 100/s", m.Rate)
 	}
 	third := 100.0 / 3
 	c := mk(t0, 1, third, 0)
-	if m := mergePhase([]*runner.PhaseResult{c, c, c}, &scenarios.Phase{Rate: scenarios.Rate{From: 100, To: 100}}); m.Rate.To != 100 {
+	if m := mergePhase([]*PhaseResult{c, c, c}, &scenarios.Phase{Rate: scenarios.Rate{From: 100, To: 100}}); m.Rate.To != 100 {
 		t.Errorf("rate %v, want the scenario's 100/s, not a sum of rounded thirds", m.Rate.To)
 	}
 	if m.Requests != 50 || m.Failed != 2 || m.BytesSent != 500 || m.Dropped != 4 {
@@ -201,7 +200,7 @@ func TestMergePhaseSumsCountersAndKeepsTheRate(t *testing.T) {
 		t.Errorf("by name: %+v", m.ByName)
 	}
 	// Status codes add up like every other counter, through a part file.
-	m = mergePhase([]*runner.PhaseResult{roundTrip(t, a), roundTrip(t, b)}, nil)
+	m = mergePhase([]*PhaseResult{roundTrip(t, a), roundTrip(t, b)}, nil)
 	if diff := cmp.Diff(map[string]int64{"200": 48, "503": 2}, m.StatusCodes); diff != "" {
 		t.Errorf("status codes (-want +got):\n%s", diff)
 	}

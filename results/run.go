@@ -9,10 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
-	"github.com/loadgate/loadgate/sut"
 )
 
 // Schema is the version of the results document this package writes. It
@@ -69,14 +66,14 @@ type ScenarioRun struct {
 	// Aborted is set when an abort: true threshold stopped the scenario's
 	// load (SPEC §4): the rule, when, over which window, with what values.
 	// Such a scenario never passes.
-	Aborted *runner.Aborted `json:"aborted,omitempty"`
+	Aborted *Aborted `json:"aborted,omitempty"`
 	// Error is set when the scenario could not be carried out at all (its
 	// server did not start, for example); Cases then holds what was measured.
 	Error string     `json:"error,omitempty"`
 	Cases []*CaseRun `json:"cases"`
 	// Verdicts holds the verdicts that name no case of this scenario, so
 	// that no judgement is ever lost from the document.
-	Verdicts []assertions.Verdict `json:"verdicts,omitempty"`
+	Verdicts []Verdict `json:"verdicts,omitempty"`
 
 	// Segment parts only: the scenario file as read and its effective
 	// variables (secret-looking ones redacted), so that merge can judge
@@ -96,22 +93,22 @@ type CaseRun struct {
 	Target string        `json:"target"`
 	Matrix []MatrixEntry `json:"matrix,omitempty"`
 	// Phases are the measured phases in run order, histograms included.
-	Phases []*runner.PhaseResult `json:"phases"`
+	Phases []*PhaseResult `json:"phases"`
 	// Stats summarise Phases taken together (runner.Summarize).
-	Stats runner.Stats `json:"stats"`
+	Stats Stats `json:"stats"`
 	// ByName summarises each named request of Phases taken together: the
 	// requests of a weighted mix, or the steps of a flow in step order;
 	// empty for a single-request target.
-	ByName   []NamedStats         `json:"by_name,omitempty"`
-	Verdicts []assertions.Verdict `json:"verdicts"`
-	Error    string               `json:"error,omitempty"` // the case could not be carried out
+	ByName   []NamedStats `json:"by_name,omitempty"`
+	Verdicts []Verdict    `json:"verdicts"`
+	Error    string       `json:"error,omitempty"` // the case could not be carried out
 	// Baseline holds the same case's figures in the baseline; nil without
 	// a baseline or when it has no matching case.
 	Baseline *CaseBaseline `json:"baseline,omitempty"`
 	// Server is the system under test's CPU and memory during the measured
 	// phases (SPEC §3, §8); nil when none was started or monitored.
-	Server     *sut.Usage `json:"server,omitempty"`
-	ServerName string     `json:"server_name,omitempty"`
+	Server     *Usage `json:"server,omitempty"`
+	ServerName string `json:"server_name,omitempty"`
 	// SearchSpecs are the SLO and precision of the case's capacity-search
 	// phases, for reports rendered without the scenario; nil without one.
 	SearchSpecs []SearchSpec `json:"search_specs,omitempty"`
@@ -170,8 +167,8 @@ type Meta struct {
 // ScenarioInput is what one scenario produced: its result, its verdicts and
 // the error that stopped it, if any.
 type ScenarioInput struct {
-	Result   *runner.ScenarioResult // may be nil when the scenario never started
-	Verdicts []assertions.Verdict
+	Result   *ScenarioResult // may be nil when the scenario never started
+	Verdicts []Verdict
 	Err      error
 	// Scenario names the scenario when Result is nil or carries none.
 	Scenario *scenarios.Scenario
@@ -259,7 +256,7 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 		sr.Error = in.Err.Error()
 	}
 
-	byCase := make(map[string][]assertions.Verdict)
+	byCase := make(map[string][]Verdict)
 	known := make(map[string]bool)
 	if in.Result != nil {
 		for _, c := range in.Result.Cases {
@@ -282,7 +279,7 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 			ID:       c.ID,
 			Target:   c.Target,
 			Phases:   measured,
-			Stats:    runner.Summarize(measured),
+			Stats:    Summarize(measured),
 			ByName:   NamedStatsOf(measured),
 			Verdicts: byCase[c.ID],
 			Error:    c.Err,
@@ -295,10 +292,10 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 		}
 		cr.Baseline = bl.caseBaseline(sr.Name, c.ID, cr.Load)
 		if cr.Phases == nil {
-			cr.Phases = []*runner.PhaseResult{}
+			cr.Phases = []*PhaseResult{}
 		}
 		if cr.Verdicts == nil {
-			cr.Verdicts = []assertions.Verdict{}
+			cr.Verdicts = []Verdict{}
 		}
 		for _, m := range c.Matrix {
 			cr.Matrix = append(cr.Matrix, MatrixEntry{Key: m.Key, Value: m.Value})
@@ -310,7 +307,7 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 
 // Aborted is the abort that stopped the run's first aborted scenario; nil
 // when no abort: true rule failed.
-func (r *Run) Aborted() *runner.Aborted {
+func (r *Run) Aborted() *Aborted {
 	for _, sr := range r.Scenarios {
 		if sr.Aborted != nil {
 			return sr.Aborted
@@ -339,8 +336,8 @@ func (sr *ScenarioRun) Passed() bool {
 }
 
 // AllVerdicts lists the case verdicts in case order, then the unattached ones.
-func (sr *ScenarioRun) AllVerdicts() []assertions.Verdict {
-	var out []assertions.Verdict
+func (sr *ScenarioRun) AllVerdicts() []Verdict {
+	var out []Verdict
 	for _, c := range sr.Cases {
 		out = append(out, c.Verdicts...)
 	}
@@ -402,16 +399,16 @@ func ReadRun(r io.Reader) (*Run, error) {
 				// Consumers call methods on histograms; an absent one
 				// means no samples, not a crash.
 				if p.Latency == nil {
-					p.Latency = runner.NewHistogram()
+					p.Latency = NewHistogram()
 				}
 				if p.Connect == nil {
-					p.Connect = runner.NewHistogram()
+					p.Connect = NewHistogram()
 				}
 				if err := readFlowParts(p); err != nil {
 					return nil, fmt.Errorf("decode results: case %q: %w", c.ID, err)
 				}
 			}
-			c.Stats.LatencyHist = runner.Summarize(c.Phases).LatencyHist
+			c.Stats.LatencyHist = Summarize(c.Phases).LatencyHist
 			if c.ByName == nil {
 				// Written before by_name existed: derive it.
 				c.ByName = NamedStatsOf(c.Phases)

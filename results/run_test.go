@@ -7,18 +7,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/loadgate/loadgate/assertions"
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
 func TestNewRunPassed(t *testing.T) {
-	mk := func(vs ...assertions.Verdict) []ScenarioInput {
-		res := &runner.ScenarioResult{Cases: []*runner.CaseResult{{ID: "a", Target: "a"}}}
+	mk := func(vs ...Verdict) []ScenarioInput {
+		res := &ScenarioResult{Cases: []*CaseResult{{ID: "a", Target: "a"}}}
 		return []ScenarioInput{{Result: res, Verdicts: vs}}
 	}
-	v := func(s assertions.Status, sev scenarios.Severity) assertions.Verdict {
-		return assertions.Verdict{Case: "a", Status: s, Severity: sev}
+	v := func(s Status, sev scenarios.Severity) Verdict {
+		return Verdict{Case: "a", Status: s, Severity: sev}
 	}
 	tests := []struct {
 		name   string
@@ -26,19 +24,19 @@ func TestNewRunPassed(t *testing.T) {
 		want   bool
 	}{
 		{"no scenarios", nil, true},
-		{"all pass", mk(v(assertions.StatusPass, scenarios.SeverityFail)), true},
-		{"warn failure does not fail the run", mk(v(assertions.StatusFail, scenarios.SeverityWarn)), true},
-		{"warn error does not fail the run", mk(v(assertions.StatusError, scenarios.SeverityWarn)), true},
-		{"skip does not fail the run", mk(v(assertions.StatusSkip, scenarios.SeverityFail)), true},
-		{"fail", mk(v(assertions.StatusFail, scenarios.SeverityFail)), false},
-		{"rule error", mk(v(assertions.StatusError, scenarios.SeverityFail)), false},
+		{"all pass", mk(v(StatusPass, scenarios.SeverityFail)), true},
+		{"warn failure does not fail the run", mk(v(StatusFail, scenarios.SeverityWarn)), true},
+		{"warn error does not fail the run", mk(v(StatusError, scenarios.SeverityWarn)), true},
+		{"skip does not fail the run", mk(v(StatusSkip, scenarios.SeverityFail)), true},
+		{"fail", mk(v(StatusFail, scenarios.SeverityFail)), false},
+		{"rule error", mk(v(StatusError, scenarios.SeverityFail)), false},
 		{"scenario error", []ScenarioInput{{Err: errors.New("boom")}}, false},
-		{"case error", []ScenarioInput{{Result: &runner.ScenarioResult{
-			Cases: []*runner.CaseResult{{ID: "a", Err: "no request completed"}},
+		{"case error", []ScenarioInput{{Result: &ScenarioResult{
+			Cases: []*CaseResult{{ID: "a", Err: "no request completed"}},
 		}}}, false},
 		// A verdict naming no known case is kept and still counts.
-		{"orphan failure", []ScenarioInput{{Verdicts: []assertions.Verdict{
-			{Case: "gone", Status: assertions.StatusFail, Severity: scenarios.SeverityFail},
+		{"orphan failure", []ScenarioInput{{Verdicts: []Verdict{
+			{Case: "gone", Status: StatusFail, Severity: scenarios.SeverityFail},
 		}}}, false},
 	}
 	for _, tt := range tests {
@@ -51,9 +49,9 @@ func TestNewRunPassed(t *testing.T) {
 }
 
 func TestNewRunKeepsOrphanVerdicts(t *testing.T) {
-	orphan := assertions.Verdict{Case: "gone", Name: "x", Status: assertions.StatusPass}
-	run := NewRun(Meta{}, []ScenarioInput{{Verdicts: []assertions.Verdict{orphan}}})
-	if got := run.Scenarios[0].Verdicts; !cmp.Equal(got, []assertions.Verdict{orphan}) {
+	orphan := Verdict{Case: "gone", Name: "x", Status: StatusPass}
+	run := NewRun(Meta{}, []ScenarioInput{{Verdicts: []Verdict{orphan}}})
+	if got := run.Scenarios[0].Verdicts; !cmp.Equal(got, []Verdict{orphan}) {
 		t.Errorf("Verdicts = %+v", got)
 	}
 	if got := run.Scenarios[0].Name; got != "scenario-1" {

@@ -15,8 +15,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/loadgate/loadgate/runner"
 )
 
 // The results schema is generated from the Go types that encoding/json
@@ -30,7 +28,7 @@ const modulePath = "github.com/loadgate/loadgate/"
 var (
 	durationType  = reflect.TypeFor[time.Duration]()
 	timeType      = reflect.TypeFor[time.Time]()
-	histogramType = reflect.TypeFor[runner.Histogram]()
+	histogramType = reflect.TypeFor[Histogram]()
 )
 
 // Descriptions that the fixed encodings of some types add to their fields'.

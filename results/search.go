@@ -1,7 +1,6 @@
 package results
 
 import (
-	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -51,8 +50,8 @@ func LoadShapeOf(sc *scenarios.Scenario, id string) *scenarios.LoadShape {
 }
 
 // SearchedPhases lists the phases that ran a capacity search.
-func SearchedPhases(phases []*runner.PhaseResult) []*runner.PhaseResult {
-	var out []*runner.PhaseResult
+func SearchedPhases(phases []*PhaseResult) []*PhaseResult {
+	var out []*PhaseResult
 	for _, p := range phases {
 		if p.Search != nil {
 			out = append(out, p)
@@ -63,7 +62,7 @@ func SearchedPhases(phases []*runner.PhaseResult) []*runner.PhaseResult {
 
 // CaseSearch is the search that stands for the case: the one its stats
 // carry, else that of its last search phase; nil when it searched nothing.
-func CaseSearch(c *CaseRun) *runner.SearchResult {
+func CaseSearch(c *CaseRun) *SearchResult {
 	if c.Stats.Search != nil {
 		return c.Stats.Search
 	}

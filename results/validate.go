@@ -8,9 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/loadgate/loadgate/runner"
-	"github.com/loadgate/loadgate/sut"
 )
 
 // maxRate bounds every per-second figure (rps, bytes per second) a results
@@ -102,7 +99,7 @@ func (v *validator) rate(what string, f float64)  { v.number(what, f, maxRate) }
 func (v *validator) ratio(what string, f float64) { v.number(what, f, 1) }
 
 // counters checks one set of additive figures.
-func (v *validator) counters(where string, c *runner.Counters) {
+func (v *validator) counters(where string, c *Counters) {
 	v.count(where+": requests", c.Requests)
 	v.count(where+": succeeded", c.Succeeded)
 	v.count(where+": failed", c.Failed)
@@ -124,11 +121,11 @@ func (v *validator) counters(where string, c *runner.Counters) {
 
 // statusCodes checks the responses counted by status: codes loadgate can
 // count, and no more responses than requests.
-func (v *validator) statusCodes(where string, c *runner.Counters) {
+func (v *validator) statusCodes(where string, c *Counters) {
 	var sum int64
 	for code, n := range c.StatusCodes {
-		if !runner.IsStatusKey(code) {
-			v.add("%s: status_codes has %q, which is not a code from 100 to 599 nor %q", where, code, runner.StatusOther)
+		if !IsStatusKey(code) {
+			v.add("%s: status_codes has %q, which is not a code from 100 to 599 nor %q", where, code, StatusOther)
 		}
 		v.count(where+": status_codes["+code+"]", n)
 		if n > 0 {
@@ -140,7 +137,7 @@ func (v *validator) statusCodes(where string, c *runner.Counters) {
 	}
 }
 
-func (v *validator) distribution(what string, d runner.Distribution) {
+func (v *validator) distribution(what string, d Distribution) {
 	for _, x := range []time.Duration{d.Min, d.Mean, d.Max, d.StdDev, d.P50, d.P90, d.P95, d.P99, d.P999} {
 		if x < 0 {
 			v.duration(what, x)
@@ -149,7 +146,7 @@ func (v *validator) distribution(what string, d runner.Distribution) {
 	}
 }
 
-func (v *validator) stats(where string, st *runner.Stats) {
+func (v *validator) stats(where string, st *Stats) {
 	v.counters(where, &st.Counters)
 	v.duration(where+": elapsed", st.Elapsed)
 	v.count(where+": dropped", st.Dropped)
@@ -179,7 +176,7 @@ func (v *validator) stats(where string, st *runner.Stats) {
 	}
 }
 
-func (v *validator) phase(where string, p *runner.PhaseResult) {
+func (v *validator) phase(where string, p *PhaseResult) {
 	v.counters(where, &p.Counters)
 	v.duration(where+": elapsed", p.Elapsed)
 	v.count(where+": concurrency", int64(p.Concurrency))
@@ -231,7 +228,7 @@ func (v *validator) named(where string, n *NamedStats) {
 	v.distribution(where+": latency", n.Latency)
 }
 
-func (v *validator) usage(where string, u *sut.Usage) {
+func (v *validator) usage(where string, u *Usage) {
 	for _, f := range []float64{u.CPUMean, u.CPUMax, u.HostLoad1Max, u.HostCPUMean, u.RSSPct, u.RSSMaxPct} {
 		v.number(where+": cpu/load/rss_pct", f, 1e6)
 	}
@@ -242,7 +239,7 @@ func (v *validator) usage(where string, u *sut.Usage) {
 
 // search checks a capacity search: rates, bracket and capacity are finite
 // and non-negative, and so is every probe's figure.
-func (v *validator) search(where string, s *runner.SearchResult) {
+func (v *validator) search(where string, s *SearchResult) {
 	v.rate(where+": capacity", s.Capacity)
 	v.rate(where+": pass", s.Pass)
 	v.rate(where+": fail", s.Fail)

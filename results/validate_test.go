@@ -2,13 +2,11 @@ package results
 
 import (
 	"testing"
-
-	"github.com/loadgate/loadgate/runner"
 )
 
 func TestValidateRefusesNegativeGRPCCount(t *testing.T) {
 	var v validator
-	c := runner.Counters{Requests: 1, Failed: 1}
+	c := Counters{Requests: 1, Failed: 1}
 	c.Errors.AddGRPC("UNAVAILABLE", -1)
 	v.counters("case", &c)
 	if len(v.problems) == 0 {
@@ -33,7 +31,7 @@ func TestValidateStatusCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var v validator
-		c := runner.Counters{Requests: 10, Succeeded: 10, StatusCodes: tt.codes}
+		c := Counters{Requests: 10, Succeeded: 10, StatusCodes: tt.codes}
 		v.counters("case", &c)
 		if got := len(v.problems) == 0; got != tt.ok {
 			t.Errorf("%s: valid = %v, want %v (problems: %q)", tt.name, got, tt.ok, v.problems)

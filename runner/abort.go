@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -26,16 +27,16 @@ type secondRing struct {
 }
 
 type secondSlot struct {
-	counters Counters
-	latency  *Histogram // succeeded requests, as the phase's Latency
+	counters results.Counters
+	latency  *results.Histogram // succeeded requests, as the phase's Latency
 }
 
 func newSecondRing() *secondRing {
-	return &secondRing{slots: []secondSlot{{latency: NewHistogram()}}}
+	return &secondRing{slots: []secondSlot{{latency: results.NewHistogram()}}}
 }
 
 // push keeps one closed second, dropping the oldest when full.
-func (r *secondRing) push(c Counters, latency *Histogram) {
+func (r *secondRing) push(c results.Counters, latency *results.Histogram) {
 	s := &r.slots[r.next]
 	s.counters = c
 	s.latency.Reset()
@@ -54,17 +55,17 @@ func (r *secondRing) grow(k int) {
 		slots[i] = r.slots[(r.next-r.n+i+len(r.slots))%len(r.slots)]
 	}
 	for i := r.n; i < k; i++ {
-		slots[i].latency = NewHistogram()
+		slots[i].latency = results.NewHistogram()
 	}
 	r.slots, r.next = slots, r.n%k
 }
 
 // last merges the latest k seconds held (fewer when the phase is younger)
 // into a result; it reports how many seconds that was.
-func (r *secondRing) last(k int) (Counters, *Histogram, int) {
+func (r *secondRing) last(k int) (results.Counters, *results.Histogram, int) {
 	k = min(k, r.n)
-	var c Counters
-	h := NewHistogram()
+	var c results.Counters
+	h := results.NewHistogram()
 	for i := 1; i <= k; i++ {
 		s := &r.slots[(r.next-i+len(r.slots))%len(r.slots)]
 		c.Merge(s.counters)
@@ -76,7 +77,7 @@ func (r *secondRing) last(k int) (Counters, *Histogram, int) {
 // abortWatch evaluates a case's abort rules on a running phase, once per
 // tick, from the collector's goroutine (which owns res and the ring).
 type abortWatch struct {
-	judge func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) Stats) *Aborted
+	judge func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) results.Stats) *results.Aborted
 	c     *scenarios.Case
 	ph    *scenarios.Phase
 	tick  time.Duration
@@ -96,14 +97,14 @@ func newAbortWatch(cfg *Config, c *scenarios.Case, ph *scenarios.Phase) *abortWa
 // requests still waiting on board that have waited a tick or more count
 // in the latency the rules see, as the lower bounds they are: a window in
 // which nothing was answered is evidence, not "no data".
-func (w *abortWatch) check(res *PhaseResult, elapsed time.Duration, board *waitBoard) *Aborted {
-	a := w.judge(w.c, w.ph, elapsed, func(window time.Duration) Stats {
-		var st Stats
+func (w *abortWatch) check(res *results.PhaseResult, elapsed time.Duration, board *waitBoard) *results.Aborted {
+	a := w.judge(w.c, w.ph, elapsed, func(window time.Duration) results.Stats {
+		var st results.Stats
 		if window <= 0 {
-			lat := NewHistogram()
+			lat := results.NewHistogram()
 			lat.Merge(res.Latency)
 			_, waiting := board.scan(elapsed, lat, w.tick)
-			st = Summarize([]*PhaseResult{{Counters: res.Counters, Elapsed: elapsed, Latency: lat,
+			st = results.Summarize([]*results.PhaseResult{{Counters: res.Counters, Elapsed: elapsed, Latency: lat,
 				FailedLatency: res.FailedLatency, Connect: res.Connect, Dropped: res.Dropped, Generator: res.Generator}})
 			st.Waiting = waiting
 			return st
@@ -128,13 +129,13 @@ func (w *abortWatch) check(res *PhaseResult, elapsed time.Duration, board *waitB
 
 // window is the Stats of the last window of the phase, in whole ticks,
 // with the requests waiting on board at elapsed.
-func (w *abortWatch) window(window, elapsed time.Duration, board *waitBoard) Stats {
+func (w *abortWatch) window(window, elapsed time.Duration, board *waitBoard) results.Stats {
 	window = min(window, maxAbortWindow)
 	k := max(1, int((window+w.tick-1)/w.tick))
 	w.ring.grow(k)
 	c, lat, n := w.ring.last(k)
 	_, waiting := board.scan(elapsed, lat, w.tick)
-	st := Summarize([]*PhaseResult{{Counters: c, Elapsed: time.Duration(n) * w.tick, Latency: lat}})
+	st := results.Summarize([]*results.PhaseResult{{Counters: c, Elapsed: time.Duration(n) * w.tick, Latency: lat}})
 	st.Waiting = waiting
 	return st
 }
@@ -142,7 +143,7 @@ func (w *abortWatch) window(window, elapsed time.Duration, board *waitBoard) Sta
 // phaseAbort is the abort recorded on a phase of cases, the one reports
 // quote: its time counts from the phase's start even in a search, whose
 // probes are loads of their own.
-func phaseAbort(cases []*CaseResult) *Aborted {
+func phaseAbort(cases []*results.CaseResult) *results.Aborted {
 	for _, c := range cases {
 		for _, p := range c.Phases {
 			if p.Aborted != nil {

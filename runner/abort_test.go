@@ -6,16 +6,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
 func TestSecondRing(t *testing.T) {
-	second := func(n int64) (Counters, *Histogram) {
-		h := NewHistogram()
+	second := func(n int64) (results.Counters, *results.Histogram) {
+		h := results.NewHistogram()
 		for range n {
 			h.Record(time.Duration(n) * time.Millisecond)
 		}
-		return Counters{Requests: n, Succeeded: n}, h
+		return results.Counters{Requests: n, Succeeded: n}, h
 	}
 	tests := []struct {
 		name     string
@@ -61,15 +62,15 @@ func TestAbortStopsTheRunWithinATick(t *testing.T) {
 	const failAt = 3
 	const tick = 20 * time.Millisecond
 	checks := 0
-	var whole, window Stats
-	judge := func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(time.Duration) Stats) *Aborted {
+	var whole, window results.Stats
+	judge := func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(time.Duration) results.Stats) *results.Aborted {
 		// As a rule with a window does, ask for it on every check.
 		checks++
 		whole, window = stats(0), stats(2*tick)
 		if checks < failAt {
 			return nil
 		}
-		return &Aborted{Name: "fast", Rule: "p99 < 1ns", Window: 2 * tick, Actual: "p99 = " + window.Latency.P99.String()}
+		return &results.Aborted{Name: "fast", Rule: "p99 < 1ns", Window: 2 * tick, Actual: "p99 = " + window.Latency.P99.String()}
 	}
 	cfg := Config{Tick: tick, Judge: Judge{Abort: judge}}
 	res, err := Run(context.Background(), sc, cfg)
@@ -118,13 +119,13 @@ func TestAbortStopsASearch(t *testing.T) {
 	sc := httpScenario(scenarios.HTTPTarget{Requests: single(srv.URL), Keepalive: true}, ph)
 	// Each probe's step is a phase of its own: count them as they show up.
 	steps := map[*scenarios.Phase]bool{}
-	judge := func(c *scenarios.Case, p *scenarios.Phase, elapsed time.Duration, stats func(time.Duration) Stats) *Aborted {
+	judge := func(c *scenarios.Case, p *scenarios.Phase, elapsed time.Duration, stats func(time.Duration) results.Stats) *results.Aborted {
 		if p.Warmup {
 			return nil
 		}
 		steps[p] = true
 		if len(steps) == 3 {
-			return &Aborted{Name: "errors", Rule: "error_rate < 0.01"}
+			return &results.Aborted{Name: "errors", Rule: "error_rate < 0.01"}
 		}
 		return nil
 	}

@@ -5,15 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
-)
-
-// Why adaptive trials stopped (PhaseResult.TrialsStop).
-const (
-	TrialsDecisive    = "decisive"    // every regressed() rule was pass or regressed
-	TrialsMax         = "max"         // max trials ran, some rule still inconclusive
-	TrialsNoJudge     = "no judge"    // the run cannot judge regressed(): min trials
-	TrialsInterrupted = "interrupted" // the run stopped (Ctrl-C, an abort rule)
 )
 
 // adaptiveNext decides, after ran rounds of trials, whether to run one
@@ -24,11 +17,11 @@ func adaptiveNext(a *scenarios.AdaptiveTrials, ran int, decisive func() bool) (m
 	case ran < a.Min:
 		return true, ""
 	case decisive == nil:
-		return false, TrialsNoJudge
+		return false, results.TrialsNoJudge
 	case decisive():
-		return false, TrialsDecisive
+		return false, results.TrialsDecisive
 	case ran >= a.Max:
-		return false, TrialsMax
+		return false, results.TrialsMax
 	default:
 		return true, ""
 	}
@@ -37,15 +30,15 @@ func adaptiveNext(a *scenarios.AdaptiveTrials, ran int, decisive func() bool) (m
 // runAdaptive runs phase j of every case of group in rounds — one trial
 // of each case per round, so a same-job A/B alternates A B A B — until
 // adaptiveNext says stop, and appends each case's merged trials.
-func runAdaptive(ctx context.Context, sc *scenarios.Scenario, group []int, j int, results []*CaseResult, cfgs []Config, judge Judge) error {
+func runAdaptive(ctx context.Context, sc *scenarios.Scenario, group []int, j int, caseResults []*results.CaseResult, cfgs []Config, judge Judge) error {
 	ph := &sc.Cases[group[0]].Phases[j]
 	a := ph.Adaptive
-	runs := make([][]*PhaseResult, len(group))
+	runs := make([][]*results.PhaseResult, len(group))
 	var decisive func() bool
 	if judge.Decisive != nil {
-		decisive = func() bool { return judge.Decisive(ph, provisional(group, results, runs)) }
+		decisive = func() bool { return judge.Decisive(ph, provisional(group, caseResults, runs)) }
 	}
-	stop := TrialsInterrupted
+	stop := results.TrialsInterrupted
 	for ran := 0; ctx.Err() == nil; ran++ {
 		more, why := adaptiveNext(a, ran, decisive)
 		if !more {
@@ -67,9 +60,9 @@ func runAdaptive(ctx context.Context, sc *scenarios.Scenario, group []int, j int
 	}
 	for gi, i := range group {
 		if len(runs[gi]) > 0 {
-			m := mergeTrials(runs[gi])
+			m := results.MergeTrialRuns(runs[gi])
 			m.TrialsStop = stop
-			results[i].Phases = append(results[i].Phases, m)
+			caseResults[i].Phases = append(caseResults[i].Phases, m)
 		}
 	}
 	return nil
@@ -77,13 +70,13 @@ func runAdaptive(ctx context.Context, sc *scenarios.Scenario, group []int, j int
 
 // provisional is what the cases of group look like with the trials run so
 // far merged in: what Decisive judges.
-func provisional(group []int, results []*CaseResult, runs [][]*PhaseResult) []*CaseResult {
-	out := make([]*CaseResult, 0, len(group))
+func provisional(group []int, caseResults []*results.CaseResult, runs [][]*results.PhaseResult) []*results.CaseResult {
+	out := make([]*results.CaseResult, 0, len(group))
 	for gi, i := range group {
-		cr := *results[i]
+		cr := *caseResults[i]
 		cr.Phases = slices.Clone(cr.Phases)
 		if len(runs[gi]) > 0 {
-			cr.Phases = append(cr.Phases, mergeTrials(runs[gi]))
+			cr.Phases = append(cr.Phases, results.MergeTrialRuns(runs[gi]))
 		}
 		out = append(out, &cr)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -22,12 +23,12 @@ func TestAdaptiveNext(t *testing.T) {
 	}{
 		{"min always runs", 0, yes, true, ""},
 		{"min always runs, decisive or not", 1, yes, true, ""},
-		{"decisive at min stops", 2, yes, false, TrialsDecisive},
+		{"decisive at min stops", 2, yes, false, results.TrialsDecisive},
 		{"inconclusive at min adds one", 2, no, true, ""},
 		{"inconclusive below max adds one", 3, no, true, ""},
-		{"max stops", 4, no, false, TrialsMax},
-		{"decisive at max is decisive", 4, yes, false, TrialsDecisive},
-		{"no judge stops at min", 2, nil, false, TrialsNoJudge},
+		{"max stops", 4, no, false, results.TrialsMax},
+		{"decisive at max is decisive", 4, yes, false, results.TrialsDecisive},
+		{"no judge stops at min", 2, nil, false, results.TrialsNoJudge},
 		{"no judge still runs min", 1, nil, true, ""},
 	}
 	for _, tt := range tests {
@@ -60,13 +61,13 @@ type caseOrder struct {
 	cases []string
 }
 
-func (o *caseOrder) PhaseStarted(s Snapshot) {
+func (o *caseOrder) PhaseStarted(s results.Snapshot) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.cases = append(o.cases, s.Case)
 }
-func (o *caseOrder) Progress(Snapshot)                {}
-func (o *caseOrder) PhaseDone(Snapshot, *PhaseResult) {}
+func (o *caseOrder) Progress(results.Snapshot)                        {}
+func (o *caseOrder) PhaseDone(results.Snapshot, *results.PhaseResult) {}
 
 func TestAdaptiveTrials(t *testing.T) {
 	tests := []struct {
@@ -77,10 +78,10 @@ func TestAdaptiveTrials(t *testing.T) {
 		wantStop     string
 		wantDecisive int // calls
 	}{
-		{"decisive after two more rounds", scenarios.AdaptiveTrials{Min: 2, Max: 6}, 3, 4, TrialsDecisive, 3},
-		{"decisive at min", scenarios.AdaptiveTrials{Min: 2, Max: 6}, 1, 2, TrialsDecisive, 1},
-		{"never decisive stops at max", scenarios.AdaptiveTrials{Min: 2, Max: 3}, 0, 3, TrialsMax, 2},
-		{"no judge stops at min", scenarios.AdaptiveTrials{Min: 2, Max: 6}, -1, 2, TrialsNoJudge, 0},
+		{"decisive after two more rounds", scenarios.AdaptiveTrials{Min: 2, Max: 6}, 3, 4, results.TrialsDecisive, 3},
+		{"decisive at min", scenarios.AdaptiveTrials{Min: 2, Max: 6}, 1, 2, results.TrialsDecisive, 1},
+		{"never decisive stops at max", scenarios.AdaptiveTrials{Min: 2, Max: 3}, 0, 3, results.TrialsMax, 2},
+		{"no judge stops at min", scenarios.AdaptiveTrials{Min: 2, Max: 6}, -1, 2, results.TrialsNoJudge, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,7 +91,7 @@ func TestAdaptiveTrials(t *testing.T) {
 			var order caseOrder
 			cfg := Config{Observer: &order}
 			if tt.decisiveAt >= 0 {
-				cfg.Judge.Decisive = func(ph *scenarios.Phase, cases []*CaseResult) bool {
+				cfg.Judge.Decisive = func(ph *scenarios.Phase, cases []*results.CaseResult) bool {
 					calls++
 					if ph.Name != "measure" || len(cases) != 2 || cases[0].ID != "a" || cases[1].ID != "b" {
 						t.Errorf("Decisive asked about phase %q with %d cases", ph.Name, len(cases))

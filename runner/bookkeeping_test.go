@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -156,9 +157,9 @@ func (s *scriptedServer) drive(t *testing.T, done <-chan struct{}, ready func() 
 // the clock on only once the tick due has been taken in.
 type tickCounter struct{ n atomic.Int64 }
 
-func (*tickCounter) PhaseStarted(Snapshot)            {}
-func (c *tickCounter) Progress(Snapshot)              { c.n.Add(1) }
-func (*tickCounter) PhaseDone(Snapshot, *PhaseResult) {}
+func (*tickCounter) PhaseStarted(results.Snapshot)                    {}
+func (c *tickCounter) Progress(results.Snapshot)                      { c.n.Add(1) }
+func (*tickCounter) PhaseDone(results.Snapshot, *results.PhaseResult) {}
 
 // freezesAt answers in 7ms (so that no answer falls on a tick) the
 // requests sent before at, then never.
@@ -170,14 +171,14 @@ func freezesAt(at time.Duration) func(int64, time.Duration) (time.Duration, bool
 
 // waitAbort is an abort judge that fails when the last second's p99,
 // waiting requests included, reaches limit.
-func waitAbort(limit time.Duration) func(*scenarios.Case, *scenarios.Phase, time.Duration, func(time.Duration) Stats) *Aborted {
-	return func(_ *scenarios.Case, _ *scenarios.Phase, _ time.Duration, stats func(time.Duration) Stats) *Aborted {
+func waitAbort(limit time.Duration) func(*scenarios.Case, *scenarios.Phase, time.Duration, func(time.Duration) results.Stats) *results.Aborted {
+	return func(_ *scenarios.Case, _ *scenarios.Phase, _ time.Duration, stats func(time.Duration) results.Stats) *results.Aborted {
 		st := stats(time.Second)
 		if st.Requests == 0 && st.Waiting == 0 {
 			return nil // no evidence either way
 		}
 		if st.Latency.P99 >= limit {
-			return &Aborted{Rule: "p99 < " + limit.String(), Actual: "p99 = " + st.Latency.P99.String()}
+			return &results.Aborted{Rule: "p99 < " + limit.String(), Actual: "p99 = " + st.Latency.P99.String()}
 		}
 		return nil
 	}
@@ -197,7 +198,7 @@ func TestEveryRequestEndsOnce(t *testing.T) {
 
 		wantUnfinished int64
 		wantAgeMin     time.Duration // of the unfinished (failed latency's min)
-		wantStall      Stall         // the first stall; zero: none
+		wantStall      results.Stall // the first stall; zero: none
 		// anyStall skips the stall check: once a phase stops sending, the
 		// fake clock may run ahead of a worker that records an answer.
 		anyStall    bool
@@ -211,15 +212,15 @@ func TestEveryRequestEndsOnce(t *testing.T) {
 			// The last answers came at 1.001s (143 × 7ms); the requests
 			// sent then waited until the end.
 			wantUnfinished: 4, wantAgeMin: 1990 * time.Millisecond, // the histogram's precision
-			wantStall: Stall{At: 1001 * time.Millisecond, Duration: 1999 * time.Millisecond, Waiting: 4},
-			wantEnded: EndDuration,
+			wantStall: results.Stall{At: 1001 * time.Millisecond, Duration: 1999 * time.Millisecond, Waiting: 4},
+			wantEnded: results.EndDuration,
 		},
 		{
 			name:   "answers within the graceful stop count, latency from when they were sent",
 			phase:  scenarios.Phase{Name: "m", Concurrency: 2, Duration: time.Second, GracefulStop: time.Second},
 			answer: func(int64, time.Duration) (time.Duration, bool) { return 300 * time.Millisecond, true },
 			// 2 workers × ceil(1s/300ms) = 8 requests, every one answered.
-			wantUnfinished: 0, wantEnded: EndDuration, anyStall: true,
+			wantUnfinished: 0, wantEnded: results.EndDuration, anyStall: true,
 		},
 		{
 			name:   "the graceful stop runs out: a request answered after it is unfinished",
@@ -227,14 +228,14 @@ func TestEveryRequestEndsOnce(t *testing.T) {
 			answer: func(n int64, _ time.Duration) (time.Duration, bool) { return 700 * time.Millisecond, true },
 			// Requests at 0 and 700ms; the second is answered at 1.4s,
 			// before the graceful stop ends at 1.5s.
-			wantUnfinished: 0, wantEnded: EndDuration, anyStall: true,
+			wantUnfinished: 0, wantEnded: results.EndDuration, anyStall: true,
 		},
 		{
 			name:   "a request still waiting at the end of the graceful stop",
 			phase:  scenarios.Phase{Name: "m", Concurrency: 1, Duration: time.Second, GracefulStop: 200 * time.Millisecond},
 			answer: func(n int64, _ time.Duration) (time.Duration, bool) { return 700 * time.Millisecond, true },
 			// The second request, sent at 700ms, is 500ms old at 1.2s.
-			wantUnfinished: 1, wantAgeMin: 499 * time.Millisecond, wantEnded: EndDuration, anyStall: true,
+			wantUnfinished: 1, wantAgeMin: 499 * time.Millisecond, wantEnded: results.EndDuration, anyStall: true,
 		},
 		{
 			name:  "the open model against a server that never answers every second request",
@@ -245,7 +246,7 @@ func TestEveryRequestEndsOnce(t *testing.T) {
 			// Every second request the server received is unfinished
 			// (whatever the fake clock let the schedule send); the last of
 			// them was due by 1.98s: 20ms old at the end, at least.
-			wantUnfinished: -1, wantAgeMin: 19 * time.Millisecond, wantEnded: EndDuration, anyStall: true,
+			wantUnfinished: -1, wantAgeMin: 19 * time.Millisecond, wantEnded: results.EndDuration, anyStall: true,
 		},
 		{
 			name:   "an abort rule fires on requests that wait, with nothing answered",
@@ -255,8 +256,8 @@ func TestEveryRequestEndsOnce(t *testing.T) {
 			// At the tick at 3s the 4 requests sent at 1.001s have waited
 			// 1.999s, more than a tick: p99 ≥ 1s, and the rule fires.
 			wantUnfinished: 4, wantAgeMin: 1990 * time.Millisecond, // the histogram's precision
-			wantStall: Stall{At: 1001 * time.Millisecond, Duration: 1999 * time.Millisecond, Waiting: 4},
-			wantEnded: EndAborted, wantAborted: true,
+			wantStall: results.Stall{At: 1001 * time.Millisecond, Duration: 1999 * time.Millisecond, Waiting: 4},
+			wantEnded: results.EndAborted, wantAborted: true,
 		},
 	}
 	for _, tt := range tests {
@@ -271,7 +272,7 @@ func TestEveryRequestEndsOnce(t *testing.T) {
 				cfg.Judge.Abort = waitAbort(tt.abort)
 			}
 			done := make(chan struct{})
-			var res *ScenarioResult
+			var res *results.ScenarioResult
 			go func() {
 				defer close(done)
 				var err error
@@ -318,7 +319,7 @@ func TestEveryRequestEndsOnce(t *testing.T) {
 					t.Errorf("no sample message for the unfinished requests: %v", p.ErrorSamples)
 				}
 			}
-			var first Stall
+			var first results.Stall
 			if len(p.Stalls) > 0 {
 				first = p.Stalls[0]
 			}
@@ -336,19 +337,19 @@ func TestEveryRequestEndsOnce(t *testing.T) {
 // stall is kept at its time in the merged phase, and its early end is
 // what the whole says.
 func TestTrialsKeepStallsAndWhyTheyEnded(t *testing.T) {
-	trial := func(stalls []Stall, ended, detail string) *PhaseResult {
-		return &PhaseResult{Name: "m", Elapsed: 3 * time.Second, Latency: NewHistogram(), FailedLatency: NewHistogram(),
-			Connect: NewHistogram(), Stalls: stalls, Ended: ended, EndedDetail: detail}
+	trial := func(stalls []results.Stall, ended, detail string) *results.PhaseResult {
+		return &results.PhaseResult{Name: "m", Elapsed: 3 * time.Second, Latency: results.NewHistogram(), FailedLatency: results.NewHistogram(),
+			Connect: results.NewHistogram(), Stalls: stalls, Ended: ended, EndedDetail: detail}
 	}
-	m := mergeTrials([]*PhaseResult{
-		trial([]Stall{{At: time.Second, Duration: time.Second, Waiting: 2}}, EndDuration, ""),
-		trial([]Stall{{At: 500 * time.Millisecond, Duration: 2 * time.Second, Waiting: 4}}, EndData, "data source `users` ran out of unique rows (2)"),
+	m := results.MergeTrialRuns([]*results.PhaseResult{
+		trial([]results.Stall{{At: time.Second, Duration: time.Second, Waiting: 2}}, results.EndDuration, ""),
+		trial([]results.Stall{{At: 500 * time.Millisecond, Duration: 2 * time.Second, Waiting: 4}}, results.EndData, "data source `users` ran out of unique rows (2)"),
 	})
-	want := []Stall{{At: time.Second, Duration: time.Second, Waiting: 2}, {At: 3500 * time.Millisecond, Duration: 2 * time.Second, Waiting: 4}}
+	want := []results.Stall{{At: time.Second, Duration: time.Second, Waiting: 2}, {At: 3500 * time.Millisecond, Duration: 2 * time.Second, Waiting: 4}}
 	if !slices.Equal(m.Stalls, want) {
 		t.Errorf("stalls %+v, want %+v", m.Stalls, want)
 	}
-	if m.Ended != EndData || m.EndedDetail == "" {
+	if m.Ended != results.EndData || m.EndedDetail == "" {
 		t.Errorf("ended %q (%q), want the second trial's early end", m.Ended, m.EndedDetail)
 	}
 }

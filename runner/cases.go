@@ -4,13 +4,14 @@ import (
 	"strings"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
 // redactSamples removes the scenario's secrets from the error messages a
 // case kept: a client's error may quote the request's URL, token and all,
 // and a failed step the reply it got.
-func redactSamples(sc *scenarios.Scenario, cr *CaseResult) {
+func redactSamples(sc *scenarios.Scenario, cr *results.CaseResult) {
 	if sc == nil {
 		return
 	}
@@ -22,9 +23,9 @@ func redactSamples(sc *scenarios.Scenario, cr *CaseResult) {
 }
 
 // collect keeps the cases that started, in scenario order.
-func collect(results []*CaseResult) []*CaseResult {
-	var out []*CaseResult
-	for _, r := range results {
+func collect(caseResults []*results.CaseResult) []*results.CaseResult {
+	var out []*results.CaseResult
+	for _, r := range caseResults {
 		if r != nil {
 			out = append(out, r)
 		}

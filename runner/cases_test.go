@@ -3,12 +3,13 @@ package runner
 import (
 	"testing"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
 func TestRedactSamples(t *testing.T) {
 	sc := &scenarios.Scenario{Secrets: scenarios.NewRedactor(`pa"ss-word`, "tok-123456")}
-	cr := &CaseResult{Phases: []*PhaseResult{{ErrorSamples: map[string]string{
+	cr := &results.CaseResult{Phases: []*results.PhaseResult{{ErrorSamples: map[string]string{
 		"connect": "dial tok-123456.example: no such host",
 		// The reply a step got is quoted: the secret is escaped there.
 		"check": `step 2 (expect): reply does not contain "+OK": got "-ERR bad password pa\"ss-word"`,

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
 )
@@ -40,26 +41,26 @@ func targetTimeout(t *scenarios.Target) time.Duration {
 
 // ended says why the phase stopped sending, and for a phase cut short,
 // the cause in words (reports say when). ctx is the run's context.
-func (pr *phaseRun) ended(ctx context.Context, res *PhaseResult, sent *atomic.Int64) (reason, detail string) {
+func (pr *phaseRun) ended(ctx context.Context, res *results.PhaseResult, sent *atomic.Int64) (reason, detail string) {
 	ph := pr.phase
 	switch {
 	case res.Aborted != nil:
-		return EndAborted, "abort rule " + quoteRule(res.Aborted) + " failed"
+		return results.EndAborted, "abort rule " + quoteRule(res.Aborted) + " failed"
 	case sut.ExitCause(ctx) != nil:
-		return EndServer, "the server under test exited"
+		return results.EndServer, "the server under test exited"
 	case ctx.Err() != nil:
-		return EndInterrupted, "the run was interrupted"
+		return results.EndInterrupted, "the run was interrupted"
 	case pr.exhausted.Load():
-		return EndData, pr.exhaustedData()
+		return results.EndData, pr.exhaustedData()
 	case pr.clientErr() != nil:
-		return EndClientSetup, "a client could not be made"
+		return results.EndClientSetup, "a client could not be made"
 	case ph.Requests > 0 && pr.claimed.Load() >= ph.Requests,
 		ph.Requests > 0 && ph.Rate.Open() && sent.Load() >= ph.Requests:
-		return EndRequests, ""
+		return results.EndRequests, ""
 	case ph.Duration > 0:
-		return EndDuration, ""
+		return results.EndDuration, ""
 	}
-	return EndTimeLimit, "the phase reached the run's time limit before its request count"
+	return results.EndTimeLimit, "the phase reached the run's time limit before its request count"
 }
 
 // exhaustedData names the data source that ran out.
@@ -80,7 +81,7 @@ func dataModeWord(m scenarios.DataMode) string {
 	return "sequential"
 }
 
-func quoteRule(a *Aborted) string {
+func quoteRule(a *results.Aborted) string {
 	if a.Name != "" && a.Name != a.Rule {
 		return fmt.Sprintf("%q (%s)", a.Name, a.Rule)
 	}

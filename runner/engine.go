@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
 )
@@ -56,7 +57,7 @@ type Config struct {
 	// feeds are the run's data feeds, made by Run for the whole run.
 	feeds protocols.Feeds
 	// stopRun ends the run after an abort rule failed; set by Run.
-	stopRun func(*Aborted)
+	stopRun func(*results.Aborted)
 	// ignoreSaturation judges probes by their SLO alone. Tests set it: on
 	// a test machine busy with other builds, a short probe's scheduler lag
 	// says nothing about the path of the search they check.
@@ -73,7 +74,7 @@ type Judge struct {
 	// SLO judges one probe of phase ph of case c: passed, and the values
 	// the rule saw ("p99 = 61ms, error_rate = 0"). An error (a rule that
 	// cannot be evaluated) fails the probe with err as its reason.
-	SLO func(c *scenarios.Case, ph *scenarios.Phase, probe Stats) (passed bool, actual string, err error)
+	SLO func(c *scenarios.Case, ph *scenarios.Phase, probe results.Stats) (passed bool, actual string, err error)
 	// Abort checks the abort: true thresholds of case c during phase ph
 	// (warm-ups and search probes included), once a tick: stats(0) is the
 	// phase so far, stats(w) its last w (whole ticks, at most 5 min). The
@@ -81,11 +82,11 @@ type Judge struct {
 	// asked, so a rule with a window must ask on every call, as evaluating
 	// every rule each time does. It returns the first failing rule, or
 	// nil; the runner fills its Case, Phase and At when left empty.
-	Abort func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) Stats) *Aborted
+	Abort func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) results.Stats) *results.Aborted
 	// Decisive reports whether every regressed() rule of the cases that
 	// ran phase ph (their results so far, trials included) is decisive:
 	// pass or regressed, not inconclusive.
-	Decisive func(ph *scenarios.Phase, cases []*CaseResult) bool
+	Decisive func(ph *scenarios.Phase, cases []*results.CaseResult) bool
 }
 
 func (c *Config) defaults() {
@@ -109,10 +110,10 @@ func (c *Config) defaults() {
 // in the result; an error means the run itself could not be carried out —
 // a server under test that did not start or exited during the run among
 // them — and comes with whatever was measured before.
-func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResult, error) {
+func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*results.ScenarioResult, error) {
 	cfg.defaults()
 	cfg.feeds = protocols.NewFeeds(sc.Data)
-	res := &ScenarioResult{Scenario: sc, Start: cfg.Clock.Now()}
+	res := &results.ScenarioResult{Scenario: sc, Start: cfg.Clock.Now()}
 	defer func() { res.End = cfg.Clock.Now() }()
 	if err := checkJudge(sc, cfg.Judge); err != nil {
 		return res, err
@@ -120,7 +121,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	cfg.stopRun = func(a *Aborted) {
+	cfg.stopRun = func(a *results.Aborted) {
 		// Called from the collector's goroutine, which is Run's own.
 		if res.Aborted == nil {
 			res.Aborted = a
@@ -134,7 +135,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 		return res, err
 	}
 
-	results := make([]*CaseResult, len(sc.Cases))
+	caseResults := make([]*results.CaseResult, len(sc.Cases))
 	for _, group := range caseGroups(sc) {
 		if runCtx.Err() != nil {
 			break
@@ -144,25 +145,25 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*ScenarioResu
 			cases[gi] = &sc.Cases[i]
 		}
 		if err := sys.Prepare(runCtx, sc, cases); err != nil {
-			res.Cases = collect(results)
+			res.Cases = collect(caseResults)
 			return res, err
 		}
 		for _, i := range group {
 			c := &sc.Cases[i]
-			results[i] = &CaseResult{ID: c.ID, Target: c.Target.Name, Matrix: c.Matrix}
+			caseResults[i] = &results.CaseResult{ID: c.ID, Target: c.Target.Name, Matrix: c.Matrix}
 		}
-		if err := runGroup(runCtx, sc, group, results, sys, &cfg); err != nil {
-			res.Cases = collect(results)
+		if err := runGroup(runCtx, sc, group, caseResults, sys, &cfg); err != nil {
+			res.Cases = collect(caseResults)
 			return res, err
 		}
 		for _, i := range group {
-			redactSamples(sc, results[i])
+			redactSamples(sc, caseResults[i])
 			if runCtx.Err() == nil {
-				results[i].Err = CarriedOut(results[i].Measured(""))
+				caseResults[i].Err = results.CarriedOut(caseResults[i].Measured(""))
 			}
 		}
 	}
-	res.Cases = collect(results)
+	res.Cases = collect(caseResults)
 	if a := phaseAbort(res.Cases); a != nil {
 		res.Aborted = a
 	}
@@ -212,7 +213,7 @@ type phaseRun struct {
 	endOnce sync.Once
 	wg      sync.WaitGroup
 
-	schedLag *Histogram // owned by the open model's schedule holder (relay)
+	schedLag *results.Histogram // owned by the open model's schedule holder (relay)
 	// idleHandoffs counts arrivals taken while another connection was
 	// free too: when the schedule still fell behind, the pacing, not the
 	// connections, was the limit. Owned by the schedule holder.
@@ -226,33 +227,33 @@ type phaseRun struct {
 
 // newPhaseResult is the empty result of phase ph of target t, with a
 // named result per entry of a mix of several, or per step of a flow.
-func newPhaseResult(ph *scenarios.Phase, t *scenarios.Target, mix []mixEntry) *PhaseResult {
-	res := &PhaseResult{
+func newPhaseResult(ph *scenarios.Phase, t *scenarios.Target, mix []mixEntry) *results.PhaseResult {
+	res := &results.PhaseResult{
 		Name: ph.Name, Warmup: ph.Warmup, Concurrency: ph.Concurrency,
-		Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(),
+		Latency: results.NewHistogram(), FailedLatency: results.NewHistogram(), Connect: results.NewHistogram(),
 	}
 	if ph.Rate.Open() {
 		rate := ph.Rate
 		res.Rate = &rate
-		res.SendLag = NewHistogram()
+		res.SendLag = results.NewHistogram()
 	}
 	flow := flowOf(t)
 	if len(mix) > 1 && flow == nil {
 		for _, r := range mix {
-			res.ByName = append(res.ByName, &NamedResult{Name: r.name, Latency: NewHistogram()})
+			res.ByName = append(res.ByName, &results.NamedResult{Name: r.name, Latency: results.NewHistogram()})
 		}
 	}
 	if flow != nil {
 		// Every step is a named request, in flow order, even a single one.
 		for _, st := range flow.Steps {
-			res.ByName = append(res.ByName, &NamedResult{Name: st.Name, Latency: NewHistogram()})
+			res.ByName = append(res.ByName, &results.NamedResult{Name: st.Name, Latency: results.NewHistogram()})
 		}
-		res.Iterations = &IterationResult{Latency: NewHistogram()}
+		res.Iterations = &results.IterationResult{Latency: results.NewHistogram()}
 	}
 	return res
 }
 
-func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*PhaseResult, error) {
+func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*results.PhaseResult, error) {
 	open := ph.Rate.Open()
 	mix := requestMix(&c.Target)
 	flow := flowOf(&c.Target) != nil
@@ -262,7 +263,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 		newClient = NewClient
 	}
 	pr := &phaseRun{phase: ph, target: &c.Target, newClient: newClient, feeds: cfg.feeds, flow: flow,
-		clock: cfg.Clock, schedLag: NewHistogram(), dataEnd: make(chan struct{})}
+		clock: cfg.Clock, schedLag: results.NewHistogram(), dataEnd: make(chan struct{})}
 	pr.weights = cumulativeWeights(mix)
 	defer pr.closeClients()
 
@@ -283,7 +284,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	if label != "" {
 		phaseName += " (" + label + ")"
 	}
-	snap := Snapshot{Scenario: scenario, Case: c.ID, Phase: phaseName, Warmup: ph.Warmup,
+	snap := results.Snapshot{Scenario: scenario, Case: c.ID, Phase: phaseName, Warmup: ph.Warmup,
 		Planned: ph.Duration, Target: ph.Requests}
 	if cfg.Observer != nil {
 		cfg.Observer.PhaseStarted(snap)
@@ -357,7 +358,7 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 		return nil, err
 	}
 	if cfg.Observer != nil {
-		snap.update(res, res.Elapsed, res.Succeeded, res.Elapsed, 0)
+		updateSnapshot(&snap, res, res.Elapsed, res.Succeeded, res.Elapsed, 0)
 		cfg.Observer.PhaseDone(snap, res)
 	}
 	cfg.Logger.Debug().Str("case", c.ID).Str("phase", phaseName).Int64("requests", res.Requests).
@@ -415,7 +416,7 @@ func (pr *phaseRun) startWorkers(ctx context.Context, open bool, parallel int, s
 // abort stops the phase's load at once and, through Run, the rest of the
 // run: a failed abort rule means the answer is known and more load would
 // only cost time (SPEC §4).
-func (pr *phaseRun) abort(cfg *Config, a *Aborted) {
+func (pr *phaseRun) abort(cfg *Config, a *results.Aborted) {
 	cfg.Logger.Warn().Str("case", a.Case).Str("phase", a.Phase).Str("rule", a.Rule).
 		Dur("at", a.At).Str("actual", a.Actual).Msg("abort rule failed; stopping the run")
 	pr.stop()
@@ -429,7 +430,7 @@ func (pr *phaseRun) abort(cfg *Config, a *Aborted) {
 
 // openFigures adds the open model's figures to res: the arrivals dropped,
 // and, once the scheduler is done, its lag and the generator's verdict.
-func (pr *phaseRun) openFigures(res *PhaseResult, done <-chan struct{}, sent *atomic.Int64) {
+func (pr *phaseRun) openFigures(res *results.PhaseResult, done <-chan struct{}, sent *atomic.Int64) {
 	if !pr.exhausted.Load() {
 		// Arrivals after the data ran out were not due: the phase ended.
 		res.Dropped = dropped(pr.phase, res.Elapsed, sent.Load())
@@ -447,7 +448,7 @@ func (pr *phaseRun) openFigures(res *PhaseResult, done <-chan struct{}, sent *at
 	if total := res.Requests + res.Dropped; total > 0 {
 		dropShare = float64(res.Dropped) / float64(total)
 	}
-	res.Generator.judge(dropShare, idleShare)
+	res.Generator.Judge(dropShare, idleShare)
 }
 
 // dropped counts the arrivals due before the phase ended (within its request

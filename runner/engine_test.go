@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -192,22 +193,22 @@ func TestErrorKinds(t *testing.T) {
 		name   string
 		url    string
 		expect scenarios.Expect
-		want   ErrorCounts
+		want   results.ErrorCounts
 		// codes counts the responses by status: every response that
 		// arrived, whether expect accepted it or not.
 		codes map[string]int64
 	}{
-		{"refused connection", closed, scenarios.Expect{}, ErrorCounts{Connect: 4}, nil},
-		{"status outside 2xx/3xx", srv.URL + "/500", scenarios.Expect{}, ErrorCounts{Status: 4}, map[string]int64{"500": 4}},
-		{"status not in expect list", srv.URL + "/", scenarios.Expect{Status: []int{201}}, ErrorCounts{Status: 4}, map[string]int64{"200": 4}},
-		{"timeout", srv.URL + "/slow", scenarios.Expect{}, ErrorCounts{Timeout: 4}, nil},
-		{"body length", srv.URL + "/", scenarios.Expect{Length: 3}, ErrorCounts{Length: 4}, map[string]int64{"200": 4}},
-		{"body_contains", srv.URL + "/", scenarios.Expect{BodyContains: "bye"}, ErrorCounts{Check: 4}, map[string]int64{"200": 4}},
-		{"body_regex", srv.URL + "/", scenarios.Expect{BodyRegex: regexp.MustCompile(`^h.*z$`)}, ErrorCounts{Check: 4}, map[string]int64{"200": 4}},
-		{"reset by peer", srv.URL + "/reset", scenarios.Expect{}, ErrorCounts{Reset: 4}, nil},
-		{"garbage response", srv.URL + "/garbage", scenarios.Expect{}, ErrorCounts{Protocol: 4}, nil},
+		{"refused connection", closed, scenarios.Expect{}, results.ErrorCounts{Connect: 4}, nil},
+		{"status outside 2xx/3xx", srv.URL + "/500", scenarios.Expect{}, results.ErrorCounts{Status: 4}, map[string]int64{"500": 4}},
+		{"status not in expect list", srv.URL + "/", scenarios.Expect{Status: []int{201}}, results.ErrorCounts{Status: 4}, map[string]int64{"200": 4}},
+		{"timeout", srv.URL + "/slow", scenarios.Expect{}, results.ErrorCounts{Timeout: 4}, nil},
+		{"body length", srv.URL + "/", scenarios.Expect{Length: 3}, results.ErrorCounts{Length: 4}, map[string]int64{"200": 4}},
+		{"body_contains", srv.URL + "/", scenarios.Expect{BodyContains: "bye"}, results.ErrorCounts{Check: 4}, map[string]int64{"200": 4}},
+		{"body_regex", srv.URL + "/", scenarios.Expect{BodyRegex: regexp.MustCompile(`^h.*z$`)}, results.ErrorCounts{Check: 4}, map[string]int64{"200": 4}},
+		{"reset by peer", srv.URL + "/reset", scenarios.Expect{}, results.ErrorCounts{Reset: 4}, nil},
+		{"garbage response", srv.URL + "/garbage", scenarios.Expect{}, results.ErrorCounts{Protocol: 4}, nil},
 		{"all checks pass", srv.URL + "/", scenarios.Expect{Status: []int{200}, Length: 5, BodyContains: "ell",
-			BodyRegex: regexp.MustCompile(`^hello$`)}, ErrorCounts{}, map[string]int64{"200": 4}},
+			BodyRegex: regexp.MustCompile(`^hello$`)}, results.ErrorCounts{}, map[string]int64{"200": 4}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.expect.Length == 0 {

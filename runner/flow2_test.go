@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -31,7 +32,7 @@ func oneStepFlow(url string) *scenarios.Flow {
 	return &scenarios.Flow{Steps: []scenarios.Step{step(nil, "get", "GET", url, 200)}}
 }
 
-func runFlow(t *testing.T, sc *scenarios.Scenario) *PhaseResult {
+func runFlow(t *testing.T, sc *scenarios.Scenario) *results.PhaseResult {
 	t.Helper()
 	res, err := Run(context.Background(), sc, Config{})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
 )
@@ -11,19 +12,19 @@ import (
 // runGroup runs the phases of the cases of one group. An interleaved phase
 // alternates trial k of every case before trial k+1; other phases run case
 // by case. The server of each case is sampled while its measured phases run.
-func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results []*CaseResult, sys *sut.Systems, cfg *Config) error {
+func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResults []*results.CaseResult, sys *sut.Systems, cfg *Config) error {
 	monitors := make([]*sut.Monitor, len(group))
 	defer func() {
 		for gi, m := range monitors {
 			if m != nil {
 				u, err := m.Stop()
-				switch id := results[group[gi]].ID; {
+				switch id := caseResults[group[gi]].ID; {
 				case u.Exited:
 					cfg.Logger.Warn().Str("case", id).Msg(u.Reason + " during the case: its figures cover the case until then")
 				case err != nil:
 					cfg.Logger.Warn().Str("case", id).Msg("no sample of the server: " + u.Reason)
 				}
-				results[group[gi]].Server = &u
+				caseResults[group[gi]].Server = &u
 			}
 		}
 	}()
@@ -40,19 +41,19 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 		if !phases[j].Warmup {
 			for gi, i := range group {
 				if monitors[gi] == nil {
-					monitors[gi], results[i].ServerName = sys.Watch(sc, &sc.Cases[i])
+					monitors[gi], caseResults[i].ServerName = sys.Watch(sc, &sc.Cases[i])
 				}
 			}
 		}
 		ph := &phases[j]
 		if ph.Adaptive != nil && !ph.Warmup {
-			if err := runAdaptive(ctx, sc, group, j, results, cfgs, cfg.Judge); err != nil {
+			if err := runAdaptive(ctx, sc, group, j, caseResults, cfgs, cfg.Judge); err != nil {
 				return err
 			}
 			continue
 		}
 		if ph.Interleave && !ph.Warmup && ph.Trials > 1 && len(group) > 1 {
-			runs := make([][]*PhaseResult, len(group))
+			runs := make([][]*results.PhaseResult, len(group))
 			for k := 1; k <= ph.Trials && ctx.Err() == nil; k++ {
 				for gi, i := range group {
 					c := &sc.Cases[i]
@@ -65,7 +66,7 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 			}
 			for gi, i := range group {
 				if len(runs[gi]) > 0 {
-					results[i].Phases = append(results[i].Phases, mergeTrials(runs[gi]))
+					caseResults[i].Phases = append(caseResults[i].Phases, results.MergeTrialRuns(runs[gi]))
 				}
 			}
 			continue
@@ -79,7 +80,7 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, results 
 			if err != nil {
 				return fmt.Errorf("case %q: phase %q: %w", c.ID, c.Phases[j].Name, err)
 			}
-			results[i].Phases = append(results[i].Phases, pr)
+			caseResults[i].Phases = append(caseResults[i].Phases, pr)
 		}
 	}
 	return nil
@@ -113,12 +114,12 @@ func caseConfigs(ctx context.Context, sc *scenarios.Scenario, group []int, cfg *
 
 // runTrials runs a phase once, or trials times for a measured phase with
 // trials: N, merging the repetitions and keeping each one's figures.
-func runTrials(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config) (*PhaseResult, error) {
+func runTrials(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config) (*results.PhaseResult, error) {
 	n := ph.Trials
 	if n <= 1 || ph.Warmup {
 		return runOnce(ctx, scenario, c, ph, cfg, "")
 	}
-	var runs []*PhaseResult
+	var runs []*results.PhaseResult
 	for k := 1; k <= n && ctx.Err() == nil; k++ {
 		r, err := runOnce(ctx, scenario, c, ph, cfg, fmt.Sprintf("trial %d/%d", k, n))
 		if err != nil {
@@ -126,5 +127,5 @@ func runTrials(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 		}
 		runs = append(runs, r)
 	}
-	return mergeTrials(runs), nil
+	return results.MergeTrialRuns(runs), nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -19,14 +20,14 @@ type killObserver struct {
 	cmd  *exec.Cmd
 }
 
-func (o killObserver) PhaseStarted(s runner.Snapshot) {
+func (o killObserver) PhaseStarted(s results.Snapshot) {
 	if s.Case == o.kill && o.cmd.ProcessState == nil {
 		_ = o.cmd.Process.Kill()
 		_ = o.cmd.Wait() // reaped: gone, not a zombie
 	}
 }
-func (killObserver) Progress(runner.Snapshot)                       {}
-func (killObserver) PhaseDone(runner.Snapshot, *runner.PhaseResult) {}
+func (killObserver) Progress(results.Snapshot)                        {}
+func (killObserver) PhaseDone(results.Snapshot, *results.PhaseResult) {}
 
 // TestMonitoredProcessThatDies: a monitored process sampled in the first
 // case and killed during the second leaves the first case's figures whole,

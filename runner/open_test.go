@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -27,7 +28,7 @@ func (g *concurrencyGauge) enter() {
 
 func (g *concurrencyGauge) leave() { g.now.Add(-1) }
 
-func runOne(t *testing.T, sc *scenarios.Scenario, cfg Config) *PhaseResult {
+func runOne(t *testing.T, sc *scenarios.Scenario, cfg Config) *results.PhaseResult {
 	t.Helper()
 	res, err := Run(context.Background(), sc, cfg)
 	if err != nil {
@@ -144,12 +145,12 @@ type stallAtStart struct {
 	stall   time.Duration
 }
 
-func (s stallAtStart) PhaseStarted(Snapshot) {
+func (s stallAtStart) PhaseStarted(results.Snapshot) {
 	until := time.Now().Add(s.stall)
 	s.release.Store(&until)
 }
-func (stallAtStart) Progress(Snapshot)                {}
-func (stallAtStart) PhaseDone(Snapshot, *PhaseResult) {}
+func (stallAtStart) Progress(results.Snapshot)                        {}
+func (stallAtStart) PhaseDone(results.Snapshot, *results.PhaseResult) {}
 
 func TestOpenModelRateRamp(t *testing.T) {
 	srv := newCountingServer(t, hello)
@@ -207,26 +208,12 @@ func TestTrialsAreKeptAndMedianIsReported(t *testing.T) {
 			t.Errorf("trial %d = %+v", i, tr)
 		}
 	}
-	s := Summarize(res.Cases[0].Measured(""))
+	s := results.Summarize(res.Cases[0].Measured(""))
 	if s.Trials == nil || s.Trials.N != 3 {
 		t.Fatalf("stats trials = %+v", s.Trials)
 	}
 	if s.RPS != s.Trials.RPSMedian || s.RPS < s.Trials.RPSMin || s.RPS > s.Trials.RPSMax {
 		t.Errorf("rps %v is not the median of %v", s.RPS, s.Trials.RPS)
-	}
-}
-
-func TestSpread(t *testing.T) {
-	s := spread([]Trial{{RPS: 100, P99: 3 * time.Millisecond}, {RPS: 300, P99: time.Millisecond}, {RPS: 200, P99: 2 * time.Millisecond}})
-	if s.RPSMedian != 200 || s.RPSMin != 100 || s.RPSMax != 300 || s.P99Median != 2*time.Millisecond {
-		t.Errorf("spread = %+v", s)
-	}
-	// stddev of {100, 200, 300} is 100 (sample), mean 200.
-	if s.RPSCV < 0.499 || s.RPSCV > 0.501 {
-		t.Errorf("cv = %v, want 0.5", s.RPSCV)
-	}
-	if spread([]Trial{{RPS: 1}}) != nil {
-		t.Error("a single trial has no spread")
 	}
 }
 
@@ -254,7 +241,7 @@ func TestStarvedGeneratorIsSaturated(t *testing.T) {
 	if !p.Generator.Saturated || p.Generator.Reason == "" {
 		t.Errorf("generator not marked saturated: %+v", p.Generator)
 	}
-	if s := Summarize([]*PhaseResult{p}); !s.Generator.Saturated {
+	if s := results.Summarize([]*results.PhaseResult{p}); !s.Generator.Saturated {
 		t.Error("Summarize lost the saturation")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -227,7 +228,7 @@ func TestSchedulerOnFakeClock(t *testing.T) {
 			sc := httpScenario(scenarios.HTTPTarget{Requests: single("http://127.0.0.1:9/")},
 				scenarios.Phase{Name: "open", Rate: scenarios.Rate{From: 50, To: 50}, Duration: time.Second, MaxInFlight: 1})
 			done := make(chan struct{})
-			var p *PhaseResult
+			var p *results.PhaseResult
 			go func() {
 				defer close(done)
 				res, err := Run(context.Background(), sc, Config{Clock: clock, Tick: time.Hour,
@@ -286,7 +287,7 @@ func TestStalledServerGetsMaxInFlightConnections(t *testing.T) {
 			sc := httpScenario(scenarios.HTTPTarget{Requests: single("http://127.0.0.1:9/")},
 				scenarios.Phase{Name: "open", Rate: scenarios.Rate{From: 100, To: 100}, Duration: time.Second, MaxInFlight: limit})
 			done := make(chan struct{})
-			var p *PhaseResult
+			var p *results.PhaseResult
 			go func() {
 				defer close(done)
 				res, err := Run(context.Background(), sc, Config{Clock: clock, Tick: time.Hour, Grace: time.Minute,

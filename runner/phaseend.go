@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 )
 
 // The end of a phase: it stops sending, waits out its graceful stop and
@@ -19,7 +20,7 @@ import (
 //
 // Ticks are on the engine's clock: stalls and abort windows are
 // measurements, decided the same on a busy machine as on an idle one.
-func (pr *phaseRun) await(done <-chan struct{}, ticker Timer, cfg *Config, col *collector, res *PhaseResult, snap *Snapshot) int {
+func (pr *phaseRun) await(done <-chan struct{}, ticker Timer, cfg *Config, col *collector, res *results.PhaseResult, snap *results.Snapshot) int {
 	var late <-chan time.Time
 	reqsEnded := pr.reqCtx.Done()
 	second := 0
@@ -47,7 +48,7 @@ func (pr *phaseRun) await(done <-chan struct{}, ticker Timer, cfg *Config, col *
 				}
 			}
 			if cfg.Observer != nil {
-				snap.update(res, now.Sub(res.Start), pt.Completed-pt.Errors, now.Sub(last), pt.InFlight)
+				updateSnapshot(snap, res, now.Sub(res.Start), pt.Completed-pt.Errors, now.Sub(last), pt.InFlight)
 				snap.OldestWait, snap.Stopping = pt.OldestWait, !now.Before(pr.end)
 				cfg.Observer.Progress(*snap)
 			}
@@ -58,7 +59,7 @@ func (pr *phaseRun) await(done <-chan struct{}, ticker Timer, cfg *Config, col *
 
 // tick closes second at elapsed, with the requests still waiting, and
 // looks for a stall.
-func (pr *phaseRun) tick(col *collector, second int, elapsed time.Duration) Second {
+func (pr *phaseRun) tick(col *collector, second int, elapsed time.Duration) results.Second {
 	inFlight := pr.inFlight.Load()
 	oldest, _ := pr.board.scan(elapsed, nil, 0)
 	pt, answers := col.closeSecond(second, inFlight, oldest)
@@ -77,7 +78,7 @@ func (pr *phaseRun) tick(col *collector, second int, elapsed time.Duration) Seco
 // finish closes the phase's last second and its stalls, once its workers
 // are done: the requests given up at the end are unfinished, and a
 // stall that lasted to the end includes the graceful stop they waited.
-func (pr *phaseRun) finish(col *collector, res *PhaseResult, second int) {
+func (pr *phaseRun) finish(col *collector, res *results.PhaseResult, second int) {
 	col.drain()
 	end := pr.gaveUpAt(pr.clock.Since(res.Start))
 	// Every unfinished request was waiting until the end.
@@ -91,14 +92,14 @@ func (pr *phaseRun) finish(col *collector, res *PhaseResult, second int) {
 // abandonLate counts the requests whose clients did not return Config.Grace
 // after their context ended as unfinished, without a latency: a client
 // that ignores its context must not make a request vanish.
-func (pr *phaseRun) abandonLate(cfg *Config, col *collector, snap *Snapshot) {
+func (pr *phaseRun) abandonLate(cfg *Config, col *collector, snap *results.Snapshot) {
 	n := pr.inFlight.Load()
 	cfg.Logger.Error().Str("case", snap.Case).Str("phase", snap.Phase).Int64("in_flight", n).
 		Msg("clients did not return after their requests were cut; counting those requests unfinished")
-	cut := Counters{Requests: n, Failed: n, Errors: ErrorCounts{Unfinished: n}}
+	cut := results.Counters{Requests: n, Failed: n, Errors: results.ErrorCounts{Unfinished: n}}
 	col.pending.Merge(cut)
 	col.total.Merge(cut)
-	col.total.noteError(protocols.KindUnfinished, protocols.ErrUnfinished.Error())
+	noteError(col.total, protocols.KindUnfinished, protocols.ErrUnfinished.Error())
 }
 
 // sending reports whether a worker may start another request at now: the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -16,13 +17,13 @@ import (
 // collector, their single owner.
 type shard struct {
 	mu       sync.Mutex
-	counters Counters
-	latency  *Histogram // succeeded requests only: a refused connection is not a fast response
-	failed   *Histogram // failed requests, kept apart so they cannot flatter the percentiles
-	connect  *Histogram
-	sendLag  *Histogram   // open model only
-	byName   []namedShard // parallel to the request mix or the flow's steps; nil for a single request
-	iter     *iterShard   // a flow's iterations; nil for other targets
+	counters results.Counters
+	latency  *results.Histogram // succeeded requests only: a refused connection is not a fast response
+	failed   *results.Histogram // failed requests, kept apart so they cannot flatter the percentiles
+	connect  *results.Histogram
+	sendLag  *results.Histogram // open model only
+	byName   []namedShard       // parallel to the request mix or the flow's steps; nil for a single request
+	iter     *iterShard         // a flow's iterations; nil for other targets
 	// samples holds the first message of each error kind this shard saw
 	// that the collector has not taken yet; sampled marks the kinds already
 	// described, so that each is formatted once per phase, not per failure.
@@ -74,31 +75,31 @@ func (a *answerSpan) merge(o answerSpan) {
 }
 
 type namedShard struct {
-	counters Counters
-	latency  *Histogram
+	counters results.Counters
+	latency  *results.Histogram
 	statuses statusCounts // used only when the shard's statuses is set
 }
 
 // iterShard is one shard's part of a flow's iterations.
 type iterShard struct {
 	iterations, succeeded, failed int64
-	latency                       *Histogram // succeeded iterations only
+	latency                       *results.Histogram // succeeded iterations only
 }
 
 // newShard makes a shard for names named requests (0 for a single one)
 // and, with flow, the iterations of a flow.
 func newShard(names int, open, flow bool) *shard {
-	s := &shard{latency: NewHistogram(), failed: NewHistogram(), connect: NewHistogram()}
+	s := &shard{latency: results.NewHistogram(), failed: results.NewHistogram(), connect: results.NewHistogram()}
 	if open {
-		s.sendLag = NewHistogram()
+		s.sendLag = results.NewHistogram()
 	}
 	if flow {
-		s.iter = &iterShard{latency: NewHistogram()}
+		s.iter = &iterShard{latency: results.NewHistogram()}
 	}
 	if names > 0 {
 		s.byName = make([]namedShard, names)
 		for i := range s.byName {
-			s.byName[i].latency = NewHistogram()
+			s.byName[i].latency = results.NewHistogram()
 		}
 	}
 	return s
@@ -195,7 +196,7 @@ func (s *shard) sample(req int, name string, o *protocols.Outcome) {
 	}
 }
 
-func addOutcome(c *Counters, o *protocols.Outcome) {
+func addOutcome(c *results.Counters, o *protocols.Outcome) {
 	c.Requests++
 	if o.Kind == protocols.KindNone {
 		c.Succeeded++
@@ -204,7 +205,7 @@ func addOutcome(c *Counters, o *protocols.Outcome) {
 		if o.Kind == protocols.KindGRPC {
 			c.Errors.AddGRPC(scenarios.GRPCCode(o.Status).String(), 1)
 		} else {
-			c.Errors.Add(o.Kind, 1)
+			countError(&c.Errors, o.Kind, 1)
 		}
 	}
 	c.BytesSent += o.BytesSent
@@ -215,15 +216,15 @@ func addOutcome(c *Counters, o *protocols.Outcome) {
 // collector owns a phase's cumulative figures and its time series.
 type collector struct {
 	shards  []*shard
-	total   *PhaseResult
-	second  *Histogram  // reused for each second's percentiles
-	pending Counters    // counted this second
-	answers answerSpan  // answered this second
-	ring    *secondRing // the last seconds, for abort rules with a window; nil without
+	total   *results.PhaseResult
+	second  *results.Histogram // reused for each second's percentiles
+	pending results.Counters   // counted this second
+	answers answerSpan         // answered this second
+	ring    *secondRing        // the last seconds, for abort rules with a window; nil without
 }
 
-func newCollector(p *PhaseResult, shards []*shard) *collector {
-	return &collector{shards: shards, total: p, second: NewHistogram()}
+func newCollector(p *results.PhaseResult, shards []*shard) *collector {
+	return &collector{shards: shards, total: p, second: results.NewHistogram()}
 }
 
 // drain moves every shard's figures into the phase totals and the current
@@ -241,7 +242,7 @@ func (c *collector) drain() {
 		c.total.FailedLatency.Merge(s.failed)
 		for k, msg := range s.samples {
 			if msg != "" {
-				c.total.noteError(protocols.ErrorKind(k), msg)
+				noteError(c.total, protocols.ErrorKind(k), msg)
 				s.samples[k] = ""
 			}
 		}
@@ -257,7 +258,7 @@ func (c *collector) drain() {
 				n.statuses.moveTo(&c.total.ByName[i].StatusCodes)
 			}
 			c.total.ByName[i].Latency.Merge(n.latency)
-			n.counters = Counters{}
+			n.counters = results.Counters{}
 			n.latency.Reset()
 		}
 		if it := s.iter; it != nil {
@@ -271,7 +272,7 @@ func (c *collector) drain() {
 		}
 		c.answers.merge(s.answers)
 		s.answers = answerSpan{}
-		s.counters = Counters{}
+		s.counters = results.Counters{}
 		s.latency.Reset()
 		s.failed.Reset()
 		s.connect.Reset()
@@ -282,9 +283,9 @@ func (c *collector) drain() {
 // closeSecond drains and appends one point to the time series: inFlight
 // requests are waiting at its end, the oldest for oldest. It returns the
 // point and when the second's answers came.
-func (c *collector) closeSecond(at int, inFlight int64, oldest time.Duration) (Second, answerSpan) {
+func (c *collector) closeSecond(at int, inFlight int64, oldest time.Duration) (results.Second, answerSpan) {
 	c.drain()
-	pt := Second{
+	pt := results.Second{
 		At:         at,
 		Completed:  c.pending.Requests,
 		Errors:     c.pending.Failed,
@@ -298,7 +299,7 @@ func (c *collector) closeSecond(at int, inFlight int64, oldest time.Duration) (S
 	if c.ring != nil {
 		c.ring.push(c.pending, c.second)
 	}
-	c.pending = Counters{}
+	c.pending = results.Counters{}
 	c.answers = answerSpan{}
 	c.second.Reset()
 	return pt, answers

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
 	"errors"
 	"maps"
 	"reflect"
@@ -9,10 +8,11 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 )
 
 func TestCollectorSeriesAndTotals(t *testing.T) {
-	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram()}
+	p := &results.PhaseResult{Latency: results.NewHistogram(), FailedLatency: results.NewHistogram(), Connect: results.NewHistogram()}
 	shards := []*shard{newShard(0, false, false), newShard(0, false, false)}
 	col := newCollector(p, shards)
 	ok := protocols.Outcome{BytesSent: 10, BytesReceived: 100}
@@ -37,7 +37,7 @@ func TestCollectorSeriesAndTotals(t *testing.T) {
 	if second.Completed != 1 || second.P99 < 20*time.Millisecond || second.P99 > 21*time.Millisecond {
 		t.Errorf("second second = %+v: the first second leaked into it", second)
 	}
-	want := Counters{Requests: 11, Succeeded: 10, Failed: 1, Errors: ErrorCounts{Status: 1},
+	want := results.Counters{Requests: 11, Succeeded: 10, Failed: 1, Errors: results.ErrorCounts{Status: 1},
 		BytesSent: 110, BytesReceived: 1050}
 	if !reflect.DeepEqual(p.Counters, want) {
 		t.Errorf("totals = %+v, want %+v", p.Counters, want)
@@ -51,62 +51,6 @@ func TestCollectorSeriesAndTotals(t *testing.T) {
 	}
 	if got, want := p.ErrorSamples, map[string]string{"status": "unexpected status 503"}; !maps.Equal(got, want) {
 		t.Errorf("error samples = %q, want %q", got, want)
-	}
-}
-
-func TestHistogramJSONRoundTrip(t *testing.T) {
-	h := NewHistogram()
-	for i := 1; i <= 1000; i++ {
-		h.Record(time.Duration(i) * time.Millisecond)
-	}
-	data, err := json.Marshal(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Histogram
-	if err := json.Unmarshal(data, &back); err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []float64{50, 99, 99.9, 100} {
-		if a, b := h.Quantile(q), back.Quantile(q); a != b {
-			t.Errorf("p%v: %v before, %v after the round trip", q, a, b)
-		}
-	}
-	if back.Count() != 1000 {
-		t.Errorf("count %d after round trip", back.Count())
-	}
-}
-
-func TestHistogramClampsOutOfRange(t *testing.T) {
-	h := NewHistogram()
-	h.Record(0)
-	h.Record(2 * time.Hour)
-	if h.Count() != 2 {
-		t.Fatalf("count = %d: out-of-range samples were lost", h.Count())
-	}
-	if h.Max() < 59*time.Minute {
-		t.Errorf("max = %v, want clamped to about 1h", h.Max())
-	}
-}
-
-func TestSummarizeMergesPhases(t *testing.T) {
-	mk := func(n int64, lat time.Duration, elapsed time.Duration) *PhaseResult {
-		p := &PhaseResult{Latency: NewHistogram(), Connect: NewHistogram(), Elapsed: elapsed}
-		p.Requests, p.Succeeded = n, n
-		for i := int64(0); i < n; i++ {
-			p.Latency.Record(lat)
-		}
-		return p
-	}
-	s := Summarize([]*PhaseResult{mk(100, time.Millisecond, time.Second), mk(300, 3*time.Millisecond, time.Second)})
-	if s.Requests != 400 || s.RPS != 200 {
-		t.Errorf("requests %d rps %v, want 400 and 200", s.Requests, s.RPS)
-	}
-	if s.Latency.P50 < 3*time.Millisecond || s.Latency.Min > time.Millisecond+time.Microsecond {
-		t.Errorf("latency = %+v", s.Latency)
-	}
-	if s.ErrorRate != 0 {
-		t.Errorf("error rate %v", s.ErrorRate)
 	}
 }
 
@@ -156,9 +100,9 @@ func TestRecordStepAndIterationDoNotAllocate(t *testing.T) {
 
 func TestCollectorFlowTotals(t *testing.T) {
 	errNotFound := errors.New(`extract id: json path "id" not found`)
-	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(),
-		ByName:     []*NamedResult{{Name: "a", Latency: NewHistogram()}, {Name: "b", Latency: NewHistogram()}},
-		Iterations: &IterationResult{Latency: NewHistogram()}}
+	p := &results.PhaseResult{Latency: results.NewHistogram(), FailedLatency: results.NewHistogram(), Connect: results.NewHistogram(),
+		ByName:     []*results.NamedResult{{Name: "a", Latency: results.NewHistogram()}, {Name: "b", Latency: results.NewHistogram()}},
+		Iterations: &results.IterationResult{Latency: results.NewHistogram()}}
 	shards := []*shard{newShard(2, false, true), newShard(2, false, true)}
 	col := newCollector(p, shards)
 	ok, bad := protocols.Outcome{}, protocols.Outcome{Kind: protocols.KindExtract, Err: errNotFound}
@@ -179,7 +123,7 @@ func TestCollectorFlowTotals(t *testing.T) {
 	if p.ByName[0].Requests != 5 || p.ByName[0].Errors.Extract != 1 || p.ByName[1].Requests != 4 {
 		t.Errorf("by name = %+v, %+v", p.ByName[0].Counters, p.ByName[1].Counters)
 	}
-	want := Counters{Requests: 10, Succeeded: 8, Failed: 2, Errors: ErrorCounts{Extract: 1, Status: 1}}
+	want := results.Counters{Requests: 10, Succeeded: 8, Failed: 2, Errors: results.ErrorCounts{Extract: 1, Status: 1}}
 	if !reflect.DeepEqual(p.Counters, want) {
 		t.Errorf("totals = %+v, want %+v: steps and the failed setup request", p.Counters, want)
 	}

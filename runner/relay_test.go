@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -14,7 +15,7 @@ import (
 // bookkeeping, with no wait.
 func behindRelay() (*relay, Timer) {
 	pr := &phaseRun{phase: &scenarios.Phase{Rate: scenarios.Rate{From: 1e9, To: 1e9}}, clock: WallClock{},
-		schedLag: NewHistogram(), dataEnd: make(chan struct{}), start: time.Now().Add(-time.Hour)}
+		schedLag: results.NewHistogram(), dataEnd: make(chan struct{}), start: time.Now().Add(-time.Hour)}
 	var sent atomic.Int64
 	r := newRelay(pr, 1, &sent)
 	timer := pr.clock.NewTimer(time.Hour)

@@ -8,16 +8,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 // scriptedSLO passes or fails the probes in the order given, whatever
 // their figures: what the search does with verdicts is under test, not
 // the server's speed.
-func scriptedSLO(t *testing.T, verdicts ...bool) func(*scenarios.Case, *scenarios.Phase, Stats) (bool, string, error) {
+func scriptedSLO(t *testing.T, verdicts ...bool) func(*scenarios.Case, *scenarios.Phase, results.Stats) (bool, string, error) {
 	var mu sync.Mutex
 	n := 0
-	return func(_ *scenarios.Case, ph *scenarios.Phase, st Stats) (bool, string, error) {
+	return func(_ *scenarios.Case, ph *scenarios.Phase, st results.Stats) (bool, string, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if ph.Search == nil {
@@ -39,13 +41,13 @@ type phaseLog struct {
 	started []string
 }
 
-func (l *phaseLog) PhaseStarted(s Snapshot) {
+func (l *phaseLog) PhaseStarted(s results.Snapshot) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.started = append(l.started, s.Phase)
 }
-func (l *phaseLog) Progress(Snapshot)                {}
-func (l *phaseLog) PhaseDone(Snapshot, *PhaseResult) {}
+func (l *phaseLog) Progress(results.Snapshot)                        {}
+func (l *phaseLog) PhaseDone(results.Snapshot, *results.PhaseResult) {}
 
 func searchPhase(s scenarios.Search) scenarios.Phase {
 	s.Step, s.ProbeWarmup, s.MaxInFlight = 100*time.Millisecond, 50*time.Millisecond, 20
@@ -57,7 +59,7 @@ func searchPhase(s scenarios.Search) scenarios.Phase {
 // probes', and the phase's counters are the probes' measured steps. It
 // reports whether the generator kept up with every probe, so that the
 // caller can check the exact path too.
-func checkProbes(t *testing.T, s *scenarios.Search, p *PhaseResult) bool {
+func checkProbes(t *testing.T, s *scenarios.Search, p *results.PhaseResult) bool {
 	t.Helper()
 	if p.Search == nil {
 		t.Fatal("no search result on a search phase")
@@ -97,7 +99,7 @@ func TestSearchPhaseProbesAndMerges(t *testing.T) {
 	}
 	var got []string
 	for _, pr := range p.Search.Probes {
-		got = append(got, pr.Kind+" "+fmtRate(pr.Rate))
+		got = append(got, pr.Kind+" "+units.FormatRate(pr.Rate))
 	}
 	want := "grow 50/s, grow 100/s, grow 200/s, bisect 150/s, bisect 175/s, confirm 150/s"
 	if strings.Join(got, ", ") != want {
@@ -106,7 +108,7 @@ func TestSearchPhaseProbesAndMerges(t *testing.T) {
 	if p.Search.Capacity != 150 || p.Search.Pass != 150 || p.Search.Fail != 175 {
 		t.Errorf("search found %+v, want capacity 150 in [150, 175]", *p.Search)
 	}
-	if st := Summarize([]*PhaseResult{p}); st.Capacity != 150 || st.Search != p.Search {
+	if st := results.Summarize([]*results.PhaseResult{p}); st.Capacity != 150 || st.Search != p.Search {
 		t.Errorf("stats capacity %v, want the search's 150", st.Capacity)
 	}
 	if pr := p.Search.Probes[2]; pr.Passed || pr.Reason == "" {
@@ -146,18 +148,18 @@ func TestSearchTrialsTakeTheMedianCapacity(t *testing.T) {
 		t.Fatalf("%d trials, want 3", len(p.Trials))
 	}
 	caps := []float64{p.Trials[0].Capacity, p.Trials[1].Capacity, p.Trials[2].Capacity}
-	st := Summarize([]*PhaseResult{p})
+	st := results.Summarize([]*results.PhaseResult{p})
 	if p.Search == nil || st.Capacity != p.Search.Capacity {
 		t.Fatalf("stats capacity %v, the merged phase's search %+v: want the median trial's", st.Capacity, p.Search)
 	}
 	// The merged phase shows the median trial's search, the second.
-	checkProbes(t, ph.Search, &PhaseResult{Search: p.Search, Counters: Counters{Requests: requestsOf(p.Search)}})
+	checkProbes(t, ph.Search, &results.PhaseResult{Search: p.Search, Counters: results.Counters{Requests: requestsOf(p.Search)}})
 	if caps[0] != 200 || caps[1] != 150 || caps[2] != 0 || st.Capacity != 150 || len(p.Search.Probes) != 3 {
 		t.Errorf("trial capacities %v median %v, want [200 150 0] and 150", caps, st.Capacity)
 	}
 }
 
-func requestsOf(s *SearchResult) int64 {
+func requestsOf(s *results.SearchResult) int64 {
 	var n int64
 	for _, p := range s.Probes {
 		n += p.Requests
@@ -180,19 +182,19 @@ func TestSearchWithoutSLOJudgeFailsBeforeLoad(t *testing.T) {
 }
 
 func TestJudgeProbe(t *testing.T) {
-	measured := func(saturated bool) *PhaseResult {
-		r := &PhaseResult{Latency: NewHistogram(), Elapsed: 10 * time.Second,
-			Counters: Counters{Requests: 1000, Succeeded: 900, Failed: 100}}
+	measured := func(saturated bool) *results.PhaseResult {
+		r := &results.PhaseResult{Latency: results.NewHistogram(), Elapsed: 10 * time.Second,
+			Counters: results.Counters{Requests: 1000, Succeeded: 900, Failed: 100}}
 		for range 900 {
 			r.Latency.Record(10 * time.Millisecond)
 		}
 		if saturated {
-			r.Generator = Generator{Saturated: true, Reason: "cpu 95%"}
+			r.Generator = results.Generator{Saturated: true, Reason: "cpu 95%"}
 		}
 		return r
 	}
 	slo := func(passed bool, err error) Judge {
-		return Judge{SLO: func(*scenarios.Case, *scenarios.Phase, Stats) (bool, string, error) {
+		return Judge{SLO: func(*scenarios.Case, *scenarios.Phase, results.Stats) (bool, string, error) {
 			return passed, "error_rate = 0.1", err
 		}}
 	}
@@ -200,7 +202,7 @@ func TestJudgeProbe(t *testing.T) {
 	// default 5% precision, 120/s is not.
 	tests := []struct {
 		name      string
-		r         *PhaseResult
+		r         *results.PhaseResult
 		judge     Judge
 		rate      float64
 		passed    bool
@@ -249,39 +251,5 @@ func TestKeptUp(t *testing.T) {
 		if got := keptUp(tc.rate, tc.achieved, tc.prc, tc.step); got != tc.want {
 			t.Errorf("%s: keptUp(%v, %v, %v, %v) = %v, want %v", tc.name, tc.rate, tc.achieved, tc.prc, tc.step, got, tc.want)
 		}
-	}
-}
-
-func TestMedianSearch(t *testing.T) {
-	runs := func(caps ...float64) []*PhaseResult {
-		var rs []*PhaseResult
-		for i, c := range caps {
-			rs = append(rs, &PhaseResult{Search: &SearchResult{Capacity: c, LimitedByGenerator: i == 1 && c < 0}})
-		}
-		return rs
-	}
-	tests := []struct {
-		name string
-		runs []*PhaseResult
-		want float64
-	}{
-		{"odd", runs(300, 100, 200), 200},
-		{"even takes the lower middle", runs(400, 100, 300, 200), 200},
-		{"one", runs(50), 50},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := medianSearch(tt.runs); got == nil || got.Capacity != tt.want {
-				t.Errorf("median search %+v, want capacity %v", got, tt.want)
-			}
-		})
-	}
-	limited := runs(100, 200)
-	limited[0].Search.LimitedByGenerator = true
-	if got := medianSearch(limited); !got.LimitedByGenerator {
-		t.Error("a trial limited by the generator must mark the merged search")
-	}
-	if medianSearch([]*PhaseResult{{}}) != nil {
-		t.Error("phases without a search have no median search")
 	}
 }

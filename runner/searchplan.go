@@ -2,10 +2,11 @@ package runner
 
 import (
 	"fmt"
-	"math"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 // Probe kinds, in the order a search uses them.
@@ -30,13 +31,13 @@ const maxProbes = 64
 // confirmation is a failure like any other: it lowers the bracket's top and
 // the bisection resumes below it. A saturated probe ends the search, since
 // the generator, not the server, set the limit.
-func nextProbe(s *scenarios.Search, probes []Probe) (rate float64, kind string, done bool, reason string) {
+func nextProbe(s *scenarios.Search, probes []results.Probe) (rate float64, kind string, done bool, reason string) {
 	if len(probes) == 0 {
 		return s.From, ProbeGrow, false, ""
 	}
 	last := probes[len(probes)-1]
 	if last.Saturated {
-		return 0, "", true, fmt.Sprintf("the generator saturated at %s: %s", fmtRate(last.Rate), last.Reason)
+		return 0, "", true, fmt.Sprintf("the generator saturated at %s: %s", units.FormatRate(last.Rate), last.Reason)
 	}
 	if len(probes) >= maxProbes {
 		return 0, "", true, fmt.Sprintf("stopped after %d probes without settling", len(probes))
@@ -49,17 +50,17 @@ func nextProbe(s *scenarios.Search, probes []Probe) (rate float64, kind string, 
 		if confirmed(probes, pass) < s.Confirm {
 			return pass, ProbeConfirm, false, ""
 		}
-		return 0, "", true, fmt.Sprintf("the highest rate, %s, met the SLO", fmtRate(s.Max))
+		return 0, "", true, fmt.Sprintf("the highest rate, %s, met the SLO", units.FormatRate(s.Max))
 	case fail == 0:
 		return min(2*pass, s.Max), ProbeGrow, false, ""
 	case pass == 0:
-		return 0, "", true, fmt.Sprintf("even %s failed the SLO", fmtRate(fail))
+		return 0, "", true, fmt.Sprintf("even %s failed the SLO", units.FormatRate(fail))
 	case (fail-pass)/pass > s.Precision:
 		return (pass + fail) / 2, ProbeBisect, false, ""
 	case confirmed(probes, pass) < s.Confirm:
 		return pass, ProbeConfirm, false, ""
 	default:
-		return 0, "", true, fmt.Sprintf("%s met the SLO, %s did not", fmtRate(pass), fmtRate(fail))
+		return 0, "", true, fmt.Sprintf("%s met the SLO, %s did not", units.FormatRate(pass), units.FormatRate(fail))
 	}
 }
 
@@ -67,7 +68,7 @@ func nextProbe(s *scenarios.Search, probes []Probe) (rate float64, kind string, 
 // when none did) and the highest that passed below it (0 when none did).
 // Saturated probes judge the generator, not the server, and count for
 // neither.
-func bracket(probes []Probe) (pass, fail float64) {
+func bracket(probes []results.Probe) (pass, fail float64) {
 	for _, p := range probes {
 		if !p.Saturated && !p.Passed && (fail == 0 || p.Rate < fail) {
 			fail = p.Rate
@@ -82,7 +83,7 @@ func bracket(probes []Probe) (pass, fail float64) {
 }
 
 // confirmed counts the passed confirmations of rate.
-func confirmed(probes []Probe, rate float64) int {
+func confirmed(probes []results.Probe, rate float64) int {
 	n := 0
 	for _, p := range probes {
 		if p.Kind == ProbeConfirm && p.Rate == rate && p.Passed && !p.Saturated {
@@ -93,22 +94,13 @@ func confirmed(probes []Probe, rate float64) int {
 }
 
 // searchOutcome is what the probes of a finished search found.
-func searchOutcome(probes []Probe, reason string) *SearchResult {
+func searchOutcome(probes []results.Probe, reason string) *results.SearchResult {
 	pass, fail := bracket(probes)
-	r := &SearchResult{Probes: probes, Capacity: pass, Pass: pass, Fail: fail, Reason: reason}
+	r := &results.SearchResult{Probes: probes, Capacity: pass, Pass: pass, Fail: fail, Reason: reason}
 	if n := len(probes); n > 0 && probes[n-1].Saturated {
 		r.LimitedByGenerator = true
 	}
 	return r
-}
-
-// fmtRate writes a rate as users write them: whole numbers without a
-// fraction, others to a tenth.
-func fmtRate(r float64) string {
-	if r == math.Trunc(r) {
-		return fmt.Sprintf("%.0f/s", r)
-	}
-	return fmt.Sprintf("%.1f/s", r)
 }
 
 // Draining between probes. Against a server with an unbounded queue (no
@@ -133,7 +125,7 @@ const maxDrainPause = 30 * time.Second
 // if it failed (its SLO, or keeping up); nil otherwise. A probe that met
 // the SLO and kept up with its rate left no more than its usual few
 // requests in flight.
-func drainFrom(probes []Probe) *Probe {
+func drainFrom(probes []results.Probe) *results.Probe {
 	if len(probes) == 0 {
 		return nil
 	}
@@ -148,7 +140,7 @@ func drainFrom(probes []Probe) *Probe {
 // capacity is the server's throughput (at its requested rate if it
 // measured none), plus a tenth for the timers of a busy machine; at most
 // maxDrainPause.
-func drainPause(p *Probe) time.Duration {
+func drainPause(p *results.Probe) time.Duration {
 	if p == nil || p.Left <= 0 {
 		return 0
 	}
@@ -166,7 +158,7 @@ func drainPause(p *Probe) time.Duration {
 // leftBehind counts the requests r's step left waiting for an answer:
 // the in-flight count of its last point (which the old abandoned and the
 // new graceful stop leaves unfinished), or its unfinished errors.
-func leftBehind(r *PhaseResult) int64 {
+func leftBehind(r *results.PhaseResult) int64 {
 	var n int64
 	if len(r.Series) > 0 {
 		n = r.Series[len(r.Series)-1].InFlight
@@ -177,8 +169,8 @@ func leftBehind(r *PhaseResult) int64 {
 // sendingPoints are the points of a warm-up's series that cover a whole
 // tick of its sending time: not a last partial one, nor those of its
 // graceful stop, whose arrivals had ended.
-func sendingPoints(series []Second, tick, sending time.Duration) []Second {
-	var pts []Second
+func sendingPoints(series []results.Second, tick, sending time.Duration) []results.Second {
+	var pts []results.Second
 	for _, pt := range series {
 		if time.Duration(pt.At+1)*tick <= sending+tick/4 {
 			pts = append(pts, pt)
@@ -197,7 +189,7 @@ const (
 // latencyOf is a point's latency: its p99, or the age of its oldest
 // request still waiting when that is more, since that request's latency
 // will be at least its age.
-func latencyOf(pt Second) time.Duration { return max(pt.P99, pt.OldestWait) }
+func latencyOf(pt results.Second) time.Duration { return max(pt.P99, pt.OldestWait) }
 
 // trendSlack is how much a latency may move between two steady points:
 // half again, plus a floor for the noise of fast ones.
@@ -210,7 +202,7 @@ const trendSlack = 2 * time.Millisecond
 // answered than arrive. Counts within max(tol × arrivals a tick, 2) of
 // each other, and latencies within half again plus trendSlack, are the
 // same.
-func warmupTrend(rate float64, tick time.Duration, tol float64, a, b Second) (trend int, why string) {
+func warmupTrend(rate float64, tick time.Duration, tol float64, a, b results.Second) (trend int, why string) {
 	n := rate * tick.Seconds()
 	slack := max(tol*n, 2)
 	la, lb := latencyOf(a), latencyOf(b)
@@ -240,7 +232,7 @@ func warmupTrend(rate float64, tick time.Duration, tol float64, a, b Second) (tr
 // backlog grows, or that dropped arrivals, is over capacity by its own
 // rate: waiting longer would only grow it, so the step is measured at
 // once. note says what was done, for the probe's result.
-func warmupNext(rate float64, tick time.Duration, tol float64, pts []Second, dropped bool, extensions int) (extend, steady bool, note string) {
+func warmupNext(rate float64, tick time.Duration, tol float64, pts []results.Second, dropped bool, extensions int) (extend, steady bool, note string) {
 	done := "warm-up steady"
 	if extensions > 0 {
 		done = fmt.Sprintf("warm-up extended %d× until steady", extensions)

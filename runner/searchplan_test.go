@@ -7,11 +7,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
-func pass(kind string, rate float64) Probe { return Probe{Kind: kind, Rate: rate, Passed: true} }
-func fail(kind string, rate float64) Probe { return Probe{Kind: kind, Rate: rate} }
+func pass(kind string, rate float64) results.Probe {
+	return results.Probe{Kind: kind, Rate: rate, Passed: true}
+}
+func fail(kind string, rate float64) results.Probe { return results.Probe{Kind: kind, Rate: rate} }
 
 func TestNextProbe(t *testing.T) {
 	s := &scenarios.Search{From: 100, Max: 1000, Precision: 0.1, Step: time.Second}
@@ -26,42 +29,42 @@ func TestNextProbe(t *testing.T) {
 	tests := []struct {
 		name   string
 		search *scenarios.Search
-		probes []Probe
+		probes []results.Probe
 		want   want
 	}{
 		{"starts at from", s, nil, want{100, ProbeGrow, false, ""}},
-		{"doubles after a pass", s, []Probe{pass(ProbeGrow, 100)}, want{200, ProbeGrow, false, ""}},
-		{"growth is capped at max", s, []Probe{pass(ProbeGrow, 100), pass(ProbeGrow, 200), pass(ProbeGrow, 400), pass(ProbeGrow, 800)},
+		{"doubles after a pass", s, []results.Probe{pass(ProbeGrow, 100)}, want{200, ProbeGrow, false, ""}},
+		{"growth is capped at max", s, []results.Probe{pass(ProbeGrow, 100), pass(ProbeGrow, 200), pass(ProbeGrow, 400), pass(ProbeGrow, 800)},
 			want{1000, ProbeGrow, false, ""}},
-		{"max passing ends the search", s, []Probe{pass(ProbeGrow, 800), pass(ProbeGrow, 1000)},
+		{"max passing ends the search", s, []results.Probe{pass(ProbeGrow, 800), pass(ProbeGrow, 1000)},
 			want{0, "", true, "the highest rate, 1000/s, met the SLO"}},
-		{"max passing is confirmed first", &confirm2, []Probe{pass(ProbeGrow, 800), pass(ProbeGrow, 1000)},
+		{"max passing is confirmed first", &confirm2, []results.Probe{pass(ProbeGrow, 800), pass(ProbeGrow, 1000)},
 			want{1000, ProbeConfirm, false, ""}},
-		{"a failure starts the bisection", s, []Probe{pass(ProbeGrow, 100), pass(ProbeGrow, 200), fail(ProbeGrow, 400)},
+		{"a failure starts the bisection", s, []results.Probe{pass(ProbeGrow, 100), pass(ProbeGrow, 200), fail(ProbeGrow, 400)},
 			want{300, ProbeBisect, false, ""}},
-		{"bisection narrows from below", s, []Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300)},
+		{"bisection narrows from below", s, []results.Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300)},
 			want{350, ProbeBisect, false, ""}},
-		{"bisection narrows from above", s, []Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), fail(ProbeBisect, 300)},
+		{"bisection narrows from above", s, []results.Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), fail(ProbeBisect, 300)},
 			want{250, ProbeBisect, false, ""}},
 		{"a bracket within precision ends the search", s,
-			[]Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300), fail(ProbeBisect, 325)},
+			[]results.Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300), fail(ProbeBisect, 325)},
 			want{0, "", true, "300/s met the SLO, 325/s did not"}},
 		{"a bracket within precision is confirmed", &confirm2,
-			[]Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300), fail(ProbeBisect, 325)},
+			[]results.Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300), fail(ProbeBisect, 325)},
 			want{300, ProbeConfirm, false, ""}},
 		{"one confirmation is not two", &confirm2,
-			[]Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300), fail(ProbeBisect, 325), pass(ProbeConfirm, 300)},
+			[]results.Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300), fail(ProbeBisect, 325), pass(ProbeConfirm, 300)},
 			want{300, ProbeConfirm, false, ""}},
 		{"confirmed twice ends the search", &confirm2,
-			[]Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300), fail(ProbeBisect, 325), pass(ProbeConfirm, 300), pass(ProbeConfirm, 300)},
+			[]results.Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300), fail(ProbeBisect, 325), pass(ProbeConfirm, 300), pass(ProbeConfirm, 300)},
 			want{0, "", true, "300/s met the SLO, 325/s did not"}},
 		{"a failed confirmation resumes the bisection below it", &confirm2,
-			[]Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300), fail(ProbeBisect, 325), fail(ProbeConfirm, 300)},
+			[]results.Probe{pass(ProbeGrow, 200), fail(ProbeGrow, 400), pass(ProbeBisect, 300), fail(ProbeBisect, 325), fail(ProbeConfirm, 300)},
 			want{250, ProbeBisect, false, ""}},
-		{"the first rate failing ends the search", s, []Probe{fail(ProbeGrow, 100)},
+		{"the first rate failing ends the search", s, []results.Probe{fail(ProbeGrow, 100)},
 			want{0, "", true, "even 100/s failed the SLO"}},
 		{"a saturated probe ends the search", s,
-			[]Probe{pass(ProbeGrow, 100), {Kind: ProbeGrow, Rate: 200, Saturated: true, Reason: "cpu 95%"}},
+			[]results.Probe{pass(ProbeGrow, 100), {Kind: ProbeGrow, Rate: 200, Saturated: true, Reason: "cpu 95%"}},
 			want{0, "", true, "the generator saturated at 200/s: cpu 95%"}},
 	}
 	for _, tt := range tests {
@@ -96,7 +99,7 @@ func TestSearchFindsTheTruth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var probes []Probe
+			var probes []results.Probe
 			for {
 				rate, kind, done, reason := nextProbe(&tt.search, probes)
 				if done {
@@ -118,7 +121,7 @@ func TestSearchFindsTheTruth(t *testing.T) {
 				if len(probes) > 100 {
 					t.Fatalf("search does not end: %+v", probes)
 				}
-				probes = append(probes, Probe{Kind: kind, Rate: rate, Passed: rate <= tt.truth})
+				probes = append(probes, results.Probe{Kind: kind, Rate: rate, Passed: rate <= tt.truth})
 			}
 		})
 	}
@@ -127,16 +130,16 @@ func TestSearchFindsTheTruth(t *testing.T) {
 func TestSearchOutcome(t *testing.T) {
 	tests := []struct {
 		name   string
-		probes []Probe
-		want   SearchResult
+		probes []results.Probe
+		want   results.SearchResult
 	}{
-		{"bracket", []Probe{pass(ProbeGrow, 100), fail(ProbeGrow, 200), pass(ProbeBisect, 150), fail(ProbeBisect, 175)},
-			SearchResult{Capacity: 150, Pass: 150, Fail: 175}},
-		{"limited by the generator", []Probe{pass(ProbeGrow, 100), {Rate: 200, Saturated: true}},
-			SearchResult{Capacity: 100, Pass: 100, LimitedByGenerator: true}},
-		{"a failed confirmation lowers the top", []Probe{pass(ProbeGrow, 100), fail(ProbeGrow, 200), pass(ProbeBisect, 150), fail(ProbeConfirm, 150)},
-			SearchResult{Capacity: 100, Pass: 100, Fail: 150}},
-		{"nothing passed", []Probe{fail(ProbeGrow, 100)}, SearchResult{Fail: 100}},
+		{"bracket", []results.Probe{pass(ProbeGrow, 100), fail(ProbeGrow, 200), pass(ProbeBisect, 150), fail(ProbeBisect, 175)},
+			results.SearchResult{Capacity: 150, Pass: 150, Fail: 175}},
+		{"limited by the generator", []results.Probe{pass(ProbeGrow, 100), {Rate: 200, Saturated: true}},
+			results.SearchResult{Capacity: 100, Pass: 100, LimitedByGenerator: true}},
+		{"a failed confirmation lowers the top", []results.Probe{pass(ProbeGrow, 100), fail(ProbeGrow, 200), pass(ProbeBisect, 150), fail(ProbeConfirm, 150)},
+			results.SearchResult{Capacity: 100, Pass: 100, Fail: 150}},
+		{"nothing passed", []results.Probe{fail(ProbeGrow, 100)}, results.SearchResult{Fail: 100}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,14 +155,14 @@ func TestSearchOutcome(t *testing.T) {
 func TestDrainFrom(t *testing.T) {
 	tests := []struct {
 		name   string
-		probes []Probe
+		probes []results.Probe
 		want   float64 // the rate of the probe to drain, 0 for none
 	}{
 		{"first probe: nothing to drain", nil, 0},
-		{"after a pass: its few in flight are no backlog", []Probe{pass(ProbeGrow, 100)}, 0},
-		{"after a failure: drain it", []Probe{pass(ProbeGrow, 100), fail(ProbeGrow, 200)}, 200},
-		{"only the last probe counts", []Probe{fail(ProbeGrow, 200), pass(ProbeBisect, 150)}, 0},
-		{"a saturated probe ends the search, and judged nothing", []Probe{{Rate: 400, Saturated: true}}, 0},
+		{"after a pass: its few in flight are no backlog", []results.Probe{pass(ProbeGrow, 100)}, 0},
+		{"after a failure: drain it", []results.Probe{pass(ProbeGrow, 100), fail(ProbeGrow, 200)}, 200},
+		{"only the last probe counts", []results.Probe{fail(ProbeGrow, 200), pass(ProbeBisect, 150)}, 0},
+		{"a saturated probe ends the search, and judged nothing", []results.Probe{{Rate: 400, Saturated: true}}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,15 +177,15 @@ func TestDrainFrom(t *testing.T) {
 func TestDrainPause(t *testing.T) {
 	tests := []struct {
 		name string
-		p    *Probe
+		p    *results.Probe
 		want time.Duration
 	}{
 		{"no probe", nil, 0},
-		{"nothing left", &Probe{Rate: 1600, Achieved: 900, Left: 0}, 0},
-		{"1000 left by an overload the server took at 900/s: 1.11 s, plus a tenth", &Probe{Rate: 1600, Achieved: 900, Left: 1000}, 1222222222},
-		{"nothing achieved: at the requested rate", &Probe{Rate: 500, Left: 100}, 220 * time.Millisecond},
-		{"a backlog of minutes is waited for at most maxDrainPause", &Probe{Rate: 1000, Achieved: 10, Left: 1000}, maxDrainPause},
-		{"no rate at all: the longest pause", &Probe{Left: 5}, maxDrainPause},
+		{"nothing left", &results.Probe{Rate: 1600, Achieved: 900, Left: 0}, 0},
+		{"1000 left by an overload the server took at 900/s: 1.11 s, plus a tenth", &results.Probe{Rate: 1600, Achieved: 900, Left: 1000}, 1222222222},
+		{"nothing achieved: at the requested rate", &results.Probe{Rate: 500, Left: 100}, 220 * time.Millisecond},
+		{"a backlog of minutes is waited for at most maxDrainPause", &results.Probe{Rate: 1000, Achieved: 10, Left: 1000}, maxDrainPause},
+		{"no rate at all: the longest pause", &results.Probe{Left: 5}, maxDrainPause},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,14 +199,14 @@ func TestDrainPause(t *testing.T) {
 func TestLeftBehind(t *testing.T) {
 	tests := []struct {
 		name string
-		r    PhaseResult
+		r    results.PhaseResult
 		want int64
 	}{
-		{"no series", PhaseResult{}, 0},
-		{"abandoned at the end: the last point's in flight", PhaseResult{Series: []Second{{InFlight: 1000}, {InFlight: 979}}}, 979},
-		{"graceful stop ran out: its unfinished", PhaseResult{Series: []Second{{InFlight: 3}},
-			Counters: Counters{Errors: ErrorCounts{Unfinished: 40}}}, 40},
-		{"all answered", PhaseResult{Series: []Second{{InFlight: 900}, {InFlight: 0}}}, 0},
+		{"no series", results.PhaseResult{}, 0},
+		{"abandoned at the end: the last point's in flight", results.PhaseResult{Series: []results.Second{{InFlight: 1000}, {InFlight: 979}}}, 979},
+		{"graceful stop ran out: its unfinished", results.PhaseResult{Series: []results.Second{{InFlight: 3}},
+			Counters: results.Counters{Errors: results.ErrorCounts{Unfinished: 40}}}, 40},
+		{"all answered", results.PhaseResult{Series: []results.Second{{InFlight: 900}, {InFlight: 0}}}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -215,7 +218,7 @@ func TestLeftBehind(t *testing.T) {
 }
 
 func TestSendingPoints(t *testing.T) {
-	series := []Second{{At: 0}, {At: 1}, {At: 2}, {At: 3}}
+	series := []results.Second{{At: 0}, {At: 1}, {At: 2}, {At: 3}}
 	tests := []struct {
 		name          string
 		tick, sending time.Duration
@@ -239,15 +242,15 @@ func TestSendingPoints(t *testing.T) {
 
 // pt is a one-second point: answered requests, requests waiting at its
 // end, and p99 in milliseconds.
-func pt(completed, inFlight int64, p99ms float64) Second {
-	return Second{Completed: completed, InFlight: inFlight, P99: time.Duration(p99ms * float64(time.Millisecond))}
+func pt(completed, inFlight int64, p99ms float64) results.Second {
+	return results.Second{Completed: completed, InFlight: inFlight, P99: time.Duration(p99ms * float64(time.Millisecond))}
 }
 
 func TestWarmupTrend(t *testing.T) {
 	// At 800/s a one-second point has 800 arrivals; 5 % is 40.
 	tests := []struct {
 		name string
-		a, b Second
+		a, b results.Second
 		want int
 	}{
 		{"server keeping up: same counts, p99 of its service time", pt(800, 4, 6), pt(799, 5, 8), trendSteady},
@@ -255,7 +258,7 @@ func TestWarmupTrend(t *testing.T) {
 		{"backlog draining: fewer waiting", pt(870, 900, 1100), pt(880, 300, 900), trendDraining},
 		{"backlog draining: latency falling", pt(820, 20, 400), pt(810, 5, 30), trendDraining},
 		{"catching up: more answered than arrive", pt(700, 40, 30), pt(900, 30, 25), trendDraining},
-		{"the oldest waiting request is latency too", Second{Completed: 800, InFlight: 5, P99: 8e6, OldestWait: 2e9}, pt(800, 5, 8), trendDraining},
+		{"the oldest waiting request is latency too", results.Second{Completed: 800, InFlight: 5, P99: 8e6, OldestWait: 2e9}, pt(800, 5, 8), trendDraining},
 		{"over capacity: more waiting each second", pt(700, 300, 350), pt(700, 400, 450), trendGrowing},
 		{"over capacity: latency rising", pt(800, 10, 10), pt(800, 20, 60), trendGrowing},
 		{"over capacity at the max_in_flight cap: fewer answered than arrive", pt(700, 1000, 1400), pt(700, 1000, 1500), trendGrowing},
@@ -271,12 +274,12 @@ func TestWarmupTrend(t *testing.T) {
 }
 
 func TestWarmupNext(t *testing.T) {
-	steady := []Second{pt(800, 4, 6), pt(800, 4, 7)}
-	draining := []Second{pt(870, 900, 1100), pt(880, 300, 900)}
-	growing := []Second{pt(700, 300, 350), pt(700, 400, 450)}
+	steady := []results.Second{pt(800, 4, 6), pt(800, 4, 7)}
+	draining := []results.Second{pt(870, 900, 1100), pt(880, 300, 900)}
+	growing := []results.Second{pt(700, 300, 350), pt(700, 400, 450)}
 	tests := []struct {
 		name       string
-		pts        []Second
+		pts        []results.Second
 		dropped    bool
 		extensions int
 		extend     bool

@@ -1,14 +1,14 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/units"
 )
 
 // defaultProbeWarmup is a probe's unmeasured lead-in when the scenario
@@ -37,7 +37,7 @@ func checkJudge(sc *scenarios.Scenario, j Judge) error {
 }
 
 // runOnce runs phase ph of case c once: a capacity search, or one load.
-func runOnce(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*PhaseResult, error) {
+func runOnce(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*results.PhaseResult, error) {
 	if ph.Search != nil {
 		return runSearch(ctx, scenario, c, ph, cfg, label)
 	}
@@ -48,13 +48,13 @@ func runOnce(ctx context.Context, scenario string, c *scenarios.Case, ph *scenar
 // picks until it is done. The phase's counters and histograms are the
 // measured parts of every probe together, so it reads like any phase;
 // the probes themselves and what they found are in Search.
-func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*PhaseResult, error) {
+func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*results.PhaseResult, error) {
 	if cfg.Judge.SLO == nil {
 		return nil, errNoSLOJudge
 	}
-	var probes []Probe
-	var measured []*PhaseResult
-	var aborted *Aborted
+	var probes []results.Probe
+	var measured []*results.PhaseResult
+	var aborted *results.Aborted
 	start := cfg.Clock.Now()
 	reason := "interrupted"
 	for ctx.Err() == nil {
@@ -97,7 +97,7 @@ func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 }
 
 func probeLabel(label string, n int, kind string, rate float64) string {
-	l := fmt.Sprintf("probe %d, %s %s", n, kind, fmtRate(rate))
+	l := fmt.Sprintf("probe %d, %s %s", n, kind, units.FormatRate(rate))
 	if label != "" {
 		l = label + ", " + l
 	}
@@ -110,7 +110,7 @@ func probeLabel(label string, n int, kind string, rate float64) string {
 // what prev left (warmUp), and says how in the ProbeDrain. An abort rule
 // that stopped either comes back with its time counted from since, the
 // search's start.
-func runProbe(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string, rate float64, since time.Time, prev *Probe) (*PhaseResult, *ProbeDrain, *Aborted, error) {
+func runProbe(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string, rate float64, since time.Time, prev *results.Probe) (*results.PhaseResult, *results.ProbeDrain, *results.Aborted, error) {
 	load := scenarios.Phase{Name: ph.Name, Pos: ph.Pos, Warmup: true, Duration: probeWarmup(ph.Search),
 		Rate: scenarios.Rate{From: rate, To: rate}, MaxInFlight: ph.Search.MaxInFlight, GracefulStop: ph.GracefulStop}
 	drain, a, err := warmUp(ctx, scenario, c, ph, cfg, &load, label, since, prev)
@@ -137,15 +137,15 @@ func probeWarmup(s *scenarios.Search) time.Duration {
 // first waits idle for drainPause, then runs the warm-up again while
 // warmupNext asks for it; the ProbeDrain (nil without prev) says what was
 // done.
-func warmUp(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, load *scenarios.Phase, label string, since time.Time, prev *Probe) (*ProbeDrain, *Aborted, error) {
-	var drain *ProbeDrain
+func warmUp(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, load *scenarios.Phase, label string, since time.Time, prev *results.Probe) (*results.ProbeDrain, *results.Aborted, error) {
+	var drain *results.ProbeDrain
 	if prev != nil {
-		drain = &ProbeDrain{Pause: drainPause(prev)}
+		drain = &results.ProbeDrain{Pause: drainPause(prev)}
 		if drain.Pause > 0 && !sleepCtx(ctx, cfg.Clock, drain.Pause) {
 			return drain, nil, nil
 		}
 	}
-	var pts []Second
+	var pts []results.Second
 	for n := 0; ; n++ {
 		l := label + ", warm-up"
 		if n > 0 {
@@ -172,7 +172,7 @@ func warmUp(ctx context.Context, scenario string, c *scenarios.Case, ph *scenari
 
 // sinceSearch is r's abort, if any, timed from the search's start rather
 // than the probe's.
-func sinceSearch(r *PhaseResult, since time.Time) *Aborted {
+func sinceSearch(r *results.PhaseResult, since time.Time) *results.Aborted {
 	if r.Aborted == nil {
 		return nil
 	}
@@ -184,9 +184,9 @@ func sinceSearch(r *PhaseResult, since time.Time) *Aborted {
 // judgeProbe turns the measured step of a probe into its verdict: the
 // generator's saturation first (the rate was not delivered, so the SLO
 // has nothing to say), then the SLO over the step's figures.
-func judgeProbe(c *scenarios.Case, ph *scenarios.Phase, cfg *Config, kind string, rate float64, r *PhaseResult) Probe {
-	st := Summarize([]*PhaseResult{r})
-	p := Probe{Kind: kind, Rate: rate, Achieved: st.RPS, Requests: r.Requests, Failed: r.Failed,
+func judgeProbe(c *scenarios.Case, ph *scenarios.Phase, cfg *Config, kind string, rate float64, r *results.PhaseResult) results.Probe {
+	st := results.Summarize([]*results.PhaseResult{r})
+	p := results.Probe{Kind: kind, Rate: rate, Achieved: st.RPS, Requests: r.Requests, Failed: r.Failed,
 		ErrorRate: st.ErrorRate, P50: st.Latency.P50, P99: st.Latency.P99, Start: r.Start, Elapsed: r.Elapsed,
 		Left: leftBehind(r)}
 	if r.Generator.Saturated && !cfg.ignoreSaturation {
@@ -232,37 +232,16 @@ func keptUp(rate, achieved, precision float64, step time.Duration) bool {
 // mergeProbes folds the measured steps of a search's probes into its
 // phase's result. Unlike trials, each step is not kept as a Trial: the
 // probes describe them (SearchResult.Probes).
-func mergeProbes(ph *scenarios.Phase, c *scenarios.Case, measured []*PhaseResult) *PhaseResult {
+func mergeProbes(ph *scenarios.Phase, c *scenarios.Case, measured []*results.PhaseResult) *results.PhaseResult {
 	if len(measured) == 0 {
 		res := newPhaseResult(ph, &c.Target, requestMix(&c.Target))
 		return res
 	}
-	m := mergeTrials(measured)
+	m := results.MergeTrialRuns(measured)
 	m.Name, m.Trials, m.Rate = ph.Name, nil, nil
 	if m.EndedDetail == "" {
 		// Each probe ran its step; the search ended because it decided.
-		m.Ended = EndSearch
+		m.Ended = results.EndSearch
 	}
 	return m
-}
-
-// medianSearch is the search of the median trial by capacity (the lower
-// of the two middle ones), limited by the generator if any trial was: the
-// search a merged phase of several trials shows.
-func medianSearch(runs []*PhaseResult) *SearchResult {
-	var searches []*SearchResult
-	limited := false
-	for _, r := range runs {
-		if r.Search != nil {
-			searches = append(searches, r.Search)
-			limited = limited || r.Search.LimitedByGenerator
-		}
-	}
-	if len(searches) == 0 {
-		return nil
-	}
-	slices.SortStableFunc(searches, func(a, b *SearchResult) int { return cmp.Compare(a.Capacity, b.Capacity) })
-	m := *searches[(len(searches)-1)/2]
-	m.LimitedByGenerator = limited
-	return &m
 }

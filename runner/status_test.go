@@ -1,13 +1,13 @@
 package runner
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -41,8 +41,8 @@ func TestStatusCountsSlots(t *testing.T) {
 // seconds and checks that the phase and each named request see every
 // response once.
 func TestCollectorSumsStatusesOverShards(t *testing.T) {
-	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram(),
-		ByName: []*NamedResult{{Name: "a", Latency: NewHistogram()}, {Name: "b", Latency: NewHistogram()}}}
+	p := &results.PhaseResult{Latency: results.NewHistogram(), FailedLatency: results.NewHistogram(), Connect: results.NewHistogram(),
+		ByName: []*results.NamedResult{{Name: "a", Latency: results.NewHistogram()}, {Name: "b", Latency: results.NewHistogram()}}}
 	shards := []*shard{newShard(2, false, false), newShard(2, false, false)}
 	for _, sh := range shards {
 		sh.statuses = new(statusCounts)
@@ -75,7 +75,7 @@ func TestCollectorSumsStatusesOverShards(t *testing.T) {
 
 func TestShardWithoutStatusesCountsNone(t *testing.T) {
 	// A gRPC call's Status is a gRPC code: its shard has no statuses.
-	p := &PhaseResult{Latency: NewHistogram(), FailedLatency: NewHistogram(), Connect: NewHistogram()}
+	p := &results.PhaseResult{Latency: results.NewHistogram(), FailedLatency: results.NewHistogram(), Connect: results.NewHistogram()}
 	sh := newShard(0, false, false)
 	col := newCollector(p, []*shard{sh})
 	sh.record(0, -1, time.Millisecond, 0, &protocols.Outcome{Kind: protocols.KindGRPC, Status: 14})
@@ -101,23 +101,5 @@ func TestCountsStatus(t *testing.T) {
 		if got := countsStatus(&tt.t); got != tt.want {
 			t.Errorf("%s: countsStatus = %v, want %v", tt.name, got, tt.want)
 		}
-	}
-}
-
-func TestCountersMergeSumsStatuses(t *testing.T) {
-	var c Counters
-	c.Merge(Counters{StatusCodes: map[string]int64{"200": 3, "503": 1}})
-	c.Merge(Counters{})
-	c.Merge(Counters{StatusCodes: map[string]int64{"200": 2, "other": 1}})
-	if diff := cmp.Diff(map[string]int64{"200": 5, "503": 1, "other": 1}, c.StatusCodes); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	var order []string
-	c.EachStatus(func(code string, n int64) { order = append(order, code) })
-	if got := strings.Join(order, " "); got != "200 503 other" {
-		t.Errorf("EachStatus order = %q, want numeric with other last", got)
-	}
-	if got := c.Non2xx(); got != 2 {
-		t.Errorf("Non2xx = %d, want 2 (503 and other)", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
@@ -191,8 +192,8 @@ func TestInterleavedTrialsWithTwoServers(t *testing.T) {
 
 type orderObserver struct{ order *[]string }
 
-func (o orderObserver) PhaseStarted(s runner.Snapshot)               { *o.order = append(*o.order, s.Case) }
-func (orderObserver) Progress(runner.Snapshot)                       {}
-func (orderObserver) PhaseDone(runner.Snapshot, *runner.PhaseResult) {}
+func (o orderObserver) PhaseStarted(s results.Snapshot)                { *o.order = append(*o.order, s.Case) }
+func (orderObserver) Progress(results.Snapshot)                        {}
+func (orderObserver) PhaseDone(results.Snapshot, *results.PhaseResult) {}
 
 func recordOrderObserver(order *[]string) runner.Observer { return orderObserver{order} }

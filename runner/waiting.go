@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/results"
 )
 
 // A request still waiting for its answer is evidence before it ends: its
@@ -53,7 +54,7 @@ func idle(e *atomic.Int64)                            { e.Store(0) }
 // that long is slow whatever happens next, while a younger one says
 // nothing yet. A loop tells only its oldest request, so of a loop's
 // requests only that one is recorded: the evidence stays a lower bound.
-func (b *waitBoard) scan(elapsed time.Duration, ages *Histogram, minAge time.Duration) (oldest time.Duration, evidence int64) {
+func (b *waitBoard) scan(elapsed time.Duration, ages *results.Histogram, minAge time.Duration) (oldest time.Duration, evidence int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	note := func(due time.Duration) {
@@ -83,8 +84,8 @@ func (b *waitBoard) scan(elapsed time.Duration, ages *Histogram, minAge time.Dur
 type stallWatch struct {
 	lastAnswer time.Duration // the last answer so far, or when nothing last waited
 	in         bool          // a stall is going on
-	cur        Stall
-	stalls     []Stall
+	cur        results.Stall
+	stalls     []results.Stall
 }
 
 // observe takes one tick at elapsed: answers came since the last tick,
@@ -103,7 +104,7 @@ func (w *stallWatch) observe(elapsed time.Duration, answers answerSpan, waiting 
 		w.lastAnswer = elapsed // a quiet time starts no earlier than now
 		return
 	}
-	if answers.n > 0 && elapsed-answers.last < MinStall {
+	if answers.n > 0 && elapsed-answers.last < results.MinStall {
 		return // too soon to tell
 	}
 	// Requests wait and nothing was answered since the last answer, or
@@ -111,7 +112,7 @@ func (w *stallWatch) observe(elapsed time.Duration, answers answerSpan, waiting 
 	// (nothing waited before it).
 	if !w.in {
 		w.in = true
-		w.cur = Stall{At: max(w.lastAnswer, elapsed-oldest)}
+		w.cur = results.Stall{At: max(w.lastAnswer, elapsed-oldest)}
 	}
 	w.cur.Duration = elapsed - w.cur.At
 	w.cur.Waiting = max(w.cur.Waiting, waiting)
@@ -119,15 +120,15 @@ func (w *stallWatch) observe(elapsed time.Duration, answers answerSpan, waiting 
 
 // close ends the stall going on, keeping it if it lasted MinStall.
 func (w *stallWatch) close() {
-	if w.in && w.cur.Duration >= MinStall {
+	if w.in && w.cur.Duration >= results.MinStall {
 		w.stalls = append(w.stalls, w.cur)
 	}
 	w.in = false
-	w.cur = Stall{}
+	w.cur = results.Stall{}
 }
 
 // done ends the watch at the phase's end and returns its stalls.
-func (w *stallWatch) done() []Stall {
+func (w *stallWatch) done() []results.Stall {
 	w.close()
 	return w.stalls
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/loadgate/loadgate/results"
 )
 
 // Resource monitoring of the system under test (SPEC §3, §8): the CPU and
@@ -18,60 +20,6 @@ import (
 // clockTicks is USER_HZ, the unit of utime/stime in /proc/PID/stat. Linux
 // has fixed it at 100 on every architecture Go supports.
 const clockTicks = 100
-
-// Usage is what a monitor saw over a run.
-//
-// Missing samples are not zeros: with Samples 0 nothing was measured (Reason
-// says why) and every figure is meaningless, and with Exited the figures
-// cover the run only until the process ended.
-type Usage struct {
-	PID int `json:"pid"`
-	// Samples is how many times the process was sampled: one at the start
-	// of the run, one a second, one at its end. 0 means none could be
-	// taken, and the figures below are not measurements.
-	Samples int     `json:"samples"`
-	CPUMean float64 `json:"cpu_mean"` // percent of one core: 250 = two and a half cores busy
-	// CPUMax is the busiest interval between two samples, in percent of
-	// one core; a last interval shorter than half the sampling interval
-	// counts only towards CPUMean, unless it is the only one.
-	CPUMax  float64 `json:"cpu_max"`
-	RSSMean int64   `json:"rss_mean"` // bytes, summed over the process tree
-	RSSMax  int64   `json:"rss_max"`
-	// HostMemTotal is the host's RAM in bytes (MemTotal of /proc/meminfo);
-	// 0 where it is unknown, and RSSPct and RSSMaxPct are then not figures.
-	HostMemTotal int64 `json:"host_mem_total,omitempty"`
-	// RSSPct is RSSMean as a share of HostMemTotal, in percent (0–100).
-	RSSPct float64 `json:"rss_pct,omitempty"`
-	// RSSMaxPct is RSSMax as a share of HostMemTotal, in percent (0–100).
-	RSSMaxPct float64 `json:"rss_max_pct,omitempty"`
-	// Exited is set when the process ended while it was sampled: the
-	// figures cover the run only until then.
-	Exited bool `json:"exited,omitempty"`
-	// Reason says why nothing was sampled (Samples 0) or why sampling
-	// stopped early (Exited), e.g. "process 4242 is gone".
-	Reason string `json:"reason,omitempty"`
-	// HostLoad1Max is the highest 1-minute load average seen.
-	HostLoad1Max float64 `json:"host_load1_max"`
-	// HostCPUMean is the whole host's busy share (0–100 %) over the run.
-	HostCPUMean float64      `json:"host_cpu_mean"`
-	Series      []UsagePoint `json:"series"`
-}
-
-// Sampled reports whether u holds measurements of a process: it was
-// sampled at least once. A Usage with PID 0 sampled only the host.
-func (u *Usage) Sampled() bool { return u != nil && u.PID != 0 && u.Samples > 0 }
-
-// UsagePoint is one sample.
-type UsagePoint struct {
-	At  time.Time `json:"at"`
-	CPU float64   `json:"cpu"` // percent of one core since the previous sample
-	// First marks the sample that starts the run's sampling: it has no
-	// previous one, so its CPU is no figure.
-	First bool    `json:"first,omitempty"`
-	RSS   int64   `json:"rss"`
-	Load1 float64 `json:"load1"`
-	Procs int     `json:"procs"` // processes in the tree
-}
 
 // procStat is the part of /proc/PID/stat a monitor needs.
 type procStat struct {
@@ -257,7 +205,7 @@ type Monitor struct {
 	longest         bool    // some interval was long enough to count towards CPUMax
 
 	mu    sync.Mutex
-	usage Usage
+	usage results.Usage
 	err   error
 }
 
@@ -272,7 +220,7 @@ func startMonitor(procRoot string, pid int, interval time.Duration) *Monitor {
 		interval = time.Second
 	}
 	m := &Monitor{procRoot: procRoot, pid: pid, every: interval,
-		stop: make(chan struct{}), done: make(chan struct{}), usage: Usage{PID: pid}}
+		stop: make(chan struct{}), done: make(chan struct{}), usage: results.Usage{PID: pid}}
 	if !m.begin(time.Now()) {
 		close(m.done)
 		return m
@@ -295,7 +243,7 @@ func (m *Monitor) begin(now time.Time) bool {
 	m.usage.HostMemTotal = memTotal(m.procRoot)
 	m.busy0, m.total0, _ = hostCPU(m.procRoot)
 	m.first, m.prev, m.prevAt = cur, cur, now
-	m.add(UsagePoint{At: now, First: true, RSS: cur.rss, Load1: load1(m.procRoot), Procs: cur.procs}, 0)
+	m.add(results.UsagePoint{At: now, First: true, RSS: cur.rss, Load1: load1(m.procRoot), Procs: cur.procs}, 0)
 	return true
 }
 
@@ -341,7 +289,7 @@ func (m *Monitor) sample(now time.Time) bool {
 	if secs > 0 {
 		cpu = 100 * float64(cpuDelta(m.prev, cur)) / clockTicks / secs
 	}
-	m.add(UsagePoint{At: now, CPU: cpu, RSS: cur.rss, Load1: load1(m.procRoot), Procs: cur.procs}, secs)
+	m.add(results.UsagePoint{At: now, CPU: cpu, RSS: cur.rss, Load1: load1(m.procRoot), Procs: cur.procs}, secs)
 	m.prev, m.prevAt = cur, now
 	return true
 }
@@ -358,7 +306,7 @@ func (m *Monitor) hostCPU() {
 
 // add records point p, whose CPU covers the secs since the previous
 // sample (none for the first).
-func (m *Monitor) add(p UsagePoint, secs float64) {
+func (m *Monitor) add(p results.UsagePoint, secs float64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	u := &m.usage
@@ -395,7 +343,7 @@ func (m *Monitor) add(p UsagePoint, secs float64) {
 // Err reports a process that vanished (or never existed); the samples
 // taken before are still returned, with Usage.Exited or Usage.Samples 0
 // and Usage.Reason saying which.
-func (m *Monitor) Stop() (Usage, error) {
+func (m *Monitor) Stop() (results.Usage, error) {
 	select {
 	case <-m.stop:
 	default:
@@ -405,7 +353,7 @@ func (m *Monitor) Stop() (Usage, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	u := m.usage
-	u.Series = append([]UsagePoint(nil), m.usage.Series...)
+	u.Series = append([]results.UsagePoint(nil), m.usage.Series...)
 	return u, m.err
 }
 

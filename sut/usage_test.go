@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/loadgate/loadgate/results"
 )
 
 // fakeProc is a /proc with one process, pid 42, its parent 1, and the
@@ -126,9 +127,9 @@ func TestMonitorShareOfRAM(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := float64(os.Getpagesize())
-	want := Usage{PID: 42, Samples: 2, HostMemTotal: 1 << 30, RSSMean: int64(512 * page), RSSMax: int64(768 * page),
+	want := results.Usage{PID: 42, Samples: 2, HostMemTotal: 1 << 30, RSSMean: int64(512 * page), RSSMax: int64(768 * page),
 		RSSPct: 100 * 512 * page / (1 << 30), RSSMaxPct: 100 * 768 * page / (1 << 30), HostLoad1Max: 0.42}
-	opts := cmpopts.IgnoreFields(Usage{}, "Series", "CPUMean", "CPUMax", "HostCPUMean")
+	opts := cmpopts.IgnoreFields(results.Usage{}, "Series", "CPUMean", "CPUMax", "HostCPUMean")
 	if diff := cmp.Diff(want, u, opts, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}
@@ -180,9 +181,9 @@ func TestCPUFigures(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &Monitor{every: time.Second}
-			m.add(UsagePoint{First: true, RSS: 1}, 0)
+			m.add(results.UsagePoint{First: true, RSS: 1}, 0)
 			for _, p := range tc.points {
-				m.add(UsagePoint{CPU: p.cpu, RSS: 1}, p.secs)
+				m.add(results.UsagePoint{CPU: p.cpu, RSS: 1}, p.secs)
 			}
 			u := m.usage
 			if math.Abs(u.CPUMean-tc.mean) > 1e-9 || math.Abs(u.CPUMax-tc.cpuMax) > 1e-9 || u.Samples != len(tc.points)+1 {

@@ -205,3 +205,12 @@ func FormatSize(n int64) string {
 // unit (12.3), for a report's memory column, whose heading names the unit
 // once so that every row of it compares in the same one.
 func FormatMiB(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) }
+
+// FormatRate writes a request rate as users write it in a scenario: whole
+// numbers without a fraction, others to a tenth ("250/s", "12.5/s").
+func FormatRate(r float64) string {
+	if r == math.Trunc(r) {
+		return fmt.Sprintf("%.0f/s", r)
+	}
+	return fmt.Sprintf("%.1f/s", r)
+}

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -23,7 +23,7 @@ type benchCase struct {
 
 type check struct {
 	name, expected, bound string
-	measure               func(p *runner.PhaseResult) (measured string, ok bool)
+	measure               func(p *results.PhaseResult) (measured string, ok bool)
 }
 
 const ms = time.Millisecond
@@ -77,7 +77,7 @@ func cases() []benchCase {
 			checks: []check{
 				notSaturated("50 req/s is far below the machine's limit"),
 				{name: "generator cpu", expected: "a small share", bound: "in (0, 0.9)",
-					measure: func(p *runner.PhaseResult) (string, bool) {
+					measure: func(p *results.PhaseResult) (string, bool) {
 						return fmt.Sprintf("%.3f", p.Generator.CPU), p.Generator.CPU > 0 && p.Generator.CPU < 0.9
 					}},
 			},
@@ -87,13 +87,13 @@ func cases() []benchCase {
 }
 
 var failedRequests = check{name: "failed requests", expected: "0", bound: "= 0",
-	measure: func(p *runner.PhaseResult) (string, bool) {
+	measure: func(p *results.PhaseResult) (string, bool) {
 		return fmt.Sprintf("%d of %d (%+v)", p.Failed, p.Requests, p.Errors), p.Failed == 0
 	}}
 
 func quantileWithin(name string, q float64, expected string, lo, hi time.Duration) check {
 	return check{name: name, expected: expected, bound: fmt.Sprintf("[%v, %v]", lo, hi),
-		measure: func(p *runner.PhaseResult) (string, bool) {
+		measure: func(p *results.PhaseResult) (string, bool) {
 			v := p.Latency.Quantile(q)
 			return fmtDur(v), v >= lo && v <= hi
 		}}
@@ -101,7 +101,7 @@ func quantileWithin(name string, q float64, expected string, lo, hi time.Duratio
 
 func quantileAtLeast(name string, q float64, expected string, lo time.Duration) check {
 	return check{name: name, expected: expected, bound: "≥ " + lo.String(),
-		measure: func(p *runner.PhaseResult) (string, bool) {
+		measure: func(p *results.PhaseResult) (string, bool) {
 			v := p.Latency.Quantile(q)
 			return fmtDur(v), v >= lo
 		}}
@@ -109,7 +109,7 @@ func quantileAtLeast(name string, q float64, expected string, lo time.Duration) 
 
 func quantileBelow(name string, q float64, expected string, hi time.Duration) check {
 	return check{name: name, expected: expected, bound: "< " + hi.String(),
-		measure: func(p *runner.PhaseResult) (string, bool) {
+		measure: func(p *results.PhaseResult) (string, bool) {
 			v := p.Latency.Quantile(q)
 			return fmtDur(v), v < hi
 		}}
@@ -118,7 +118,7 @@ func quantileBelow(name string, q float64, expected string, hi time.Duration) ch
 func achievedRate(rate, tolerance float64) check {
 	return check{name: "achieved rate", expected: fmt.Sprintf("%.0f/s", rate),
 		bound: fmt.Sprintf("± %.0f%%", 100*tolerance),
-		measure: func(p *runner.PhaseResult) (string, bool) {
+		measure: func(p *results.PhaseResult) (string, bool) {
 			got := float64(p.Succeeded) / p.Elapsed.Seconds() // throughput counts successes
 			return fmt.Sprintf("%.1f/s (%d in %v, %d dropped)", got, p.Requests, p.Elapsed.Round(ms), p.Dropped),
 				got >= rate*(1-tolerance) && got <= rate*(1+tolerance)
@@ -127,7 +127,7 @@ func achievedRate(rate, tolerance float64) check {
 
 func notSaturated(why string) check {
 	return check{name: "generator", expected: "healthy: " + why, bound: "not saturated",
-		measure: func(p *runner.PhaseResult) (string, bool) {
+		measure: func(p *results.PhaseResult) (string, bool) {
 			if p.Generator.Saturated {
 				return "saturated: " + p.Generator.Reason, false
 			}

@@ -30,6 +30,7 @@ import (
 
 	"github.com/loadgate/loadgate/bench/internal/host"
 	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -141,7 +142,7 @@ func withLoopback(cfg demoserver.Config) demoserver.Config {
 
 // measure runs one phase against url and returns it with the share of the
 // machine's CPU that other processes used meanwhile (-1: unknown).
-func measure(ctx context.Context, url string, ph scenarios.Phase) (*runner.PhaseResult, float64, error) {
+func measure(ctx context.Context, url string, ph scenarios.Phase) (*results.PhaseResult, float64, error) {
 	ph.Trials = max(ph.Trials, 1)
 	// As a scenario's phase has by default: the requests in flight at the
 	// end are answered, not given up.
@@ -172,7 +173,7 @@ func measure(ctx context.Context, url string, ph scenarios.Phase) (*runner.Phase
 // tooBusy says why a measurement cannot judge loadgate, or "" if it can.
 // When the case judges the generator itself, its saturation on an otherwise
 // quiet machine is a finding, not noise.
-func tooBusy(p *runner.PhaseResult, others, limit float64, judgesGenerator bool) string {
+func tooBusy(p *results.PhaseResult, others, limit float64, judgesGenerator bool) string {
 	switch {
 	case others > limit:
 		return fmt.Sprintf("other processes used %.0f%% of the CPU", 100*others)

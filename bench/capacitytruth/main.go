@@ -38,6 +38,7 @@ import (
 
 	"github.com/loadgate/loadgate/bench/internal/host"
 	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -252,7 +253,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 
 // measure runs a warm-up and a measured closed-model phase at concurrency c
 // and returns the measured one.
-func measure(ctx context.Context, target string, c int, warmup, d time.Duration) (*runner.PhaseResult, error) {
+func measure(ctx context.Context, target string, c int, warmup, d time.Duration) (*results.PhaseResult, error) {
 	tg := scenarios.Target{Name: "target", HTTP: &scenarios.HTTPTarget{
 		Requests:  []scenarios.HTTPRequest{{Method: "GET", URL: target, Weight: 1}},
 		Keepalive: true, Timeout: 10 * time.Second, MaxBody: 10 << 20,

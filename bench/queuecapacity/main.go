@@ -33,7 +33,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/internal/queueserver"
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 )
 
 func main() {
@@ -205,7 +205,7 @@ func searchRun(ctx context.Context, o options, w io.Writer, n int) (float64, err
 
 // readSearch is the search of the first phase of the first case in the
 // results.json at path.
-func readSearch(path string) (*runner.SearchResult, error) {
+func readSearch(path string) (*results.SearchResult, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -214,7 +214,7 @@ func readSearch(path string) (*runner.SearchResult, error) {
 		Scenarios []struct {
 			Cases []struct {
 				Phases []struct {
-					Search *runner.SearchResult `json:"search"`
+					Search *results.SearchResult `json:"search"`
 				} `json:"phases"`
 			} `json:"cases"`
 		} `json:"scenarios"`

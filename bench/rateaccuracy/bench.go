@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/bench/internal/host"
+	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -27,7 +28,7 @@ type bench struct {
 
 // measurement is one measured phase with the CPU figures around it.
 type measurement struct {
-	p      *runner.PhaseResult
+	p      *results.PhaseResult
 	others float64       // share of the machine used by other processes; -1 unknown
 	own    time.Duration // the generator's CPU time during the run
 	wall   time.Duration
@@ -270,13 +271,13 @@ type phaseMark struct {
 	start     cpuSample
 }
 
-func (o *phaseMark) PhaseStarted(s runner.Snapshot) {
+func (o *phaseMark) PhaseStarted(s results.Snapshot) {
 	if !s.Warmup {
 		o.start = o.sample()
 	}
 }
-func (*phaseMark) Progress(runner.Snapshot)                       {}
-func (*phaseMark) PhaseDone(runner.Snapshot, *runner.PhaseResult) {}
+func (*phaseMark) Progress(results.Snapshot)                        {}
+func (*phaseMark) PhaseDone(results.Snapshot, *results.PhaseResult) {}
 
 func (o *phaseMark) sample() cpuSample {
 	var clock runner.WallClock
@@ -288,7 +289,7 @@ func (o *phaseMark) sample() cpuSample {
 	return s
 }
 
-func rps(p *runner.PhaseResult) float64 {
+func rps(p *results.PhaseResult) float64 {
 	if p.Elapsed <= 0 {
 		return 0
 	}

@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 )
 
 // phase is an open-model result of achieved requests in 1 s, every send
 // late by lag.
-func phase(achieved int64, lag time.Duration, failed int64) *runner.PhaseResult {
-	p := &runner.PhaseResult{Counters: runner.Counters{Requests: achieved, Failed: failed}, Elapsed: time.Second,
-		Latency: runner.NewHistogram(), SendLag: runner.NewHistogram()}
+func phase(achieved int64, lag time.Duration, failed int64) *results.PhaseResult {
+	p := &results.PhaseResult{Counters: results.Counters{Requests: achieved, Failed: failed}, Elapsed: time.Second,
+		Latency: results.NewHistogram(), SendLag: results.NewHistogram()}
 	for range achieved {
 		p.SendLag.Record(lag)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/loadgate/loadgate/internal/demoserver"
 	"github.com/loadgate/loadgate/reporters"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/runner"
 )
 
 // gateScenario runs five 300 ms trials of LOAD, enough for the rank test
@@ -59,9 +58,9 @@ func readRun(t *testing.T, path string) *results.Run {
 }
 
 // verdictsByRule maps each rule of the run's first case to its verdict.
-func verdictsByRule(t *testing.T, run *results.Run) map[string]assertions.Verdict {
+func verdictsByRule(t *testing.T, run *results.Run) map[string]results.Verdict {
 	t.Helper()
-	out := map[string]assertions.Verdict{}
+	out := map[string]results.Verdict{}
 	for _, v := range run.Scenarios[0].Cases[0].Verdicts {
 		out[v.Rule] = v
 	}
@@ -72,14 +71,14 @@ func verdictsByRule(t *testing.T, run *results.Run) map[string]assertions.Verdic
 // test's p-value, computed even where the judgement needed none.
 func logTrials(t *testing.T, label string, base, cand *results.Run) {
 	t.Helper()
-	bt := assertions.TrialsOf(base.Scenarios[0].Cases[0].Phases)
-	ct := assertions.TrialsOf(cand.Scenarios[0].Cases[0].Phases)
+	bt := results.TrialsOf(base.Scenarios[0].Cases[0].Phases)
+	ct := results.TrialsOf(cand.Scenarios[0].Cases[0].Phases)
 	for _, m := range []string{"rps", "p50"} {
 		j, err := assertions.JudgeRegression(m, bt, ct, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		xs := func(ts []runner.Trial) []float64 {
+		xs := func(ts []results.Trial) []float64 {
 			out := make([]float64, len(ts))
 			for i, tr := range ts {
 				if m == "rps" {
@@ -110,7 +109,7 @@ func firstGateRun(t *testing.T, path string, srv *demoserver.Server) (string, *r
 	file := filepath.Join(dir, "results.json")
 	base := readRun(t, file)
 	for rule, v := range verdictsByRule(t, base) {
-		if v.Status != assertions.StatusSkip || v.Reason != assertions.ReasonNoBaseline {
+		if v.Status != results.StatusSkip || v.Reason != assertions.ReasonNoBaseline {
 			t.Errorf("without a baseline, %s: %s %q", rule, v.Status, v.Reason)
 		}
 	}
@@ -139,14 +138,14 @@ func TestBaselineAA(t *testing.T) {
 	for _, rule := range []string{`!regressed("rps", 5%)`, `!regressed("p50", 10%)`} {
 		v := vs[rule]
 		t.Logf("A/A %s: %s — %s", rule, v.Status, v.Reason)
-		if v.Status != assertions.StatusPass && v.Status != assertions.StatusInconclusive {
+		if v.Status != results.StatusPass && v.Status != results.StatusInconclusive {
 			t.Errorf("A/A %s: %s (%s)", rule, v.Status, v.Reason)
 		}
 	}
 	if r.code != ExitOK {
 		t.Errorf("A/A: exit %d, want 0\n%s", r.code, r.stderr)
 	}
-	if v := vs["p99 < baseline.p99 * 1.2"]; (v.Status != assertions.StatusPass && v.Status != assertions.StatusFail) ||
+	if v := vs["p99 < baseline.p99 * 1.2"]; (v.Status != results.StatusPass && v.Status != results.StatusFail) ||
 		!strings.Contains(v.Actual, "baseline.p99 = ") {
 		t.Errorf("baseline.p99 rule: %s, actual %q, reason %q", v.Status, v.Actual, v.Reason)
 	}
@@ -188,7 +187,7 @@ func TestBaselineAB(t *testing.T) {
 	}
 	v := verdictsByRule(t, cand)[`!regressed("p50", 10%)`]
 	t.Logf("A/B p50: %s — %s", v.Status, v.Reason)
-	if v.Status != assertions.StatusFail || !strings.HasPrefix(v.Reason, "p50 ") ||
+	if v.Status != results.StatusFail || !strings.HasPrefix(v.Reason, "p50 ") ||
 		!strings.Contains(v.Reason, "higher, beyond the 10.0% tolerance and significant") {
 		t.Errorf("A/B p50 verdict: %s %q", v.Status, v.Reason)
 	}
@@ -266,7 +265,7 @@ func TestBaselineFingerprintMismatch(t *testing.T) {
 	if bi := run.Baseline; bi == nil || bi.FingerprintMatch || len(bi.Differences) != 1 || !strings.HasPrefix(bi.Differences[0], "cpu_model: ") {
 		t.Errorf("results.json baseline: %+v", run.Baseline)
 	}
-	if v := verdictsByRule(t, run)["baseline.requests == requests"]; v.Status != assertions.StatusPass {
+	if v := verdictsByRule(t, run)["baseline.requests == requests"]; v.Status != results.StatusPass {
 		t.Errorf("the comparison is still made: %+v", v)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "summary.md"))
@@ -333,7 +332,7 @@ func TestBaselineDirectoryNewestFirst(t *testing.T) {
 	if r.code != ExitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if v := verdictsByRule(t, readRun(t, filepath.Join(dir, "results.json")))["baseline.requests == requests"]; v.Status != assertions.StatusSkip ||
+	if v := verdictsByRule(t, readRun(t, filepath.Join(dir, "results.json")))["baseline.requests == requests"]; v.Status != results.StatusSkip ||
 		v.Reason != assertions.ReasonNoBaselineCase {
 		t.Errorf("unmatched case: %s %q", v.Status, v.Reason)
 	}

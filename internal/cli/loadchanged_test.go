@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/internal/demoserver"
+	"github.com/loadgate/loadgate/results"
 )
 
 // TestChangedLoadIsNotBlamedOnTheCode edits only the concurrency of the
@@ -35,9 +35,9 @@ func TestChangedLoadIsNotBlamedOnTheCode(t *testing.T) {
 			t.Fatalf("%v: exit %d, want %d\n%s\n%s", tc.flags, r.code, tc.code, r.stdout, r.stderr)
 		}
 		vs := verdictsByRule(t, readRun(t, filepath.Join(dir, "results.json")))
-		const reason = assertions.ReasonIncomparable + "concurrency 4 → 1"
+		const reason = results.ReasonIncomparable + "concurrency 4 → 1"
 		for _, rule := range []string{`!regressed("rps", 5%)`, `!regressed("p50", 10%)`, "p99 < baseline.p99 * 1.2"} {
-			if v := vs[rule]; v.Status != assertions.StatusIncomparable || v.Reason != reason {
+			if v := vs[rule]; v.Status != results.StatusIncomparable || v.Reason != reason {
 				t.Errorf("%v %s: %s %q, want incomparable %q", tc.flags, rule, v.Status, v.Reason, reason)
 			}
 		}
@@ -65,7 +65,7 @@ func TestChangedLoadIsNotBlamedOnTheCode(t *testing.T) {
 	edited := writeScenario(t, strings.Replace(four, "p99 < baseline.p99 * 1.2", "p99 < baseline.p99 * 1.5", 1))
 	_, dir := runGate(t, edited, srv, "--baseline", baseFile)
 	for rule, v := range verdictsByRule(t, readRun(t, filepath.Join(dir, "results.json"))) {
-		if v.Status == assertions.StatusIncomparable || v.Status == assertions.StatusSkip {
+		if v.Status == results.StatusIncomparable || v.Status == results.StatusSkip {
 			t.Errorf("threshold-only edit, %s: %s %q", rule, v.Status, v.Reason)
 		}
 	}

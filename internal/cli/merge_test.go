@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
-	"github.com/loadgate/loadgate/runner"
+	"github.com/loadgate/loadgate/results"
 )
 
 // distributedScenario sends exactly 600 requests, 200 per segment of
@@ -64,7 +64,7 @@ func TestDistributedRunMergesExactly(t *testing.T) {
 	dirs := runSegments(t, 3, path, srv.HTTPAddr())
 
 	// The histograms of the parts, merged directly: what merge must match.
-	direct := runner.NewHistogram()
+	direct := results.NewHistogram()
 	var partRequests int64
 	for i, d := range dirs {
 		part := readRun(t, filepath.Join(d, "results.json"))

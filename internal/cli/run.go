@@ -308,7 +308,7 @@ type planRunner struct {
 // summary; failed is true when the run could not be carried out.
 func (r planRunner) run(ctx context.Context, p plan) (in results.ScenarioInput, failed bool) {
 	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: r.console, LogDir: r.logDir, Kill: r.kill, Workers: r.workers,
-		Judge: p.rules.Hooks(r.judge)})
+		Judge: runner.Judge(p.rules.Hooks(r.judge))})
 	in = results.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 	if res != nil {
 		verdicts := p.rules.Judge(res, r.judge)
@@ -352,7 +352,7 @@ func (r planRunner) runAll(ctx context.Context, plans []plan, empty []bool) (inp
 		}
 		if empty[i] {
 			now := time.Now()
-			res := &runner.ScenarioResult{Scenario: p.scenario, Start: now, End: now}
+			res := &results.ScenarioResult{Scenario: p.scenario, Start: now, End: now}
 			inputs = append(inputs, results.ScenarioInput{Result: res, Scenario: p.scenario})
 			continue
 		}
@@ -364,8 +364,8 @@ func (r planRunner) runAll(ctx context.Context, plans []plan, empty []bool) (inp
 }
 
 // abortedPhases lists what stopped c's phases early: abort rules.
-func abortedPhases(c *runner.CaseResult) []*runner.Aborted {
-	var out []*runner.Aborted
+func abortedPhases(c *results.CaseResult) []*results.Aborted {
+	var out []*results.Aborted
 	for _, ph := range c.Phases {
 		if ph.Aborted != nil {
 			out = append(out, ph.Aborted)
@@ -376,7 +376,7 @@ func abortedPhases(c *runner.CaseResult) []*runner.Aborted {
 
 // abortLine is the line the command prints for an abort in scenario:
 // the reports' sentence of where and why it stopped.
-func abortLine(scenario string, a *runner.Aborted) string {
+func abortLine(scenario string, a *results.Aborted) string {
 	return scenario + ": aborted " + reporters.AbortReason(a)
 }
 

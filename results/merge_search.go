@@ -1,6 +1,10 @@
-package runner
+package results
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/loadgate/loadgate/units"
+)
 
 // MergeSearch combines the capacity searches of the segments of one phase
 // (`loadgate merge` of a sharded run): N generators each found the
@@ -26,7 +30,7 @@ func MergeSearch(parts []*SearchResult) (*SearchResult, bool) {
 		case p.LimitedByGenerator:
 			return &SearchResult{LimitedByGenerator: true, Reason: fmt.Sprintf(
 				"segment %d of %d was limited by its generator (capacity ≥ %s): the capacity of the whole is unknown",
-				i+1, len(parts), fmtRate(p.Capacity))}, false
+				i+1, len(parts), units.FormatRate(p.Capacity))}, false
 		}
 		m.Probes = append(m.Probes, p.Probes...)
 		m.Capacity += p.Capacity

@@ -1,14 +1,11 @@
-package runner
+package results
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"time"
 
-	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/scenarios"
-	"github.com/loadgate/loadgate/sut"
 )
 
 // ErrorCounts counts failed requests by kind.
@@ -56,36 +53,6 @@ func (c ErrorCounts) EachGRPC(fn func(code string, n int64)) {
 	}
 }
 
-// Add counts one failure of kind k; KindNone is ignored.
-func (c *ErrorCounts) Add(k protocols.ErrorKind, n int64) {
-	switch k {
-	case protocols.KindNone:
-	case protocols.KindConnect:
-		c.Connect += n
-	case protocols.KindTimeout:
-		c.Timeout += n
-	case protocols.KindReset:
-		c.Reset += n
-	case protocols.KindStatus:
-		c.Status += n
-	case protocols.KindLength:
-		c.Length += n
-	case protocols.KindCheck:
-		c.Check += n
-	case protocols.KindExtract:
-		c.Extract += n
-	case protocols.KindProtocol:
-		c.Protocol += n
-	case protocols.KindGRPC:
-		// Callers that know the status call AddGRPC instead.
-		c.AddGRPC("UNKNOWN", n)
-	case protocols.KindUnfinished:
-		c.Unfinished += n
-	default:
-		c.Other += n
-	}
-}
-
 // Merge adds every count of o.
 func (c *ErrorCounts) Merge(o ErrorCounts) {
 	c.Connect += o.Connect
@@ -127,16 +94,6 @@ func (c ErrorCounts) Each(fn func(kind string, n int64)) {
 	fn("other", c.Other)
 }
 
-// noteError keeps msg as kind's sample unless one is already kept.
-func (p *PhaseResult) noteError(kind protocols.ErrorKind, msg string) {
-	if p.ErrorSamples == nil {
-		p.ErrorSamples = map[string]string{}
-	}
-	if _, ok := p.ErrorSamples[kind.String()]; !ok {
-		p.ErrorSamples[kind.String()] = msg
-	}
-}
-
 // MergeErrorSamples keeps, for each kind, the first sample of dst, else src's.
 func MergeErrorSamples(dst map[string]string, src map[string]string) map[string]string {
 	for k, v := range src {
@@ -148,20 +105,6 @@ func MergeErrorSamples(dst map[string]string, src map[string]string) map[string]
 		}
 	}
 	return dst
-}
-
-// describeFailure is the sample message of a failed request.
-func describeFailure(o *protocols.Outcome) string {
-	switch {
-	case o.Err != nil:
-		return o.Err.Error()
-	case o.Kind == protocols.KindStatus && o.Status != 0:
-		return fmt.Sprintf("unexpected status %d", o.Status)
-	case o.Kind == protocols.KindGRPC:
-		return "unexpected status " + scenarios.GRPCCode(o.Status).String()
-	default:
-		return o.Kind.String() + " error"
-	}
 }
 
 // Second is one point of a phase's per-second time series.
@@ -301,6 +244,15 @@ type Trial struct {
 	P99     time.Duration `json:"p99_ns"`
 }
 
+// ErrorRate is the trial's failed share of its requests; 0 when it
+// completed none.
+func (t Trial) ErrorRate() float64 {
+	if t.Requests == 0 {
+		return 0
+	}
+	return float64(t.Failed) / float64(t.Requests)
+}
+
 // IterationResult is what the iterations of a flow measured: one
 // iteration runs every step of the flow once. Its latency runs from the
 // iteration's due time to the end of its last step, think times excluded;
@@ -323,7 +275,7 @@ type CaseResult struct {
 	// Server is the system under test's CPU and memory while this case's
 	// measured phases ran, with the host's load; nil when no server was
 	// started or monitored. Usage.PID is 0 when only the host was sampled.
-	Server *sut.Usage `json:"server,omitempty"`
+	Server *Usage `json:"server,omitempty"`
 	// ServerName names the server: "server", or its target's name.
 	ServerName string `json:"server_name,omitempty"`
 }

@@ -1,4 +1,4 @@
-package assertions
+package results
 
 import "github.com/loadgate/loadgate/scenarios"
 
@@ -22,7 +22,7 @@ const (
 	StatusInconclusive Status = "inconclusive"
 	// StatusNotJudged: the case's figures describe loadgate, not the
 	// server (its generator saturated, or it applied less of the load
-	// than its tolerance; runner.Invalidity), so no rule is judged on
+	// than its tolerance; results.Invalidity), so no rule is judged on
 	// them. It never passes nor fails a rule; the run itself is invalid.
 	StatusNotJudged Status = "not_judged"
 	// StatusIncomparable: the rule compares with a baseline case (or a

@@ -1,11 +1,20 @@
-package runner
+package results
 
 import (
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 )
+
+func TestGeneratorWorst(t *testing.T) {
+	g := Generator{CPU: 0.3, SchedLagP99: 2 * time.Millisecond}
+	g.worst(Generator{CPU: 0.1, SchedLagP99: 20 * time.Millisecond, Saturated: true, Reason: "first"})
+	g.worst(Generator{CPU: 0.5, Saturated: true, Reason: "second"})
+	want := Generator{CPU: 0.5, SchedLagP99: 20 * time.Millisecond, Saturated: true, Reason: "first"}
+	if g != want {
+		t.Errorf("worst = %+v, want %+v", g, want)
+	}
+}
 
 func TestGeneratorJudge(t *testing.T) {
 	for _, tc := range []struct {
@@ -27,37 +36,10 @@ func TestGeneratorJudge(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := tc.g
-			g.judge(tc.dropShare, tc.idleShare)
+			g.Judge(tc.dropShare, tc.idleShare)
 			if g.Saturated != tc.saturated || (tc.reason == "") != (g.Reason == "") || !strings.Contains(g.Reason, tc.reason) {
 				t.Errorf("judge = saturated %v, reason %q; want %v, %q", g.Saturated, g.Reason, tc.saturated, tc.reason)
 			}
 		})
-	}
-}
-
-func TestCPUShare(t *testing.T) {
-	cores := float64(runtime.GOMAXPROCS(0))
-	for _, tc := range []struct {
-		cpu, wall time.Duration
-		want      float64
-	}{
-		{time.Second, time.Second, 1 / cores},
-		{0, time.Second, 0},
-		{time.Second, 0, 0}, // no wall time: nothing to judge
-		{time.Duration(cores) * 2 * time.Second, 2 * time.Second, 1},
-	} {
-		if got := cpuShare(tc.cpu, tc.wall); got != tc.want {
-			t.Errorf("cpuShare(%v, %v) = %v, want %v", tc.cpu, tc.wall, got, tc.want)
-		}
-	}
-}
-
-func TestGeneratorWorst(t *testing.T) {
-	g := Generator{CPU: 0.3, SchedLagP99: 2 * time.Millisecond}
-	g.worst(Generator{CPU: 0.1, SchedLagP99: 20 * time.Millisecond, Saturated: true, Reason: "first"})
-	g.worst(Generator{CPU: 0.5, Saturated: true, Reason: "second"})
-	want := Generator{CPU: 0.5, SchedLagP99: 20 * time.Millisecond, Saturated: true, Reason: "first"}
-	if g != want {
-		t.Errorf("worst = %+v, want %+v", g, want)
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package results
 
 import "time"
 
@@ -34,3 +34,11 @@ type Stall struct {
 // MinStall is the shortest quiet time with requests waiting that counts as
 // a stall: a slow answer is not a frozen server.
 const MinStall = time.Second
+
+// Why adaptive trials stopped (PhaseResult.TrialsStop).
+const (
+	TrialsDecisive    = "decisive"    // every regressed() rule was pass or regressed
+	TrialsMax         = "max"         // max trials ran, some rule still inconclusive
+	TrialsNoJudge     = "no judge"    // the run cannot judge regressed(): min trials
+	TrialsInterrupted = "interrupted" // the run stopped (Ctrl-C, an abort rule)
+)

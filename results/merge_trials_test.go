@@ -1,4 +1,4 @@
-package runner
+package results
 
 import (
 	"testing"
@@ -30,7 +30,7 @@ func TestMergeTrialsMergesIterations(t *testing.T) {
 		for _, it := range tc.runs {
 			runs = append(runs, phase(it))
 		}
-		got := mergeTrials(runs).Iterations
+		got := MergeTrialRuns(runs).Iterations
 		switch {
 		case tc.want == nil && got != nil:
 			t.Errorf("%s: iterations = %+v, want none", tc.name, got)

@@ -1,8 +1,7 @@
-package runner
+package results
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 )
 
@@ -32,7 +31,7 @@ const (
 	saturatedDropShare = 0.01
 )
 
-// judge fills Saturated and Reason for an open-model phase from the
+// Judge fills Saturated and Reason for an open-model phase from the
 // measured figures: dropShare is the fraction of due arrivals never sent,
 // idleShare the fraction handed to a worker that was already waiting.
 //
@@ -45,7 +44,7 @@ const (
 // reported so a rule (`generator.cpu < 0.9`) can require headroom. (loadgate
 // demo and the tests host the server in the same process, whose CPU counts
 // here too, while loopback's kernel work counts nowhere.)
-func (g *Generator) judge(dropShare, idleShare float64) {
+func (g *Generator) Judge(dropShare, idleShare float64) {
 	switch {
 	case g.SchedLagP99 > saturatedSchedLag:
 		g.Saturated = true
@@ -60,14 +59,6 @@ func (g *Generator) judge(dropShare, idleShare float64) {
 		g.Saturated = true
 		g.Reason = fmt.Sprintf("loadgate used %.0f%% of its CPU: results may reflect the load generator, not the server", 100*g.CPU)
 	}
-}
-
-// cpuShare is cpu spent over wall time, as a fraction of the usable cores.
-func cpuShare(cpu, wall time.Duration) float64 {
-	if wall <= 0 {
-		return 0
-	}
-	return cpu.Seconds() / wall.Seconds() / float64(runtime.GOMAXPROCS(0))
 }
 
 // worst combines the health of several phases or trials: the busiest CPU,
