@@ -45,7 +45,7 @@ func LoadBaseline(path string) (*Baseline, error) {
 			return nil, fmt.Errorf("%s: no results files (*.json) in the directory", path)
 		}
 	}
-	b := &Baseline{Source: path}
+	runs := make([]*Run, 0, len(files))
 	for _, f := range files {
 		run, err := ReadRunFile(f)
 		if err != nil {
@@ -57,17 +57,14 @@ func LoadBaseline(path string) (*Baseline, error) {
 		if err := RefuseInvalid(run, "a baseline"); err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		b.docs = append(b.docs, baselineDoc{path: f, run: run})
+		runs = append(runs, run)
 	}
-	slices.SortStableFunc(b.docs, func(x, y baselineDoc) int { return y.run.End.Compare(x.run.End) })
-	return b, nil
+	return NewBaseline(path, files, runs), nil
 }
 
-// NewBaseline wraps documents already in memory, newest first by Run.End;
-// names label them in reports the way file paths do. The command reads
-// baselines from files (LoadBaseline); this stays for the tests of the
-// packages that judge and report against a baseline, which build theirs
-// in memory rather than write files to read back.
+// NewBaseline wraps documents already read, newest first by Run.End;
+// names label them in reports the way file paths do (LoadBaseline passes
+// the paths it read).
 func NewBaseline(source string, names []string, runs []*Run) *Baseline {
 	b := &Baseline{Source: source}
 	for i, r := range runs {
