@@ -21,7 +21,10 @@
 // interface is declared here, so this package never reads results files;
 // results.Baseline implements it. A target with baseline_target (same-job A/B) is
 // compared instead with that target's case of the same matrix values in
-// the run being judged, which needs no results file at all.
+// the run being judged, which needs no results file at all. Compare judges
+// one whole results document against another (`loadgate compare`), case by
+// case on CompareMetrics, and returns the Comparison that
+// reporters.WriteCompare renders.
 //
 // Rules also read the system under test's CPU and memory and the host's
 // load (server.*, host.*) from the runner's per-case usage samples. Like a

@@ -192,7 +192,7 @@ func TestReportsInconclusiveAndStrictEnv(t *testing.T) {
 func TestCompare(t *testing.T) {
 	base := gateRun(t0, hostA, time.Millisecond, 1000, 1010, 990, 1005, 995)
 	slower := gateRun(t0.Add(time.Hour), hostA, 2*time.Millisecond, 1002, 998, 1008, 993, 1001)
-	c, err := Compare(base, slower, CompareOptions{Tolerance: 0.05, BaseName: "base.json", NewName: "new.json"})
+	c, err := assertions.Compare(base, slower, assertions.CompareOptions{Tolerance: 0.05, BaseName: "base.json", NewName: "new.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestCompare(t *testing.T) {
 	// Another machine, a scenario only on one side.
 	other := gateRun(t0.Add(time.Hour), hostB, time.Millisecond, 1000, 1010)
 	other.Scenarios = append(other.Scenarios, &results.ScenarioRun{Name: "extra", Cases: []*results.CaseRun{{ID: "x"}}})
-	c, _ = Compare(base, other, CompareOptions{Tolerance: 0.05})
+	c, _ = assertions.Compare(base, other, assertions.CompareOptions{Tolerance: 0.05})
 	b.Reset()
 	if err := WriteCompare(&b, c); err != nil {
 		t.Fatal(err)

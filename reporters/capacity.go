@@ -30,19 +30,12 @@ func specFor(specs []results.SearchSpec, name string) results.SearchSpec {
 	return results.SearchSpec{Phase: name}
 }
 
-// notANumber reports whether a search has no capacity at all: a merge of
-// segments where one found none of its own (no probes, nothing passed),
-// or a search the generator stopped, whose figure is a lower bound only.
-func notANumber(s *results.SearchResult) bool {
-	return s.LimitedByGenerator || (len(s.Probes) == 0 && s.Pass == 0 && s.Capacity == 0)
-}
-
 // caseCapacity is the case's capacity as rules see it (the median trial's
 // with trials), and whether it is a number at all: a search limited by
 // the generator found only a lower bound.
 func caseCapacity(c *results.CaseRun) (capacity float64, ok bool) {
 	s := results.CaseSearch(c)
-	if s == nil || notANumber(s) {
+	if s == nil || s.NoCapacity() {
 		return 0, false
 	}
 	if c.Stats.Search != nil {
@@ -84,7 +77,7 @@ func capacityShort(s *results.SearchResult) string {
 		return "not a number (generator-limited, invalid)"
 	case s.LimitedByGenerator:
 		return "≥ " + fmtRateInt(s.Pass) + " (generator-limited, invalid)"
-	case notANumber(s):
+	case s.NoCapacity():
 		return "not a number"
 	case s.Capacity == 0 && s.Pass == 0:
 		return "none"
@@ -108,7 +101,7 @@ func capacityLine(s *results.SearchResult, precision float64) string {
 		return "capacity: not a number (limited by the generator) — INVALID"
 	case s.LimitedByGenerator:
 		return "capacity ≥ " + fmtRateInt(s.Pass) + " rps (limited by the generator) — INVALID"
-	case notANumber(s):
+	case s.NoCapacity():
 		return "capacity: not a number"
 	case s.Capacity == 0 && s.Pass == 0:
 		return "capacity: none — the first rate (" + fmtRateInt(first) + " rps) already failed the SLO"
@@ -201,7 +194,7 @@ func quietCapacity(phases []*results.PhaseResult) string {
 		return ""
 	}
 	s := ps[len(ps)-1].Search
-	if notANumber(s) {
+	if s.NoCapacity() {
 		return ", " + strings.Replace(capacityLine(s, 0), "capacity: ", "capacity ", 1)
 	}
 	return ", capacity " + capacityShort(s) + " rps"

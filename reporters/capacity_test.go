@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/results"
 )
@@ -183,7 +184,7 @@ func TestCompareCapacity(t *testing.T) {
 		{"same capacity passes", withCapacity(5000, 5010, 4990, 5005, 4995), withCapacity(5002, 5008, 4992, 5003, 4997), regression.Pass, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Compare(tc.base, tc.cand, CompareOptions{Tolerance: 0.05, BaseName: "base.json", NewName: "new.json"})
+			c, err := assertions.Compare(tc.base, tc.cand, assertions.CompareOptions{Tolerance: 0.05, BaseName: "base.json", NewName: "new.json"})
 			if err != nil {
 				t.Fatal(err)
 			}

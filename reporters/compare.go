@@ -4,211 +4,20 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/results"
-	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/units"
 )
-
-// CompareMetrics are the metrics `loadgate compare` judges for every case:
-// the ones a rank test can compare trial by trial.
-var CompareMetrics = []string{"rps", "p50", "p99", "error_rate"}
-
-// CompareOptions configure Compare.
-type CompareOptions struct {
-	// Tolerance is how much worse a metric may get before it can count as
-	// a regression, as a fraction: 0.05 = 5 %.
-	Tolerance float64
-	// BaseName and NewName label the two documents, usually their paths.
-	BaseName, NewName string
-}
-
-// Comparison is one results document judged against another: the figures
-// side by side and a regression judgement per metric of every case the two
-// have in common (same scenario name, same case ID).
-type Comparison struct {
-	Base, New *results.Run
-	Options   CompareOptions
-	// EnvDifferences lists how the environment fingerprints differ; empty
-	// when the two were measured in the same environment.
-	EnvDifferences []string
-	Scenarios      []ScenarioComparison
-}
-
-// ScenarioComparison is one scenario of a Comparison.
-type ScenarioComparison struct {
-	Name  string
-	Cases []CaseComparison
-	// OnlyBase and OnlyNew list case IDs found on one side only; a
-	// scenario found on one side only has all its cases there.
-	OnlyBase, OnlyNew []string
-	// NotRun lists cases found on both sides that could not be carried
-	// out, or measured nothing, on at least one: there is nothing to judge.
-	NotRun []string
-}
-
-// CaseComparison is one case found in both documents.
-type CaseComparison struct {
-	ID        string
-	Base, New *results.CaseRun
-	// Judgements holds one entry per CompareMetrics name, in that order,
-	// then "capacity" when both sides found a capacity; none when the two
-	// cases' loads differ.
-	Judgements []assertions.Regression
-	// LoadDifferences lists how the base case's load differs from the new
-	// one's ("concurrency 4 → 1"): such a case is shown, not judged.
-	LoadDifferences []string
-}
-
-// Incomparable counts the matched cases whose loads differ.
-func (c *Comparison) Incomparable() int {
-	n := 0
-	for _, sc := range c.Scenarios {
-		for _, cc := range sc.Cases {
-			if len(cc.LoadDifferences) > 0 {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// Compare judges cand against base. The documents are matched scenario by
-// scenario and case by case; each matched case is judged on CompareMetrics
-// with the trials of all its measured phases. It refuses, rather than
-// report "no regression" over nothing, two documents that are not
-// comparable (see comparable).
-func Compare(base, cand *results.Run, opts CompareOptions) (*Comparison, error) {
-	if err := comparable(base, cand, opts); err != nil {
-		return nil, err
-	}
-	c := &Comparison{
-		Base: base, New: cand, Options: opts,
-		EnvDifferences: results.FingerprintDiff(base.Fingerprint(), cand.Fingerprint(), "base", "new"),
-	}
-	var names []string
-	byName := func(r *results.Run, name string) *results.ScenarioRun {
-		for _, sr := range r.Scenarios {
-			if sr.Name == name {
-				return sr
-			}
-		}
-		return nil
-	}
-	for _, r := range []*results.Run{cand, base} {
-		for _, sr := range r.Scenarios {
-			if !slices.Contains(names, sr.Name) {
-				names = append(names, sr.Name)
-			}
-		}
-	}
-	for _, name := range names {
-		sc := ScenarioComparison{Name: name}
-		bs, ns := byName(base, name), byName(cand, name)
-		if bs == nil || ns == nil {
-			for _, x := range []struct {
-				sr   *results.ScenarioRun
-				only *[]string
-			}{{bs, &sc.OnlyBase}, {ns, &sc.OnlyNew}} {
-				if x.sr != nil {
-					for _, cr := range x.sr.Cases {
-						*x.only = append(*x.only, cr.ID)
-					}
-				}
-			}
-			c.Scenarios = append(c.Scenarios, sc)
-			continue
-		}
-		for _, nc := range ns.Cases {
-			bc := caseByID(bs, nc.ID)
-			if bc == nil {
-				sc.OnlyNew = append(sc.OnlyNew, nc.ID)
-				continue
-			}
-			if !measured(bc) || !measured(nc) {
-				sc.NotRun = append(sc.NotRun, nc.ID)
-				continue
-			}
-			cc := CaseComparison{ID: nc.ID, Base: bc, New: nc}
-			if bc.Load != nil && nc.Load != nil {
-				cc.LoadDifferences = scenarios.LoadDifferences(*bc.Load, *nc.Load, "", true)
-			}
-			if len(cc.LoadDifferences) > 0 {
-				sc.Cases = append(sc.Cases, cc)
-				continue
-			}
-			bt, nt := results.TrialsOf(bc.Phases), results.TrialsOf(nc.Phases)
-			for _, m := range CompareMetrics {
-				j, err := assertions.JudgeRegression(m, bt, nt, opts.Tolerance)
-				if err != nil {
-					return nil, err
-				}
-				cc.Judgements = append(cc.Judgements, j)
-			}
-			if j, ok := judgeCapacity(bc, nc, opts.Tolerance); ok {
-				cc.Judgements = append(cc.Judgements, j)
-			}
-			sc.Cases = append(sc.Cases, cc)
-		}
-		for _, bc := range bs.Cases {
-			if caseByID(ns, bc.ID) == nil {
-				sc.OnlyBase = append(sc.OnlyBase, bc.ID)
-			}
-		}
-		c.Scenarios = append(c.Scenarios, sc)
-	}
-	if c.Cases() == 0 {
-		return nil, fmt.Errorf("%w: no case was measured in both %s and %s (%s)",
-			ErrNotComparable, opts.BaseName, opts.NewName, c.unmatched())
-	}
-	return c, nil
-}
-
-func measured(c *results.CaseRun) bool { return c.Error == "" && len(c.Phases) > 0 }
-
-func caseByID(sr *results.ScenarioRun, id string) *results.CaseRun {
-	for _, c := range sr.Cases {
-		if c.ID == id {
-			return c
-		}
-	}
-	return nil
-}
-
-// Count returns how many judgements have status s.
-func (c *Comparison) Count(s regression.Status) int {
-	n := 0
-	for _, sc := range c.Scenarios {
-		for _, cc := range sc.Cases {
-			for _, j := range cc.Judgements {
-				if j.Status == s {
-					n++
-				}
-			}
-		}
-	}
-	return n
-}
-
-// Cases is how many cases were matched and judged.
-func (c *Comparison) Cases() int {
-	n := 0
-	for _, sc := range c.Scenarios {
-		n += len(sc.Cases)
-	}
-	return n
-}
 
 // WriteCompare writes the comparison as GitHub-flavoured Markdown: a
 // headline verdict, both documents' identity and environment check, then
 // per scenario and case the key figures side by side with their change
 // and the regression judgements.
-func WriteCompare(w io.Writer, c *Comparison) error {
+func WriteCompare(w io.Writer, c *assertions.Comparison) error {
 	var b bytes.Buffer
 	regressed, inconclusive := c.Count(regression.Regressed), c.Count(regression.Inconclusive)
 	u := undecided{inconclusive: inconclusive, incomparable: c.Incomparable()}
@@ -299,7 +108,7 @@ func runMeta(r *results.Run) []string {
 	return parts
 }
 
-func compareCase(b *bytes.Buffer, cc CaseComparison) {
+func compareCase(b *bytes.Buffer, cc assertions.CaseComparison) {
 	bs, ns := cc.Base.Stats, cc.New.Stats
 	fmt.Fprintf(b, "#### %s\n\n| metric | base | new | Δ |\n|:--|--:|--:|--:|\n", mdCode(cc.ID))
 	bt, nt := len(results.TrialsOf(cc.Base.Phases)), len(results.TrialsOf(cc.New.Phases))
@@ -357,7 +166,7 @@ func compareCase(b *bytes.Buffer, cc CaseComparison) {
 }
 
 // judgementOf is cc's judgement of metric; ok is false when none was made.
-func judgementOf(cc CaseComparison, metric string) (assertions.Regression, bool) {
+func judgementOf(cc assertions.CaseComparison, metric string) (assertions.Regression, bool) {
 	for _, j := range cc.Judgements {
 		if j.Metric == metric {
 			return j, true
@@ -375,36 +184,4 @@ func judgementIcon(s regression.Status) string {
 	default:
 		return "✅"
 	}
-}
-
-// capacitySamples are the capacities a case's search phases found, one
-// per trial; nil when the case searched nothing or a search was limited
-// by the generator, whose lower bound is not a figure to compare.
-func capacitySamples(c *results.CaseRun) []float64 {
-	var out []float64
-	for _, p := range results.SearchedPhases(c.Phases) {
-		if notANumber(p.Search) {
-			return nil
-		}
-		if len(p.Trials) == 0 {
-			out = append(out, p.Search.Capacity)
-			continue
-		}
-		for _, t := range p.Trials {
-			out = append(out, t.Capacity)
-		}
-	}
-	return out
-}
-
-// judgeCapacity judges regressed("capacity", tolerance), higher being
-// better, when both cases found a capacity; ok is false otherwise.
-func judgeCapacity(base, cand *results.CaseRun, tolerance float64) (assertions.Regression, bool) {
-	b, n := capacitySamples(base), capacitySamples(cand)
-	if len(b) == 0 || len(n) == 0 {
-		return assertions.Regression{}, false
-	}
-	j := regression.Judge(b, n, regression.HigherIsBetter, tolerance)
-	j.Reason = "capacity " + j.Reason
-	return assertions.Regression{Metric: "capacity", Judgement: j}, true
 }

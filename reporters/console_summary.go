@@ -140,45 +140,70 @@ func maxInFlight(sc *scenarios.Scenario, caseID string, phases []*results.PhaseR
 // the open model's rate, drops and send lag where ab has only concurrency.
 func abBlock(b *bytes.Buffer, phases []*results.PhaseResult, caps []string) {
 	st := results.Summarize(phases)
+	open := openModel(phases)
+	if lv := concurrencyLevels(phases); len(lv) > 0 {
+		abRow(b, "Concurrency Level", "%s", strings.Join(lv, ", "))
+	}
+	if open {
+		abRow(b, "Rate", "%s requested, %.1f/s sent, %.1f/s succeeded", strings.Join(requestedRates(phases, plainNum), ", "), st.AttemptedRPS, st.RPS)
+		if len(caps) > 0 {
+			abRow(b, "Max in flight", "%s", strings.Join(caps, ", "))
+		}
+	}
+	abCounts(b, st, slices.ContainsFunc(phases, func(p *results.PhaseResult) bool { return p.Interrupted }))
+	if open {
+		dropped := strconv.FormatInt(st.Dropped, 10)
+		if st.Dropped > 0 {
+			dropped += " (due but never sent: " + droppedCause(st) + ")"
+		}
+		abRow(b, "Dropped", "%s", dropped)
+		abRow(b, "Send lag (ms)", "p50 %.2f, p99 %.2f, max %.2f", ms(st.SendLag.P50), ms(st.SendLag.P99), ms(st.SendLag.Max))
+	}
+	abRates(b, st)
+
 	conn := results.NewHistogram()
-	var levels []int
-	seen := make(map[int]bool)
-	interrupted := false
 	for _, p := range phases {
 		conn.Merge(p.Connect)
+	}
+	abTimes(b, st, int(conn.Count()))
+	if st.Trials != nil {
+		trialsBlock(b, phases, st.Trials)
+	}
+}
+
+// abRow prints one "Label:   value" line of ab's report.
+func abRow(b *bytes.Buffer, label, format string, args ...any) {
+	fmt.Fprintf(b, "%-24s"+format+"\n", append([]any{label + ":"}, args...)...)
+}
+
+// concurrencyLevels are the distinct worker counts of the closed-model
+// phases, ascending.
+func concurrencyLevels(phases []*results.PhaseResult) []string {
+	var levels []int
+	for _, p := range phases {
 		// An open-model or search phase has no workers; its 0 is not a level.
-		if p.Rate == nil && p.Search == nil && !seen[p.Concurrency] {
-			seen[p.Concurrency] = true
+		if p.Rate == nil && p.Search == nil && !slices.Contains(levels, p.Concurrency) {
 			levels = append(levels, p.Concurrency)
 		}
-		interrupted = interrupted || p.Interrupted
 	}
 	sort.Ints(levels)
 	lv := make([]string, len(levels))
 	for i, l := range levels {
 		lv[i] = strconv.Itoa(l)
 	}
-	open := openModel(phases)
+	return lv
+}
 
-	row := func(label, format string, args ...any) {
-		fmt.Fprintf(b, "%-24s"+format+"\n", append([]any{label + ":"}, args...)...)
-	}
-	if len(lv) > 0 {
-		row("Concurrency Level", "%s", strings.Join(lv, ", "))
-	}
-	if open {
-		row("Rate", "%s requested, %.1f/s sent, %.1f/s succeeded", strings.Join(requestedRates(phases, plainNum), ", "), st.AttemptedRPS, st.RPS)
-		if len(caps) > 0 {
-			row("Max in flight", "%s", strings.Join(caps, ", "))
-		}
-	}
+// abCounts prints how long the run took and what became of its requests:
+// failed ones by kind, with samples, and responses by status.
+func abCounts(b *bytes.Buffer, st results.Stats, interrupted bool) {
 	taken := fmt.Sprintf("%.3f seconds", st.Elapsed.Seconds())
 	if interrupted {
 		taken += " (interrupted)"
 	}
-	row("Time taken for tests", "%s", taken)
-	row("Complete requests", "%d", st.Requests)
-	row("Failed requests", "%d", st.Failed)
+	abRow(b, "Time taken for tests", "%s", taken)
+	abRow(b, "Complete requests", "%d", st.Requests)
+	abRow(b, "Failed requests", "%d", st.Failed)
 	if st.Failed > 0 {
 		var kinds []string
 		st.Errors.Each(func(kind string, n int64) {
@@ -191,45 +216,37 @@ func abBlock(b *bytes.Buffer, phases []*results.PhaseResult, caps []string) {
 		fmt.Fprintf(b, "   (%s)\n", strings.Join(kinds, ", "))
 		consoleErrorSamples(b, st)
 	}
-	st.EachStatus(func(code string, n int64) { row("Status "+code, "%d", n) })
+	st.EachStatus(func(code string, n int64) { abRow(b, "Status "+code, "%d", n) })
 	if n := st.Non2xx(); n > 0 {
-		row("Non-2xx responses", "%d", n)
+		abRow(b, "Non-2xx responses", "%d", n)
 	}
-	if open {
-		dropped := strconv.FormatInt(st.Dropped, 10)
-		if st.Dropped > 0 {
-			dropped += " (due but never sent: " + droppedCause(st) + ")"
-		}
-		row("Dropped", "%s", dropped)
-		row("Send lag (ms)", "p50 %.2f, p99 %.2f, max %.2f", ms(st.SendLag.P50), ms(st.SendLag.P99), ms(st.SendLag.Max))
-	}
-	row("Total transferred", "%d bytes", st.BytesReceived)
-	row("Total sent", "%d bytes", st.BytesSent)
+}
+
+// abRates prints the bytes moved and the rates: requests per second and
+// ab's two times per request, then the transfer rates.
+func abRates(b *bytes.Buffer, st results.Stats) {
+	abRow(b, "Total transferred", "%d bytes", st.BytesReceived)
+	abRow(b, "Total sent", "%d bytes", st.BytesSent)
 	if st.Trials != nil {
-		row("Requests per second", "%.2f [#/sec] (succeeded; median of %d trials)", st.RPS, st.Trials.N)
+		abRow(b, "Requests per second", "%.2f [#/sec] (succeeded; median of %d trials)", st.RPS, st.Trials.N)
 	} else {
-		row("Requests per second", "%.2f [#/sec] (succeeded, mean)", st.RPS)
+		abRow(b, "Requests per second", "%.2f [#/sec] (succeeded, mean)", st.RPS)
 	}
 	if st.Failed > 0 {
-		row("Attempted per second", "%.2f [#/sec] (succeeded + failed)", st.AttemptedRPS)
+		abRow(b, "Attempted per second", "%.2f [#/sec] (succeeded + failed)", st.AttemptedRPS)
 	}
-	row("Time per request", "%.3f [ms] (mean, succeeded)", ms(st.Latency.Mean))
+	abRow(b, "Time per request", "%.3f [ms] (mean, succeeded)", ms(st.Latency.Mean))
 	across := 0.0
 	if st.Succeeded > 0 {
 		across = ms(st.Elapsed) / float64(st.Succeeded)
 	}
-	row("Time per request", "%.3f [ms] (mean, across all concurrent requests)", across)
-	row("Transfer rate", "%.2f [Kbytes/sec] received", st.TransferRate/1024)
+	abRow(b, "Time per request", "%.3f [ms] (mean, across all concurrent requests)", across)
+	abRow(b, "Transfer rate", "%.2f [Kbytes/sec] received", st.TransferRate/1024)
 	sent := 0.0
 	if secs := st.Elapsed.Seconds(); secs > 0 {
 		sent = float64(st.BytesSent) / secs / 1024
 	}
 	fmt.Fprintf(b, "%-24s%.2f kb/s sent\n", "", sent)
-
-	abTimes(b, st, int(conn.Count()))
-	if st.Trials != nil {
-		trialsBlock(b, phases, st.Trials)
-	}
 }
 
 // abTimes prints ab's Connection Times and percentile tables: latency of the

@@ -10,9 +10,9 @@
 // in an output directory through a FileSet, each written atomically so that
 // a crash or a full disk never leaves a torn report or a directory mixing
 // two runs. WriteAnnotations prints the GitHub Actions workflow commands
-// that put failing rules on their lines of the scenario file. Compare and
-// WriteCompare judge two results documents against
-// each other for `loadgate compare`. A renderer never parses YAML: what it
+// that put failing rules on their lines of the scenario file. WriteCompare
+// renders the judgement of two results documents against each other
+// (assertions.Compare) for `loadgate compare`. A renderer never parses YAML: what it
 // needs from the scenario travels in the document.
 //
 // Console is the human view while a run is going on: it observes the runner

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -79,7 +80,7 @@ func TestReportsEscapeHostileText(t *testing.T) {
 	assertNoRaw(t, "junit", junit.String())
 	xmllint(t, junit.Bytes())
 
-	cmp, err := Compare(run, run, CompareOptions{Tolerance: 0.05, BaseName: "a|" + hostile, NewName: "b"})
+	cmp, err := assertions.Compare(run, run, assertions.CompareOptions{Tolerance: 0.05, BaseName: "a|" + hostile, NewName: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,7 +147,7 @@ func TestReadRunFillsMissingFlowHistograms(t *testing.T) {
 
 func TestCompareFlowRows(t *testing.T) {
 	run := fixtureRun()
-	c, err := Compare(run, run, CompareOptions{Tolerance: 0.05, BaseName: "a.json", NewName: "b.json"})
+	c, err := assertions.Compare(run, run, assertions.CompareOptions{Tolerance: 0.05, BaseName: "a.json", NewName: "b.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestCompareFlowRows(t *testing.T) {
 	plain := fixtureRun()
 	shop := plain.Scenarios[3].Cases[0]
 	shop.Stats.Iterations = nil
-	c, err = Compare(plain, run, CompareOptions{Tolerance: 0.05})
+	c, err = assertions.Compare(plain, run, assertions.CompareOptions{Tolerance: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}

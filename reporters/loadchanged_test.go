@@ -137,7 +137,7 @@ func TestCompareRefusesToJudgeAChangedLoad(t *testing.T) {
 	base := loadRun(t, loadChangedScenario, t0, nil, false, 1000, 1010, 990, 1005, 995)
 	edited := strings.Replace(loadChangedScenario, "duration: 1s", "duration: 2s", 1)
 	cand := loadRun(t, edited, t0.Add(time.Hour), nil, false, 500, 505, 495, 502, 498)
-	c, err := Compare(base, cand, CompareOptions{Tolerance: 0.05, BaseName: "base.json", NewName: "new.json"})
+	c, err := assertions.Compare(base, cand, assertions.CompareOptions{Tolerance: 0.05, BaseName: "base.json", NewName: "new.json"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -177,7 +177,7 @@ func TestCompareServerUsage(t *testing.T) {
 		c.Server.RSSMax = base.Scenarios[0].Cases[i].Server.RSSMax * 3 / 2
 	}
 	cand.Scenarios[0].Cases[1].Server = nil
-	c, err := Compare(base, cand, CompareOptions{Tolerance: 0.05})
+	c, err := assertions.Compare(base, cand, assertions.CompareOptions{Tolerance: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}

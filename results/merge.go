@@ -272,6 +272,30 @@ func varsDiff(a, b map[string]string) string {
 // mergeScenario parses the scenario again from the parts' source and
 // merges its cases.
 func mergeScenario(name string, parts []Part) (MergedScenario, error) {
+	runs, segs := scenarioParts(name, parts)
+	sc, err := parseAgain(name, runs[0])
+	if err != nil {
+		return MergedScenario{}, err
+	}
+	res := &ScenarioResult{Scenario: sc}
+	byID, errs := gatherCases(res, runs, segs)
+	for _, c := range sc.Cases {
+		cp := byID[c.ID]
+		if cp == nil {
+			continue // no segment got to it: interrupted
+		}
+		delete(byID, c.ID)
+		res.Cases = append(res.Cases, cp.merge(&c))
+	}
+	for id := range byID {
+		return MergedScenario{}, fmt.Errorf("scenario %q: the parts measured case %q, which the scenario does not have", name, id)
+	}
+	return MergedScenario{Scenario: sc, Result: res, Err: errors.Join(errs...)}, nil
+}
+
+// scenarioParts are the parts' runs of scenario name, each with the
+// segment it measured.
+func scenarioParts(name string, parts []Part) ([]*ScenarioRun, []*SegmentInfo) {
 	var runs []*ScenarioRun
 	var segs []*SegmentInfo
 	for _, p := range parts {
@@ -282,27 +306,40 @@ func mergeScenario(name string, parts []Part) (MergedScenario, error) {
 			}
 		}
 	}
-	src := runs[0]
+	return runs, segs
+}
+
+// parseAgain parses the scenario from the source a part recorded: the
+// merged verdicts are judged by its thresholds, so the source must be the
+// one the parts ran.
+func parseAgain(name string, src *ScenarioRun) (*scenarios.Scenario, error) {
 	file := src.File
 	if file == "" {
 		file = name + ".yaml"
 	}
 	sc, err := scenarios.Parse(file, []byte(src.Source), scenarios.LoadOptions{Vars: src.Vars, JudgeOnly: true})
 	if err != nil {
-		return MergedScenario{}, fmt.Errorf("scenario %q cannot be parsed again from the parts' source: %w", name, err)
+		return nil, fmt.Errorf("scenario %q cannot be parsed again from the parts' source: %w", name, err)
 	}
 	if src.Hash != "" && sc.Hash != src.Hash {
-		return MergedScenario{}, fmt.Errorf("scenario %q: the parts' source does not match their file hash %.12s: was the part edited?", name, src.Hash)
+		return nil, fmt.Errorf("scenario %q: the parts' source does not match their file hash %.12s: was the part edited?", name, src.Hash)
 	}
+	return sc, nil
+}
 
-	res := &ScenarioResult{Scenario: sc}
+// caseParts are one case's results from every segment that ran it.
+type caseParts struct {
+	first  *CaseRun
+	phases map[string][]*PhaseResult
+	order  []string // phase names in the order the segments reported them
+	errs   []string
+}
+
+// gatherCases spans res over the segments that had something to send and
+// groups their cases' phases by case ID; errs are the segments' own
+// errors.
+func gatherCases(res *ScenarioResult, runs []*ScenarioRun, segs []*SegmentInfo) (map[string]*caseParts, []error) {
 	var errs []error
-	type caseParts struct {
-		first  *CaseRun
-		phases map[string][]*PhaseResult
-		order  []string
-		errs   []string
-	}
 	byID := map[string]*caseParts{}
 	for i, sr := range runs {
 		if sr.NothingToSend {
@@ -335,33 +372,28 @@ func mergeScenario(name string, parts []Part) (MergedScenario, error) {
 			}
 		}
 	}
-	for _, c := range sc.Cases {
-		cp := byID[c.ID]
-		if cp == nil {
-			continue // no segment got to it: interrupted
+	return byID, errs
+}
+
+// merge merges the case's phases, in the scenario's order of phases, then
+// any the scenario no longer names in the order the segments reported them.
+func (cp *caseParts) merge(c *scenarios.Case) *CaseResult {
+	cr := &CaseResult{ID: c.ID, Target: c.Target.Name, Matrix: c.Matrix, Err: strings.Join(cp.errs, "; ")}
+	order := make([]string, 0, len(cp.order))
+	for _, ph := range c.Phases {
+		if _, ok := cp.phases[ph.Name]; ok && !slices.Contains(order, ph.Name) {
+			order = append(order, ph.Name)
 		}
-		delete(byID, c.ID)
-		cr := &CaseResult{ID: c.ID, Target: c.Target.Name, Matrix: c.Matrix, Err: strings.Join(cp.errs, "; ")}
-		order := make([]string, 0, len(cp.order))
-		for _, ph := range c.Phases {
-			if _, ok := cp.phases[ph.Name]; ok && !slices.Contains(order, ph.Name) {
-				order = append(order, ph.Name)
-			}
-		}
-		for _, n := range cp.order {
-			if !slices.Contains(order, n) {
-				order = append(order, n)
-			}
-		}
-		for _, n := range order {
-			cr.Phases = append(cr.Phases, mergePhase(cp.phases[n], scenarioPhase(&c, n)))
-		}
-		res.Cases = append(res.Cases, cr)
 	}
-	for id := range byID {
-		return MergedScenario{}, fmt.Errorf("scenario %q: the parts measured case %q, which the scenario does not have", name, id)
+	for _, n := range cp.order {
+		if !slices.Contains(order, n) {
+			order = append(order, n)
+		}
 	}
-	return MergedScenario{Scenario: sc, Result: res, Err: errors.Join(errs...)}, nil
+	for _, n := range order {
+		cr.Phases = append(cr.Phases, mergePhase(cp.phases[n], scenarioPhase(c, n)))
+	}
+	return cr
 }
 
 // scenarioPhase finds the phase the parts' phase was split from.

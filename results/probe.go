@@ -80,3 +80,10 @@ type Aborted struct {
 	Window time.Duration `json:"window_ns,omitempty"` // 0 = the whole phase so far
 	Actual string        `json:"actual"`              // the values the rule saw, e.g. "p99 = 812ms"
 }
+
+// NoCapacity reports whether a search has no capacity at all: a merge of
+// segments where one found none of its own (no probes, nothing passed),
+// or a search the generator stopped, whose figure is a lower bound only.
+func (s *SearchResult) NoCapacity() bool {
+	return s.LimitedByGenerator || (len(s.Probes) == 0 && s.Pass == 0 && s.Capacity == 0)
+}

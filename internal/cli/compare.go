@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/reporters"
 	"github.com/loadgate/loadgate/results"
@@ -60,7 +61,7 @@ func compareCommand(args []string, env Env) error {
 			return withCode(ExitUsage, err)
 		}
 	}
-	c, err := reporters.Compare(runs[0], runs[1], reporters.CompareOptions{
+	c, err := assertions.Compare(runs[0], runs[1], assertions.CompareOptions{
 		Tolerance: float64(tol), BaseName: files[0], NewName: files[1],
 	})
 	if err != nil {
