@@ -228,7 +228,7 @@ func FingerprintDiff(a, b Fingerprint, aName, bName string) []string {
 // CaseBaseline is a case's figures in the baseline, kept beside the case
 // in results.json so that every report can show the change without the
 // baseline file at hand. Its figures are the ones regressed() compares:
-// with trials, the median trial's (assertions.TrialMedians), so that a
+// with trials, the median trial's (TrialMedians), so that a
 // report's delta is the verdict's.
 type CaseBaseline struct {
 	File      string        `json:"file"`   // the results file the case came from

@@ -94,7 +94,7 @@ type CaseRun struct {
 	Matrix []MatrixEntry `json:"matrix,omitempty"`
 	// Phases are the measured phases in run order, histograms included.
 	Phases []*PhaseResult `json:"phases"`
-	// Stats summarise Phases taken together (runner.Summarize).
+	// Stats summarise Phases taken together (Summarize).
 	Stats Stats `json:"stats"`
 	// ByName summarises each named request of Phases taken together: the
 	// requests of a weighted mix, or the steps of a flow in step order;

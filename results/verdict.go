@@ -47,7 +47,7 @@ const ReasonInvalid = "invalid run — not judged: "
 
 // Verdict is one threshold judged on one case.
 type Verdict struct {
-	Case     string             `json:"case"`   // runner.CaseResult.ID
+	Case     string             `json:"case"`   // the case's id (CaseRun.ID)
 	Target   string             `json:"target"` // target name
 	Phase    string             `json:"phase,omitempty"`
 	Name     string             `json:"name"` // threshold name; the rule when unnamed

@@ -129,9 +129,8 @@ func TestAbortStopsASearch(t *testing.T) {
 		}
 		return nil
 	}
-	cfg := Config{Tick: 20 * time.Millisecond, ignoreSaturation: true,
-		Judge: Judge{Abort: judge, SLO: scriptedSLO(t, true, true, true, true)}}
-	res, err := Run(context.Background(), sc, cfg)
+	cfg := Config{Tick: 20 * time.Millisecond, Judge: Judge{Abort: judge, SLO: scriptedSLO(t, true, true, true, true)}}
+	res, err := runWith(context.Background(), sc, cfg, ignoringSaturation())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func adaptiveNext(a *scenarios.AdaptiveTrials, ran int, decisive func() bool) (m
 // runAdaptive runs phase j of every case of group in rounds — one trial
 // of each case per round, so a same-job A/B alternates A B A B — until
 // adaptiveNext says stop, and appends each case's merged trials.
-func runAdaptive(ctx context.Context, sc *scenarios.Scenario, group []int, j int, caseResults []*results.CaseResult, cfgs []Config, judge Judge) error {
+func runAdaptive(ctx context.Context, sc *scenarios.Scenario, group []int, j int, caseResults []*results.CaseResult, crs []caseRun, judge Judge) error {
 	ph := &sc.Cases[group[0]].Phases[j]
 	a := ph.Adaptive
 	runs := make([][]*results.PhaseResult, len(group))
@@ -51,7 +51,7 @@ func runAdaptive(ctx context.Context, sc *scenarios.Scenario, group []int, j int
 			}
 			c := &sc.Cases[i]
 			label := fmt.Sprintf("trial %d of %d–%d", ran+1, a.Min, a.Max)
-			r, err := runOnce(ctx, sc.Name, c, &c.Phases[j], &cfgs[gi], label)
+			r, err := runOnce(ctx, sc.Name, c, &c.Phases[j], &crs[gi], label)
 			if err != nil {
 				return fmt.Errorf("case %q: phase %q: %w", c.ID, ph.Name, err)
 			}

@@ -266,8 +266,8 @@ func TestEveryRequestEndsOnce(t *testing.T) {
 			srv := &scriptedServer{clock: clock, answer: tt.answer, giveUp: tt.phase.Duration + tt.phase.GracefulStop}
 			sc := httpScenario(scenarios.HTTPTarget{Requests: single("http://127.0.0.1:9/")}, tt.phase)
 			ticks := &tickCounter{}
-			cfg := Config{Clock: clock, Tick: time.Second, Grace: time.Minute, Observer: ticks,
-				NewClient: func(*scenarios.Target, int) (protocols.Client, error) { return scriptedClient{srv}, nil }}
+			cfg := Config{Clock: clock, Tick: time.Second, Grace: time.Minute, Observer: ticks}
+			clients := withClients(func(*scenarios.Target, int) (protocols.Client, error) { return scriptedClient{srv}, nil })
 			if tt.abort > 0 {
 				cfg.Judge.Abort = waitAbort(tt.abort)
 			}
@@ -276,7 +276,7 @@ func TestEveryRequestEndsOnce(t *testing.T) {
 			go func() {
 				defer close(done)
 				var err error
-				if res, err = Run(context.Background(), sc, cfg); err != nil {
+				if res, err = runWith(context.Background(), sc, cfg, clients); err != nil {
 					t.Error(err)
 				}
 			}()

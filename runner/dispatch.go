@@ -71,9 +71,9 @@ func newShared(ctx context.Context, t *scenarios.Target) (protocols.Shared, erro
 }
 
 // caseClients is how the workers of a case of target t get their clients,
-// and what to close after the case's last phase: custom when set (tests),
-// else the clients of the case's shared state, else nil: NewClient's, or
-// the event loop's where it can run the phase.
+// and what to close after the case's last phase: custom when set (the
+// run's seam), else the clients of the case's shared state, else nil:
+// NewClient's, or the event loop's where it can run the phase.
 func caseClients(ctx context.Context, t *scenarios.Target, custom protocols.NewClientFunc) (protocols.NewClientFunc, func() error, error) {
 	if custom != nil {
 		return custom, func() error { return nil }, nil

@@ -2,107 +2,17 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
 )
-
-// Config tunes a run. The zero value works: it logs nothing, observes
-// nothing and uses the net/http client.
-type Config struct {
-	Logger   zerolog.Logger
-	Observer Observer // nil = no progress reporting
-	// NewClient makes every worker's client; nil picks the client for the
-	// target's protocol, sharing a case's connections where the protocol
-	// does (caseClients).
-	NewClient protocols.NewClientFunc
-	// MaxPhase is the hard deadline of a phase that has no duration (a
-	// request count only), so that a stalled server cannot hang the run.
-	// Default 1h.
-	MaxPhase time.Duration
-	// Grace is how long a phase waits, after its deadline, for in-flight
-	// requests to abort before it abandons them. Default 5s.
-	Grace time.Duration
-	// Tick is the time series resolution. Default 1s; tests shorten it.
-	Tick time.Duration
-	// LogDir receives server-<name>.log for every server started; "" keeps
-	// only the last lines, for error messages.
-	LogDir string
-	// MonitorEvery is the sampling interval of servers under test. Default 1s.
-	MonitorEvery time.Duration
-	// Kill, when closed, ends every server under test with SIGKILL at once
-	// instead of waiting out its stop timeout (a second Ctrl-C).
-	Kill <-chan struct{}
-	// Clock times the requests, paces the open model, ends the phases,
-	// ticks (stalls and abort windows are measurements too) and reads the
-	// generator's CPU. nil = WallClock. (Grace stays on the wall clock: it
-	// guards against a client that ignores its context.)
-	Clock Clock
-
-	// Judge holds the rule evaluations the engine needs while it runs
-	// (capacity SLOs, abort rules, adaptive trials); the CLI fills it from
-	// the compiled thresholds, since rules are not the engine's to parse.
-	Judge Judge
-
-	// feeds are the run's data feeds, made by Run for the whole run.
-	feeds protocols.Feeds
-	// stopRun ends the run after an abort rule failed; set by Run.
-	stopRun func(*results.Aborted)
-	// ignoreSaturation judges probes by their SLO alone. Tests set it: on
-	// a test machine busy with other builds, a short probe's scheduler lag
-	// says nothing about the path of the search they check.
-	ignoreSaturation bool
-	// Workers runs every phase on worker goroutines, never on an event
-	// loop (LOADGATE_EVENT_LOOP=false).
-	Workers bool
-}
-
-// Judge evaluates rules for the engine while a run goes on. A nil field
-// means none: a search phase then cannot run (Run fails), no threshold
-// aborts, and adaptive trials stop at their minimum.
-type Judge struct {
-	// SLO judges one probe of phase ph of case c: passed, and the values
-	// the rule saw ("p99 = 61ms, error_rate = 0"). An error (a rule that
-	// cannot be evaluated) fails the probe with err as its reason.
-	SLO func(c *scenarios.Case, ph *scenarios.Phase, probe results.Stats) (passed bool, actual string, err error)
-	// Abort checks the abort: true thresholds of case c during phase ph
-	// (warm-ups and search probes included), once a tick: stats(0) is the
-	// phase so far, stats(w) its last w (whole ticks, at most 5 min). The
-	// runner keeps per-second figures only as far back as it has been
-	// asked, so a rule with a window must ask on every call, as evaluating
-	// every rule each time does. It returns the first failing rule, or
-	// nil; the runner fills its Case, Phase and At when left empty.
-	Abort func(c *scenarios.Case, ph *scenarios.Phase, elapsed time.Duration, stats func(window time.Duration) results.Stats) *results.Aborted
-	// Decisive reports whether every regressed() rule of the cases that
-	// ran phase ph (their results so far, trials included) is decisive:
-	// pass or regressed, not inconclusive.
-	Decisive func(ph *scenarios.Phase, cases []*results.CaseResult) bool
-}
-
-func (c *Config) defaults() {
-	if c.MaxPhase <= 0 {
-		c.MaxPhase = time.Hour
-	}
-	if c.Grace <= 0 {
-		c.Grace = 5 * time.Second
-	}
-	if c.Tick <= 0 {
-		c.Tick = time.Second
-	}
-	if c.Clock == nil {
-		c.Clock = WallClock{}
-	}
-}
 
 // Run drives every case of sc, phase by phase. Cancelling ctx stops the load
 // at once (SIGINT): the running phase keeps what it measured, later phases
@@ -111,8 +21,38 @@ func (c *Config) defaults() {
 // a server under test that did not start or exited during the run among
 // them — and comes with whatever was measured before.
 func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*results.ScenarioResult, error) {
+	return runWith(ctx, sc, cfg)
+}
+
+// scenarioRun is the state of one Run: its settings, defaulted, what Run
+// makes for the whole run, and the seams its options set. The phases of a
+// case see it through their caseRun.
+type scenarioRun struct {
+	Config
+	// feeds are the run's data feeds, shared by every case and phase.
+	feeds protocols.Feeds
+	// stopRun ends the run after an abort rule failed.
+	stopRun func(*results.Aborted)
+	// clients, when set, makes every worker's client in place of the
+	// target's protocol.
+	clients protocols.NewClientFunc
+	// ignoreSaturation judges probes by their SLO alone: on a machine busy
+	// with other work, a short probe's scheduler lag says nothing about
+	// the path of a search.
+	ignoreSaturation bool
+}
+
+// option sets a seam of a run before it starts. Only tests have a reason
+// to: their options are in seams_test.go.
+type option func(*scenarioRun)
+
+// runWith is Run with opts applied to the run.
+func runWith(ctx context.Context, sc *scenarios.Scenario, cfg Config, opts ...option) (*results.ScenarioResult, error) {
 	cfg.defaults()
-	cfg.feeds = protocols.NewFeeds(sc.Data)
+	run := &scenarioRun{Config: cfg, feeds: protocols.NewFeeds(sc.Data)}
+	for _, o := range opts {
+		o(run)
+	}
 	res := &results.ScenarioResult{Scenario: sc, Start: cfg.Clock.Now()}
 	defer func() { res.End = cfg.Clock.Now() }()
 	if err := checkJudge(sc, cfg.Judge); err != nil {
@@ -121,7 +61,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*results.Scen
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	cfg.stopRun = func(a *results.Aborted) {
+	run.stopRun = func(a *results.Aborted) {
 		// Called from the collector's goroutine, which is Run's own.
 		if res.Aborted == nil {
 			res.Aborted = a
@@ -152,7 +92,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, cfg Config) (*results.Scen
 			c := &sc.Cases[i]
 			caseResults[i] = &results.CaseResult{ID: c.ID, Target: c.Target.Name, Matrix: c.Matrix}
 		}
-		if err := runGroup(runCtx, sc, group, caseResults, sys, &cfg); err != nil {
+		if err := runGroup(runCtx, sc, group, caseResults, sys, run); err != nil {
 			res.Cases = collect(caseResults)
 			return res, err
 		}
@@ -180,7 +120,8 @@ type phaseRun struct {
 	target    *scenarios.Target
 	newClient protocols.NewClientFunc
 	feeds     protocols.Feeds
-	flow      bool // the target runs a flow: workers iterate, not request
+	stopRun   func(*results.Aborted) // ends the rest of the run after an abort
+	flow      bool                   // the target runs a flow: workers iterate, not request
 	clock     Clock
 	start     time.Time
 	end       time.Time // when the phase stops sending: its duration, or the run's hard deadline
@@ -253,49 +194,18 @@ func newPhaseResult(ph *scenarios.Phase, t *scenarios.Target, mix []mixEntry) *r
 	return res
 }
 
-func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*results.PhaseResult, error) {
-	open := ph.Rate.Open()
-	mix := requestMix(&c.Target)
-	flow := flowOf(&c.Target) != nil
-	res := newPhaseResult(ph, &c.Target, mix)
-	newClient := cfg.NewClient
-	if newClient == nil {
-		newClient = NewClient
-	}
-	pr := &phaseRun{phase: ph, target: &c.Target, newClient: newClient, feeds: cfg.feeds, flow: flow,
-		clock: cfg.Clock, schedLag: results.NewHistogram(), dataEnd: make(chan struct{})}
-	pr.weights = cumulativeWeights(mix)
+// runPhase runs phase ph of case c once and measures it: its workers or
+// event loops send the load while a second of its time series closes every
+// tick. label tells a trial or a probe apart in progress and logs.
+func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cr *caseRun, label string) (*results.PhaseResult, error) {
+	pr, res, col := newPhaseRun(cr, c, ph)
 	defer pr.closeClients()
+	snap := phaseStarted(cr, scenario, c, ph, label)
 
-	parallel := parallelism(ph)
-	pr.shards = make([]*shard, max(1, min(parallel, 2*runtime.GOMAXPROCS(0))))
-	for i := range pr.shards {
-		pr.shards[i] = newShard(len(res.ByName), open, flow)
-		if countsStatus(&c.Target) {
-			pr.shards[i].statuses = new(statusCounts)
-		}
-	}
-	col := newCollector(res, pr.shards)
-	if pr.watch = newAbortWatch(cfg, c, ph); pr.watch != nil {
-		col.ring = pr.watch.ring
-	}
-
-	phaseName := ph.Name
-	if label != "" {
-		phaseName += " (" + label + ")"
-	}
-	snap := results.Snapshot{Scenario: scenario, Case: c.ID, Phase: phaseName, Warmup: ph.Warmup,
-		Planned: ph.Duration, Target: ph.Requests}
-	if cfg.Observer != nil {
-		cfg.Observer.PhaseStarted(snap)
-	}
-	cfg.Logger.Debug().Str("case", c.ID).Str("phase", phaseName).Int("concurrency", ph.Concurrency).
-		Float64("rate", ph.Rate.To).Msg("phase started")
-
-	loops := pr.loopsFor(cfg, c.ID)
+	loops := pr.loopsFor(cr, c.ID)
 	// Closed-model clients are made before the clock starts, so a setup
 	// problem fails the phase before any request is sent.
-	if !open && loops == nil {
+	if !ph.Rate.Open() && loops == nil {
 		for w := 0; w < ph.Concurrency; w++ {
 			if _, err := pr.addClient(); err != nil {
 				return nil, err
@@ -305,65 +215,125 @@ func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scena
 	// The phase's time starts now, once its workers exist: making them is
 	// not load, and a deadline started earlier would cut the measured time
 	// short by however long that took on a busy machine.
-	limit := ph.Duration
-	if limit <= 0 {
-		limit = cfg.MaxPhase
-	}
-	clock := cfg.Clock
-	cpu0 := clock.CPU()
-	res.Start = clock.Now()
-	pr.start = res.Start
-	pr.grace = gracefulStop(ph, &c.Target)
-	res.GracefulStop = pr.grace
-	// Two contexts: sending stops at the phase's end (phaseCtx), the
-	// requests already sent may be answered until the graceful stop has
-	// passed too (reqCtx). An interrupt or an abort ends both at once.
-	reqCtx, cancelReqs := clock.WithTimeout(ctx, limit+pr.grace)
-	defer cancelReqs()
-	pr.reqCtx, pr.cancelReqs = context.WithCancel(reqCtx)
-	defer pr.cancelReqs()
-	phaseCtx, cancel := clock.WithTimeout(pr.reqCtx, limit)
-	defer cancel()
-	phaseCtx, pr.stop = context.WithCancel(phaseCtx)
-	defer pr.stop()
-	pr.end = res.Start.Add(limit)
-	pr.giveUp.Store(int64(limit + pr.grace))
+	cpu0 := cr.Clock.CPU()
+	phaseCtx, release := pr.startClock(ctx, res, cr.MaxPhase)
+	defer release()
 	var sent atomic.Int64
 	// The first tick is armed before any load, so that it falls a tick
 	// after the phase's start however late await begins.
-	ticker := clock.NewTimer(cfg.Tick)
+	ticker := cr.Clock.NewTimer(cr.Tick)
 	defer ticker.Stop()
 	var done <-chan struct{}
 	if loops != nil {
-		done = pr.startLoops(loops, parallel, &sent)
+		done = pr.startLoops(loops, parallelism(ph), &sent)
 	} else {
-		done = pr.startWorkers(phaseCtx, open, parallel, &sent)
+		done = pr.startWorkers(phaseCtx, ph.Rate.Open(), parallelism(ph), &sent)
 	}
-	second := pr.await(done, ticker, cfg, col, res, &snap)
+	second := pr.await(done, ticker, &cr.Config, col, res, &snap)
+	pr.conclude(ctx, col, res, second, done, &sent, cpu0)
+	if err := pr.clientErr(); err != nil {
+		return nil, err
+	}
+	if cr.Observer != nil {
+		updateSnapshot(&snap, res, res.Elapsed, res.Succeeded, res.Elapsed, 0)
+		cr.Observer.PhaseDone(snap, res)
+	}
+	cr.Logger.Debug().Str("case", c.ID).Str("phase", snap.Phase).Int64("requests", res.Requests).
+		Int64("dropped", res.Dropped).Dur("elapsed", res.Elapsed).Bool("interrupted", res.Interrupted).Msg("phase done")
+	return res, nil
+}
+
+// newPhaseRun makes the shared state of phase ph's workers, the phase's
+// empty result and the collector that fills it from the workers' shards.
+func newPhaseRun(cr *caseRun, c *scenarios.Case, ph *scenarios.Phase) (*phaseRun, *results.PhaseResult, *collector) {
+	mix := requestMix(&c.Target)
+	flow := flowOf(&c.Target) != nil
+	res := newPhaseResult(ph, &c.Target, mix)
+	newClient := cr.newClient
+	if newClient == nil {
+		newClient = NewClient
+	}
+	pr := &phaseRun{phase: ph, target: &c.Target, newClient: newClient, feeds: cr.feeds, stopRun: cr.stopRun,
+		flow: flow, clock: cr.Clock, schedLag: results.NewHistogram(), dataEnd: make(chan struct{})}
+	pr.weights = cumulativeWeights(mix)
+
+	pr.shards = make([]*shard, max(1, min(parallelism(ph), 2*runtime.GOMAXPROCS(0))))
+	for i := range pr.shards {
+		pr.shards[i] = newShard(len(res.ByName), ph.Rate.Open(), flow)
+		if countsStatus(&c.Target) {
+			pr.shards[i].statuses = new(statusCounts)
+		}
+	}
+	col := newCollector(res, pr.shards)
+	if pr.watch = newAbortWatch(&cr.Config, c, ph); pr.watch != nil {
+		col.ring = pr.watch.ring
+	}
+	return pr, res, col
+}
+
+// phaseStarted tells the observer and the log that phase ph of case c
+// starts, and returns the progress snapshot the phase keeps up to date.
+func phaseStarted(cr *caseRun, scenario string, c *scenarios.Case, ph *scenarios.Phase, label string) results.Snapshot {
+	phaseName := ph.Name
+	if label != "" {
+		phaseName += " (" + label + ")"
+	}
+	snap := results.Snapshot{Scenario: scenario, Case: c.ID, Phase: phaseName, Warmup: ph.Warmup,
+		Planned: ph.Duration, Target: ph.Requests}
+	if cr.Observer != nil {
+		cr.Observer.PhaseStarted(snap)
+	}
+	cr.Logger.Debug().Str("case", c.ID).Str("phase", phaseName).Int("concurrency", ph.Concurrency).
+		Float64("rate", ph.Rate.To).Msg("phase started")
+	return snap
+}
+
+// startClock starts the phase's time and the two contexts of its load:
+// sending stops at the phase's end (the returned context, whose deadline
+// is maxPhase when the phase has no duration), the requests already sent
+// may be answered until the graceful stop has passed too (pr.reqCtx). An
+// interrupt or an abort ends both at once. release ends them.
+func (pr *phaseRun) startClock(ctx context.Context, res *results.PhaseResult, maxPhase time.Duration) (context.Context, func()) {
+	limit := pr.phase.Duration
+	if limit <= 0 {
+		limit = maxPhase
+	}
+	res.Start = pr.clock.Now()
+	pr.start = res.Start
+	pr.grace = gracefulStop(pr.phase, pr.target)
+	res.GracefulStop = pr.grace
+	reqCtx, cancelReqs := pr.clock.WithTimeout(ctx, limit+pr.grace)
+	pr.reqCtx, pr.cancelReqs = context.WithCancel(reqCtx)
+	phaseCtx, cancel := pr.clock.WithTimeout(pr.reqCtx, limit)
+	phaseCtx, pr.stop = context.WithCancel(phaseCtx)
+	pr.end = res.Start.Add(limit)
+	pr.giveUp.Store(int64(limit + pr.grace))
+	return phaseCtx, func() {
+		pr.stop()
+		cancel()
+		pr.cancelReqs()
+		cancelReqs()
+	}
+}
+
+// conclude fills in the phase's result once await is done: its end, its
+// last second and stalls, why it ended and what it cost the generator
+// since cpu0 (its CPU time at the start).
+func (pr *phaseRun) conclude(ctx context.Context, col *collector, res *results.PhaseResult, second int, done <-chan struct{}, sent *atomic.Int64, cpu0 time.Duration) {
 	// The requests answered in the graceful stop are counted, so the time
 	// the server took to answer them is measured time too: an overloaded
 	// server's backlog, answered after the end, must not read as
 	// throughput it never had. It ends when the last request did, or when
 	// the rest were given up, however late this goroutine got here.
-	res.End = res.Start.Add(pr.gaveUpAt(clock.Since(res.Start)))
+	res.End = res.Start.Add(pr.gaveUpAt(pr.clock.Since(res.Start)))
 	res.Elapsed = res.End.Sub(res.Start)
 	pr.finish(col, res, second)
 	res.Interrupted = ctx.Err() != nil && res.Aborted == nil
-	res.Ended, res.EndedDetail = pr.ended(ctx, res, &sent)
-	res.Generator.CPU = cpuShare(clock.CPU()-cpu0, clock.Since(res.Start))
-	if open {
-		pr.openFigures(res, done, &sent)
+	res.Ended, res.EndedDetail = pr.ended(ctx, res, sent)
+	res.Generator.CPU = cpuShare(pr.clock.CPU()-cpu0, pr.clock.Since(res.Start))
+	if pr.phase.Rate.Open() {
+		pr.openFigures(res, done, sent)
 	}
-	if err := pr.clientErr(); err != nil {
-		return nil, err
-	}
-	if cfg.Observer != nil {
-		updateSnapshot(&snap, res, res.Elapsed, res.Succeeded, res.Elapsed, 0)
-		cfg.Observer.PhaseDone(snap, res)
-	}
-	cfg.Logger.Debug().Str("case", c.ID).Str("phase", phaseName).Int64("requests", res.Requests).
-		Int64("dropped", res.Dropped).Dur("elapsed", res.Elapsed).Bool("interrupted", res.Interrupted).Msg("phase done")
-	return res, nil
 }
 
 // cumulativeWeights are the running sums of the mix's weights, for pick.
@@ -423,8 +393,8 @@ func (pr *phaseRun) abort(cfg *Config, a *results.Aborted) {
 	// The answer is known: requests in flight are not waited for.
 	pr.giveUp.Store(int64(a.At))
 	pr.cancelReqs()
-	if cfg.stopRun != nil {
-		cfg.stopRun(a)
+	if pr.stopRun != nil {
+		pr.stopRun(a)
 	}
 }
 
@@ -463,45 +433,6 @@ func dropped(ph *scenarios.Phase, elapsed time.Duration, sent int64) int64 {
 		due = ph.Requests
 	}
 	return max(0, due-sent)
-}
-
-// addClient makes one more worker client; the phase closes them all at its end.
-func (pr *phaseRun) addClient() (protocols.Client, error) {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	cl, err := pr.newClient(pr.target, pr.spawned)
-	if err == nil && pr.flow {
-		if it, ok := cl.(protocols.Iterator); ok {
-			it.Bind(pr.feeds)
-		} else {
-			_ = cl.Close()
-			err = fmt.Errorf("target %q: its client cannot run a flow", pr.target.Name)
-		}
-	}
-	if err != nil {
-		err = fmt.Errorf("worker %d: %w", pr.spawned, err)
-		if pr.err == nil {
-			pr.err = err
-		}
-		return nil, err
-	}
-	pr.spawned++
-	pr.clients = append(pr.clients, cl)
-	return cl, nil
-}
-
-func (pr *phaseRun) clientErr() error {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	return pr.err
-}
-
-func (pr *phaseRun) closeClients() {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	for _, cl := range pr.clients {
-		_ = cl.Close()
-	}
 }
 
 func (pr *phaseRun) pick(rng *rand.Rand) int {

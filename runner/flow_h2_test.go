@@ -7,7 +7,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/loadgate/loadgate/protocols/http1"
+	"github.com/loadgate/loadgate/protocols/httpflow"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -115,7 +115,7 @@ func TestFlowOverHTTP2FailedStepEndsIteration(t *testing.T) {
 		}{
 			{"extract", `{"items":[]}`, 200, "extract", `step "list": extract item: json path "items.0.id" not found: got "{\"items\":[]}"`, 1},
 			{"setup status", `{"items":[{"id":42}]}`, 503, "status", `setup step "login": unexpected status 503`, 0},
-			{"line break in a value", `{"items":[{"id":"1\r\nX-Evil: 1"}]}`, 200, "other", `step "get": ` + http1.ErrUnsafeValue.Error(), 1},
+			{"line break in a value", `{"items":[{"id":"1\r\nX-Evil: 1"}]}`, 200, "other", `step "get": ` + httpflow.ErrUnsafeValue.Error(), 1},
 		} {
 			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
 				api := &apiServer{counts: map[string]int{}, users: map[string]int{}, items: tc.items, login: tc.login}

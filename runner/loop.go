@@ -16,14 +16,15 @@ import (
 // pay a goroutine switch and a poller registration per request, and it
 // paces the open model itself, to the microsecond.
 
-// loopUnfit says why phase ph runs on workers rather than event loops, or
-// "" when loops can run it: the engine's own clients, on the wall clock.
-func loopUnfit(cfg *Config, flow bool) string {
-	_, wall := cfg.Clock.(WallClock)
+// loopUnfit says why a phase runs on workers rather than event loops, or
+// "" when loops can run it: the engine's own clients (cr.newClient unset),
+// on the wall clock.
+func loopUnfit(cr *caseRun, flow bool) string {
+	_, wall := cr.Clock.(WallClock)
 	switch {
-	case cfg.Workers:
+	case cr.Workers:
 		return "workers were asked for"
-	case cfg.NewClient != nil:
+	case cr.newClient != nil:
 		return "the clients are the caller's"
 	case !wall:
 		return "the clock is not the wall clock"
@@ -37,9 +38,9 @@ func loopUnfit(cfg *Config, flow bool) string {
 // whose schedule one thread keeps, and one per usable core (at most one
 // per connection) for the closed model. nil means workers run the phase,
 // for the reason logged.
-func (pr *phaseRun) loopsFor(cfg *Config, caseID string) []protocols.Loop {
+func (pr *phaseRun) loopsFor(cr *caseRun, caseID string) []protocols.Loop {
 	ph := pr.phase
-	why := loopUnfit(cfg, pr.flow)
+	why := loopUnfit(cr, pr.flow)
 	n := 1
 	if !ph.Rate.Open() {
 		n = max(1, min(runtime.GOMAXPROCS(0), ph.Concurrency))
@@ -52,10 +53,10 @@ func (pr *phaseRun) loopsFor(cfg *Config, caseID string) []protocols.Loop {
 		}
 	}
 	if why != "" {
-		cfg.Logger.Debug().Str("case", caseID).Str("phase", ph.Name).Str("why", why).Msg("phase runs on workers")
+		cr.Logger.Debug().Str("case", caseID).Str("phase", ph.Name).Str("why", why).Msg("phase runs on workers")
 		return nil
 	}
-	cfg.Logger.Debug().Str("case", caseID).Str("phase", ph.Name).Int("loops", n).Msg("phase runs on event loops")
+	cr.Logger.Debug().Str("case", caseID).Str("phase", ph.Name).Int("loops", n).Msg("phase runs on event loops")
 	return loops
 }
 
@@ -117,13 +118,4 @@ func (pr *phaseRun) loopJob(k, n, slots int, sh *shard, sent *atomic.Int64) *pro
 		job.IdleHandoff = func() { pr.idleHandoffs++ }
 	}
 	return job
-}
-
-// setErr keeps the first error that stopped the phase's load.
-func (pr *phaseRun) setErr(err error) {
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
-	if pr.err == nil {
-		pr.err = err
-	}
 }

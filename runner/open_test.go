@@ -28,9 +28,9 @@ func (g *concurrencyGauge) enter() {
 
 func (g *concurrencyGauge) leave() { g.now.Add(-1) }
 
-func runOne(t *testing.T, sc *scenarios.Scenario, cfg Config) *results.PhaseResult {
+func runOne(t *testing.T, sc *scenarios.Scenario, cfg Config, opts ...option) *results.PhaseResult {
 	t.Helper()
-	res, err := Run(context.Background(), sc, cfg)
+	res, err := runWith(context.Background(), sc, cfg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,9 +234,9 @@ func (spinClient) Close() error { return nil }
 func TestStarvedGeneratorIsSaturated(t *testing.T) {
 	sc := httpScenario(scenarios.HTTPTarget{Requests: single("http://127.0.0.1:9/")},
 		scenarios.Phase{Name: "flood", Rate: scenarios.Rate{From: 2_000_000, To: 2_000_000}, Duration: time.Second, MaxInFlight: 64})
-	p := runOne(t, sc, Config{NewClient: func(*scenarios.Target, int) (protocols.Client, error) {
+	p := runOne(t, sc, Config{}, withClients(func(*scenarios.Target, int) (protocols.Client, error) {
 		return spinClient{cost: 20 * time.Microsecond}, nil
-	}})
+	}))
 	t.Logf("starved: %d completed, %d dropped, generator %+v", p.Requests, p.Dropped, p.Generator)
 	if !p.Generator.Saturated || p.Generator.Reason == "" {
 		t.Errorf("generator not marked saturated: %+v", p.Generator)

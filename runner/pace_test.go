@@ -231,8 +231,8 @@ func TestSchedulerOnFakeClock(t *testing.T) {
 			var p *results.PhaseResult
 			go func() {
 				defer close(done)
-				res, err := Run(context.Background(), sc, Config{Clock: clock, Tick: time.Hour,
-					NewClient: func(*scenarios.Target, int) (protocols.Client, error) { return instantClient{&calls}, nil }})
+				res, err := runWith(context.Background(), sc, Config{Clock: clock, Tick: time.Hour},
+					withClients(func(*scenarios.Target, int) (protocols.Client, error) { return instantClient{&calls}, nil }))
 				if err != nil {
 					t.Error(err)
 					return
@@ -290,11 +290,11 @@ func TestStalledServerGetsMaxInFlightConnections(t *testing.T) {
 			var p *results.PhaseResult
 			go func() {
 				defer close(done)
-				res, err := Run(context.Background(), sc, Config{Clock: clock, Tick: time.Hour, Grace: time.Minute,
-					NewClient: func(*scenarios.Target, int) (protocols.Client, error) {
+				res, err := runWith(context.Background(), sc, Config{Clock: clock, Tick: time.Hour, Grace: time.Minute},
+					withClients(func(*scenarios.Target, int) (protocols.Client, error) {
 						made.Add(1)
 						return stalledClient{entered}, nil
-					}})
+					}))
 				if err != nil {
 					t.Error(err)
 					return

@@ -91,9 +91,9 @@ func TestSearchPhaseProbesAndMerges(t *testing.T) {
 	sc := httpScenario(scenarios.HTTPTarget{Requests: single(srv.URL), Keepalive: true}, ph)
 	var log phaseLog
 	// 50 ✓, 100 ✓, 200 ✗, bisect 150 ✓, 175 ✗ (within 30 %), confirm 150 ✓.
-	cfg := Config{Tick: 50 * time.Millisecond, Observer: &log, ignoreSaturation: true,
+	cfg := Config{Tick: 50 * time.Millisecond, Observer: &log,
 		Judge: Judge{SLO: scriptedSLO(t, true, true, false, true, false, true)}}
-	p := runOne(t, sc, cfg)
+	p := runOne(t, sc, cfg, ignoringSaturation())
 	if !checkProbes(t, sc.Cases[0].Phases[0].Search, p) {
 		t.Fatalf("search limited by the generator: %s", p.Search.Reason)
 	}
@@ -141,9 +141,8 @@ func TestSearchTrialsTakeTheMedianCapacity(t *testing.T) {
 	ph.Trials = 3
 	sc := httpScenario(scenarios.HTTPTarget{Requests: single(srv.URL), Keepalive: true}, ph)
 	// Trial 1: 100 ✓ 200 ✓ → 200. Trial 2: 100 ✓ 200 ✗ 150 ✓ → 150. Trial 3: 100 ✗ → 0.
-	cfg := Config{Tick: 50 * time.Millisecond, ignoreSaturation: true,
-		Judge: Judge{SLO: scriptedSLO(t, true, true, true, false, true, false)}}
-	p := runOne(t, sc, cfg)
+	cfg := Config{Tick: 50 * time.Millisecond, Judge: Judge{SLO: scriptedSLO(t, true, true, true, false, true, false)}}
+	p := runOne(t, sc, cfg, ignoringSaturation())
 	if len(p.Trials) != 3 {
 		t.Fatalf("%d trials, want 3", len(p.Trials))
 	}
@@ -216,14 +215,14 @@ func TestJudgeProbe(t *testing.T) {
 		{"a server short of the rate fails though the SLO held", measured(false), slo(true, nil), 120, false, false,
 			"error_rate = 0.1 (the SLO held) but the server answered 90/s of the 120/s sent: short by more than the 5% precision, so its backlog grows and a longer step would break the SLO"},
 	}
-	ignore := &Config{Judge: slo(true, nil), ignoreSaturation: true}
+	ignore := &scenarioRun{Config: Config{Judge: slo(true, nil)}, ignoreSaturation: true}
 	if p := judgeProbe(&scenarios.Case{}, &scenarios.Phase{}, ignore, ProbeGrow, 90, measured(true)); !p.Passed || p.Saturated {
 		t.Errorf("with saturation ignored, probe %+v, want passed", p)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := &Config{Judge: tt.judge}
-			p := judgeProbe(&scenarios.Case{}, &scenarios.Phase{}, cfg, ProbeBisect, tt.rate, tt.r)
+			run := &scenarioRun{Config: Config{Judge: tt.judge}}
+			p := judgeProbe(&scenarios.Case{}, &scenarios.Phase{}, run, ProbeBisect, tt.rate, tt.r)
 			if p.Passed != tt.passed || p.Saturated != tt.saturated || p.Reason != tt.reason {
 				t.Errorf("probe %+v, want passed %v saturated %v reason %q", p, tt.passed, tt.saturated, tt.reason)
 			}

@@ -37,25 +37,25 @@ func checkJudge(sc *scenarios.Scenario, j Judge) error {
 }
 
 // runOnce runs phase ph of case c once: a capacity search, or one load.
-func runOnce(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*results.PhaseResult, error) {
+func runOnce(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cr *caseRun, label string) (*results.PhaseResult, error) {
 	if ph.Search != nil {
-		return runSearch(ctx, scenario, c, ph, cfg, label)
+		return runSearch(ctx, scenario, c, ph, cr, label)
 	}
-	return runPhase(ctx, scenario, c, ph, cfg, label)
+	return runPhase(ctx, scenario, c, ph, cr, label)
 }
 
 // runSearch runs a capacity-search phase: probes at the rates nextProbe
 // picks until it is done. The phase's counters and histograms are the
 // measured parts of every probe together, so it reads like any phase;
 // the probes themselves and what they found are in Search.
-func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string) (*results.PhaseResult, error) {
-	if cfg.Judge.SLO == nil {
+func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cr *caseRun, label string) (*results.PhaseResult, error) {
+	if cr.Judge.SLO == nil {
 		return nil, errNoSLOJudge
 	}
 	var probes []results.Probe
 	var measured []*results.PhaseResult
 	var aborted *results.Aborted
-	start := cfg.Clock.Now()
+	start := cr.Clock.Now()
 	reason := "interrupted"
 	for ctx.Err() == nil {
 		rate, kind, done, why := nextProbe(ph.Search, probes)
@@ -63,7 +63,7 @@ func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 			reason = why
 			break
 		}
-		r, drain, a, err := runProbe(ctx, scenario, c, ph, cfg, probeLabel(label, len(probes)+1, kind, rate), rate, start, drainFrom(probes))
+		r, drain, a, err := runProbe(ctx, scenario, c, ph, cr, probeLabel(label, len(probes)+1, kind, rate), rate, start, drainFrom(probes))
 		if err != nil {
 			return nil, err
 		}
@@ -75,10 +75,10 @@ func runSearch(ctx context.Context, scenario string, c *scenarios.Case, ph *scen
 			// figures are kept, but it is no verdict.
 			break
 		}
-		p := judgeProbe(c, ph, cfg, kind, rate, r)
+		p := judgeProbe(c, ph, cr.scenarioRun, kind, rate, r)
 		p.Drain = drain
 		probes = append(probes, p)
-		ev := cfg.Logger.Info().Str("case", c.ID).Str("phase", ph.Name).Str("kind", kind).Float64("rate", rate).
+		ev := cr.Logger.Info().Str("case", c.ID).Str("phase", ph.Name).Str("kind", kind).Float64("rate", rate).
 			Float64("achieved", p.Achieved).Dur("p99", p.P99).Bool("passed", p.Passed).Bool("saturated", p.Saturated).
 			Str("reason", p.Reason).Int64("left", p.Left)
 		if drain != nil {
@@ -110,15 +110,15 @@ func probeLabel(label string, n int, kind string, rate float64) string {
 // what prev left (warmUp), and says how in the ProbeDrain. An abort rule
 // that stopped either comes back with its time counted from since, the
 // search's start.
-func runProbe(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, label string, rate float64, since time.Time, prev *results.Probe) (*results.PhaseResult, *results.ProbeDrain, *results.Aborted, error) {
+func runProbe(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cr *caseRun, label string, rate float64, since time.Time, prev *results.Probe) (*results.PhaseResult, *results.ProbeDrain, *results.Aborted, error) {
 	load := scenarios.Phase{Name: ph.Name, Pos: ph.Pos, Warmup: true, Duration: probeWarmup(ph.Search),
 		Rate: scenarios.Rate{From: rate, To: rate}, MaxInFlight: ph.Search.MaxInFlight, GracefulStop: ph.GracefulStop}
-	drain, a, err := warmUp(ctx, scenario, c, ph, cfg, &load, label, since, prev)
+	drain, a, err := warmUp(ctx, scenario, c, ph, cr, &load, label, since, prev)
 	if err != nil || a != nil || ctx.Err() != nil {
 		return nil, drain, a, err
 	}
 	load.Warmup, load.Duration = false, ph.Search.Step
-	r, err := runPhase(ctx, scenario, c, &load, cfg, label)
+	r, err := runPhase(ctx, scenario, c, &load, cr, label)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -137,11 +137,11 @@ func probeWarmup(s *scenarios.Search) time.Duration {
 // first waits idle for drainPause, then runs the warm-up again while
 // warmupNext asks for it; the ProbeDrain (nil without prev) says what was
 // done.
-func warmUp(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config, load *scenarios.Phase, label string, since time.Time, prev *results.Probe) (*results.ProbeDrain, *results.Aborted, error) {
+func warmUp(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cr *caseRun, load *scenarios.Phase, label string, since time.Time, prev *results.Probe) (*results.ProbeDrain, *results.Aborted, error) {
 	var drain *results.ProbeDrain
 	if prev != nil {
 		drain = &results.ProbeDrain{Pause: drainPause(prev)}
-		if drain.Pause > 0 && !sleepCtx(ctx, cfg.Clock, drain.Pause) {
+		if drain.Pause > 0 && !sleepCtx(ctx, cr.Clock, drain.Pause) {
 			return drain, nil, nil
 		}
 	}
@@ -151,7 +151,7 @@ func warmUp(ctx context.Context, scenario string, c *scenarios.Case, ph *scenari
 		if n > 0 {
 			l = fmt.Sprintf("%s, warm-up %d", label, n+1)
 		}
-		w, err := runPhase(ctx, scenario, c, load, cfg, l)
+		w, err := runPhase(ctx, scenario, c, load, cr, l)
 		if err != nil {
 			return drain, nil, err
 		}
@@ -161,8 +161,8 @@ func warmUp(ctx context.Context, scenario string, c *scenarios.Case, ph *scenari
 		if drain == nil {
 			return nil, nil, nil
 		}
-		pts = append(pts, sendingPoints(w.Series, cfg.Tick, load.Duration)...)
-		extend, steady, note := warmupNext(load.Rate.From, cfg.Tick, precisionOf(ph), pts, w.Dropped > 0, n)
+		pts = append(pts, sendingPoints(w.Series, cr.Tick, load.Duration)...)
+		extend, steady, note := warmupNext(load.Rate.From, cr.Tick, precisionOf(ph), pts, w.Dropped > 0, n)
 		if !extend {
 			drain.Extensions, drain.Steady, drain.Note = n, steady, note
 			return drain, nil, nil
@@ -184,16 +184,16 @@ func sinceSearch(r *results.PhaseResult, since time.Time) *results.Aborted {
 // judgeProbe turns the measured step of a probe into its verdict: the
 // generator's saturation first (the rate was not delivered, so the SLO
 // has nothing to say), then the SLO over the step's figures.
-func judgeProbe(c *scenarios.Case, ph *scenarios.Phase, cfg *Config, kind string, rate float64, r *results.PhaseResult) results.Probe {
+func judgeProbe(c *scenarios.Case, ph *scenarios.Phase, run *scenarioRun, kind string, rate float64, r *results.PhaseResult) results.Probe {
 	st := results.Summarize([]*results.PhaseResult{r})
 	p := results.Probe{Kind: kind, Rate: rate, Achieved: st.RPS, Requests: r.Requests, Failed: r.Failed,
 		ErrorRate: st.ErrorRate, P50: st.Latency.P50, P99: st.Latency.P99, Start: r.Start, Elapsed: r.Elapsed,
 		Left: leftBehind(r)}
-	if r.Generator.Saturated && !cfg.ignoreSaturation {
+	if r.Generator.Saturated && !run.ignoreSaturation {
 		p.Saturated, p.Reason = true, r.Generator.Reason
 		return p
 	}
-	passed, actual, err := cfg.Judge.SLO(c, ph, st)
+	passed, actual, err := run.Judge.SLO(c, ph, st)
 	switch {
 	case err != nil:
 		p.Reason = err.Error()

@@ -26,8 +26,3 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 		return NewNetHTTPClient(t, worker)
 	}
 }
-
-// ErrUnsafeValue fails a flow step whose rendered URL or header would not
-// be one line of HTTP: httpflow.ErrUnsafeValue, named here too because
-// runner's tests name it so.
-var ErrUnsafeValue = httpflow.ErrUnsafeValue

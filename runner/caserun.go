@@ -4,15 +4,26 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 	"github.com/loadgate/loadgate/sut"
 )
 
+// caseRun is what the phases of one case run with: the run, and how the
+// case's workers get their clients.
+type caseRun struct {
+	*scenarioRun
+	// newClient makes the case's worker clients: the run's own (a seam), or
+	// those of the case's shared state (its connections); nil: NewClient's,
+	// or the event loop's where it can run the phase.
+	newClient protocols.NewClientFunc
+}
+
 // runGroup runs the phases of the cases of one group. An interleaved phase
 // alternates trial k of every case before trial k+1; other phases run case
 // by case. The server of each case is sampled while its measured phases run.
-func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResults []*results.CaseResult, sys *sut.Systems, cfg *Config) error {
+func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResults []*results.CaseResult, sys *sut.Systems, run *scenarioRun) error {
 	monitors := make([]*sut.Monitor, len(group))
 	defer func() {
 		for gi, m := range monitors {
@@ -20,15 +31,15 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResu
 				u, err := m.Stop()
 				switch id := caseResults[group[gi]].ID; {
 				case u.Exited:
-					cfg.Logger.Warn().Str("case", id).Msg(u.Reason + " during the case: its figures cover the case until then")
+					run.Logger.Warn().Str("case", id).Msg(u.Reason + " during the case: its figures cover the case until then")
 				case err != nil:
-					cfg.Logger.Warn().Str("case", id).Msg("no sample of the server: " + u.Reason)
+					run.Logger.Warn().Str("case", id).Msg("no sample of the server: " + u.Reason)
 				}
 				caseResults[group[gi]].Server = &u
 			}
 		}
 	}()
-	cfgs, closeShared, err := caseConfigs(ctx, sc, group, cfg)
+	crs, closeShared, err := caseRuns(ctx, sc, group, run)
 	defer closeShared()
 	if err != nil {
 		return err
@@ -47,7 +58,7 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResu
 		}
 		ph := &phases[j]
 		if ph.Adaptive != nil && !ph.Warmup {
-			if err := runAdaptive(ctx, sc, group, j, caseResults, cfgs, cfg.Judge); err != nil {
+			if err := runAdaptive(ctx, sc, group, j, caseResults, crs, run.Judge); err != nil {
 				return err
 			}
 			continue
@@ -57,7 +68,7 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResu
 			for k := 1; k <= ph.Trials && ctx.Err() == nil; k++ {
 				for gi, i := range group {
 					c := &sc.Cases[i]
-					r, err := runOnce(ctx, sc.Name, c, &c.Phases[j], &cfgs[gi], fmt.Sprintf("trial %d/%d, interleaved", k, ph.Trials))
+					r, err := runOnce(ctx, sc.Name, c, &c.Phases[j], &crs[gi], fmt.Sprintf("trial %d/%d, interleaved", k, ph.Trials))
 					if err != nil {
 						return fmt.Errorf("case %q: phase %q: %w", c.ID, ph.Name, err)
 					}
@@ -76,7 +87,7 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResu
 				return nil
 			}
 			c := &sc.Cases[i]
-			pr, err := runTrials(ctx, sc.Name, c, &c.Phases[j], &cfgs[gi])
+			pr, err := runTrials(ctx, sc.Name, c, &c.Phases[j], &crs[gi])
 			if err != nil {
 				return fmt.Errorf("case %q: phase %q: %w", c.ID, c.Phases[j].Name, err)
 			}
@@ -86,42 +97,41 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResu
 	return nil
 }
 
-// caseConfigs gives each case of group its own copy of cfg, whose
-// NewClient makes the clients of the case's shared state (its
-// connections): made once for all its phases and trials, and closed by the
-// returned function when the group is done.
-func caseConfigs(ctx context.Context, sc *scenarios.Scenario, group []int, cfg *Config) ([]Config, func(), error) {
+// caseRuns gives each case of group its caseRun, whose newClient makes
+// the clients of the case's shared state (its connections): made once for
+// all its phases and trials, and closed by the returned function when the
+// group is done.
+func caseRuns(ctx context.Context, sc *scenarios.Scenario, group []int, run *scenarioRun) ([]caseRun, func(), error) {
 	var closers []func() error
 	closeAll := func() {
 		for gi, c := range closers {
 			if err := c(); err != nil {
-				cfg.Logger.Warn().Err(err).Str("case", sc.Cases[group[gi]].ID).Msg("closing connections")
+				run.Logger.Warn().Err(err).Str("case", sc.Cases[group[gi]].ID).Msg("closing connections")
 			}
 		}
 	}
-	cfgs := make([]Config, len(group))
+	crs := make([]caseRun, len(group))
 	for gi, i := range group {
-		newClient, closeShared, err := caseClients(ctx, &sc.Cases[i].Target, cfg.NewClient)
+		newClient, closeShared, err := caseClients(ctx, &sc.Cases[i].Target, run.clients)
 		if err != nil {
 			return nil, closeAll, fmt.Errorf("case %q: %w", sc.Cases[i].ID, err)
 		}
 		closers = append(closers, closeShared)
-		cfgs[gi] = *cfg
-		cfgs[gi].NewClient = newClient
+		crs[gi] = caseRun{scenarioRun: run, newClient: newClient}
 	}
-	return cfgs, closeAll, nil
+	return crs, closeAll, nil
 }
 
 // runTrials runs a phase once, or trials times for a measured phase with
 // trials: N, merging the repetitions and keeping each one's figures.
-func runTrials(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cfg *Config) (*results.PhaseResult, error) {
+func runTrials(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cr *caseRun) (*results.PhaseResult, error) {
 	n := ph.Trials
 	if n <= 1 || ph.Warmup {
-		return runOnce(ctx, scenario, c, ph, cfg, "")
+		return runOnce(ctx, scenario, c, ph, cr, "")
 	}
 	var runs []*results.PhaseResult
 	for k := 1; k <= n && ctx.Err() == nil; k++ {
-		r, err := runOnce(ctx, scenario, c, ph, cfg, fmt.Sprintf("trial %d/%d", k, n))
+		r, err := runOnce(ctx, scenario, c, ph, cr, fmt.Sprintf("trial %d/%d", k, n))
 		if err != nil {
 			return nil, err
 		}
