@@ -36,7 +36,7 @@ func (r *resolver) checkURL(n *yaml.Node, label, s string) (string, *url.URL) {
 		r.d.secrets.addUsed(r.used, pieces)
 	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		r.d.errorf(n, "%s: expected an absolute http:// or https:// URL, got %q", label, MaskURL(s))
+		r.d.errorf(n, "%s: expected an absolute http:// or https:// URL, got %q", label, maskURL(s))
 		return "", nil
 	}
 	if !r.hostPort(n, label, s, u) {
@@ -51,7 +51,7 @@ func (r *resolver) checkURL(n *yaml.Node, label, s string) (string, *url.URL) {
 // report now.
 func (r *resolver) hostPort(n *yaml.Node, label, s string, u *url.URL) bool {
 	if u.Hostname() == "" {
-		r.d.errorf(n, "%s: %q has no host", label, MaskURL(s))
+		r.d.errorf(n, "%s: %q has no host", label, maskURL(s))
 		return false
 	}
 	if port := u.Port(); port != "" || strings.HasSuffix(u.Host, ":") {
@@ -111,7 +111,7 @@ func (r *resolver) proxy(n *yaml.Node) string {
 	}
 	switch {
 	case err != nil || u.Host == "":
-		r.d.errorf(n, "proxy: expected a proxy URL such as http://proxy.example:3128, got %q", MaskURL(s))
+		r.d.errorf(n, "proxy: expected a proxy URL such as http://proxy.example:3128, got %q", maskURL(s))
 	case u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "socks5":
 		r.d.errorf(n, "proxy: the scheme must be http, https or socks5, got %q", u.Scheme)
 	default:

@@ -87,12 +87,12 @@ func checkGRPC(t *testing.T, s *Scenario) {
 		Message: Template{Parts: []TemplatePart{
 			{Kind: PartLiteral, Literal: []byte(`{"text": "tick `)}, {Kind: PartSeq}, {Kind: PartLiteral, Literal: []byte(`", "n": 3}`)},
 		}},
-		Timeout: DefaultTimeout, Connections: 1, Expect: GRPCExpect{Codes: []GRPCCode{GRPCCodeOK}},
+		Timeout: defaultTimeout, Connections: 1, Expect: GRPCExpect{Codes: []GRPCCode{GRPCCodeOK}},
 	}
 	health := &GRPCTarget{
 		Address: "127.0.0.1:50051", Method: "grpc.health.v1.Health/Check", Service: "grpc.health.v1.Health", MethodName: "Check",
 		Reflection: true, Message: lit(`{"service":""}`),
-		Timeout: DefaultTimeout, Connections: 1, Expect: GRPCExpect{Codes: []GRPCCode{GRPCCodeOK}},
+		Timeout: defaultTimeout, Connections: 1, Expect: GRPCExpect{Codes: []GRPCCode{GRPCCodeOK}},
 	}
 	for i, want := range []*GRPCTarget{say, stream, health} {
 		got := s.Targets[i].GRPC
@@ -136,7 +136,7 @@ func checkWebSocket(t *testing.T, s *Scenario) {
 	}
 	short := &WebSocketTarget{
 		URL: "wss://localhost:8443/ws/echo", TLS: TLS{InsecureSkipVerify: true}, Connection: PerIteration,
-		Timeout: DefaultTimeout, MaxMessage: DefaultMaxMessage,
+		Timeout: defaultTimeout, MaxMessage: defaultMaxMessage,
 		Iteration: []WSStep{
 			{Kind: WSSendText, Pos: Pos{s.File, 28, 11}, Payload: lit("hi")},
 			{Kind: WSExpect, Pos: Pos{s.File, 29, 11}, Expect: WSExpectCheck{Equals: []byte("hi")}},

@@ -567,7 +567,7 @@ func checkTCP(t *testing.T, s *Scenario) {
 	}
 	redis := s.Targets[2].TCP
 	if redis.Framing.Kind != FramingLine || string(redis.Framing.Delimiter) != "\r\n" || redis.Connection != Persistent ||
-		string(redis.Iteration[1].Expect.Equals) != "+PONG" || redis.Timeout != DefaultTimeout || redis.MaxFrame != DefaultMaxFrame {
+		string(redis.Iteration[1].Expect.Equals) != "+PONG" || redis.Timeout != defaultTimeout || redis.MaxFrame != defaultMaxFrame {
 		t.Errorf("redis: %+v", redis)
 	}
 	if b := s.Targets[3].TCP; b.Address != "[::1]:7" || b.Framing.Kind != FramingFixed || b.Framing.Size != 8 {

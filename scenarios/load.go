@@ -17,9 +17,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// MaxFileSize is the largest scenario file accepted, in bytes. Scenarios
+// maxFileSize is the largest scenario file accepted, in bytes. Scenarios
 // are written by hand; a bigger file is a mistake or an attack on the parser.
-const MaxFileSize = 4 << 20
+const maxFileSize = 4 << 20
 
 // LoadOptions are the inputs of a scenario besides its file.
 type LoadOptions struct {
@@ -54,7 +54,7 @@ func Load(path string, opts LoadOptions) (*Scenario, error) {
 	return Parse(path, data, opts)
 }
 
-// readScenario reads a scenario file: at most MaxFileSize+1 bytes, so that
+// readScenario reads a scenario file: at most maxFileSize+1 bytes, so that
 // Parse can report a larger file as too large. Only a regular file is
 // read: a FIFO would block until something writes to it, and a device
 // such as /dev/zero never ends. The file is opened without blocking and
@@ -78,7 +78,7 @@ func readScenario(path string) ([]byte, error) {
 	if err := regular(info); err != nil {
 		return nil, ioError(path, err)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
 	if err != nil {
 		return nil, ioError(path, err)
 	}
@@ -119,8 +119,8 @@ func ioError(path string, err error) error {
 // concurrent use.
 func Parse(file string, data []byte, opts LoadOptions) (*Scenario, error) {
 	d := &decoder{file: file, dir: filepath.Dir(file), src: newSource(data), files: map[string]fileResult{}, secrets: secretSet{}, judgeOnly: opts.JudgeOnly}
-	if len(data) > MaxFileSize {
-		return nil, ErrorList{Errorf(Pos{File: file, Line: 1, Col: 1}, "the file is larger than %d MiB", MaxFileSize>>20)}
+	if len(data) > maxFileSize {
+		return nil, ErrorList{Errorf(Pos{File: file, Line: 1, Col: 1}, "the file is larger than %d MiB", maxFileSize>>20)}
 	}
 	root := d.document(data)
 	if root == nil {

@@ -77,13 +77,13 @@ func combinations(axes []Axis) [][]MatrixValue {
 	}
 }
 
-// caseCount returns targets × combinations, saturating above MaxCases.
+// caseCount returns targets × combinations, saturating above maxCases.
 func caseCount(axes []Axis, targets int) int {
 	n := max(targets, 1)
 	for _, ax := range axes {
 		n *= len(ax.Values)
-		if n > MaxCases {
-			return MaxCases + 1
+		if n > maxCases {
+			return maxCases + 1
 		}
 	}
 	return n
@@ -146,6 +146,6 @@ func (d *decoder) matrix(n *yaml.Node) []rawAxis {
 	return axes
 }
 
-// MaxCases bounds targets × matrix combinations. Each case is a full run
+// maxCases bounds targets × matrix combinations. Each case is a full run
 // of every phase, so more than this is a typo, not a plan.
-const MaxCases = 10_000
+const maxCases = 10_000

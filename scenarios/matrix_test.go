@@ -57,9 +57,9 @@ func TestCaseCountSaturates(t *testing.T) {
 	}{
 		{nil, 3, 3},
 		{[]Axis{axis("a", "1", "2")}, 3, 6},
-		{[]Axis{big, big}, 1, MaxCases + 1},           // a million combinations
-		{[]Axis{big, big, big, big}, 1, MaxCases + 1}, // would overflow without saturation
-		{[]Axis{big}, 11, MaxCases + 1},
+		{[]Axis{big, big}, 1, maxCases + 1},           // a million combinations
+		{[]Axis{big, big, big, big}, 1, maxCases + 1}, // would overflow without saturation
+		{[]Axis{big}, 11, maxCases + 1},
 	}
 	for _, tc := range tests {
 		if got := caseCount(tc.axes, tc.targets); got != tc.want {

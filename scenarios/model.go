@@ -106,7 +106,7 @@ type Scenario struct {
 	// credential headers (Authorization, Cookie, X-Api-Key…), URL
 	// passwords and secret-looking query parameters, of the variables
 	// substituted into them, and of the variables marked secret. Redact
-	// replaces them; values shorter than MinSecretLen are left out.
+	// replaces them; values shorter than 4 bytes are left out.
 	Secrets Redactor
 }
 
@@ -153,9 +153,9 @@ func (s *Scenario) ServerOf(c *Case) *Server {
 	return s.Server
 }
 
-// DefaultTimeout bounds one request, call or iteration of a target of
+// defaultTimeout bounds one request, call or iteration of a target of
 // any protocol when the scenario does not say.
-const DefaultTimeout = 30 * time.Second
+const defaultTimeout = 30 * time.Second
 
 // Target is a system to send load to. Exactly one protocol field is set.
 type Target struct {

@@ -20,7 +20,7 @@ const (
 	DataRandom
 	// DataUnique hands out every row at most once in the whole run,
 	// across workers, phases and cases, and across --segment parts too:
-	// each part owns a disjoint slice (see SegmentRows).
+	// each part owns a disjoint slice of the rows (see Split).
 	DataUnique
 )
 

@@ -51,6 +51,6 @@ type Expect struct {
 	Length       int64          // exact body length in bytes; -1 = no check (kind "length")
 }
 
-// DefaultMaxBody is how much of a response body an HTTP target reads
+// defaultMaxBody is how much of a response body an HTTP target reads
 // when the scenario does not say, in bytes.
-const DefaultMaxBody = 10 << 20
+const defaultMaxBody = 10 << 20

@@ -2,9 +2,9 @@ package scenarios
 
 import "time"
 
-// DefaultMaxFrame is the largest frame payload a TCP target accepts when
+// defaultMaxFrame is the largest frame payload a TCP target accepts when
 // the scenario does not say, in bytes.
-const DefaultMaxFrame = 1 << 20
+const defaultMaxFrame = 1 << 20
 
 // TCPTarget describes load over raw TCP connections: a list of send and
 // expect steps per iteration, each iteration counted as one request.

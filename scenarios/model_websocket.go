@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// DefaultMaxMessage is the largest WebSocket message a target accepts when
+// defaultMaxMessage is the largest WebSocket message a target accepts when
 // the scenario does not say, in bytes.
-const DefaultMaxMessage = 1 << 20
+const defaultMaxMessage = 1 << 20
 
 // WebSocketTarget describes load over WebSocket connections: the step
 // model of TCP targets, where a step sends or reads one message instead of

@@ -159,7 +159,7 @@ func TestDiagnostics(t *testing.T) {
 		},
 		{
 			name: "the file size limit",
-			src:  head + "description: " + strings.Repeat("x", MaxFileSize) + "\n",
+			src:  head + "description: " + strings.Repeat("x", maxFileSize) + "\n",
 			want: "s.yaml:1:1: the file is larger than 4 MiB\n",
 		},
 		{
@@ -248,7 +248,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 
 	big := filepath.Join(dir, "big.yaml")
-	if err := os.WriteFile(big, make([]byte, MaxFileSize+10), 0o644); err != nil {
+	if err := os.WriteFile(big, make([]byte, maxFileSize+10), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Load(big, LoadOptions{})

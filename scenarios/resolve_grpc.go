@@ -15,7 +15,7 @@ var grpcMethod = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za
 
 // grpc resolves a `grpc:` block for one matrix combination.
 func (r *resolver) grpc(g *rawGRPC) *GRPCTarget {
-	out := &GRPCTarget{Timeout: DefaultTimeout, Connections: 1, Expect: GRPCExpect{Codes: []GRPCCode{GRPCCodeOK}}}
+	out := &GRPCTarget{Timeout: defaultTimeout, Connections: 1, Expect: GRPCExpect{Codes: []GRPCCode{GRPCCodeOK}}}
 	if g.address == nil {
 		r.d.errorf(g.node, "grpc: missing required field %q", "address")
 	} else {

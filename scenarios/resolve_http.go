@@ -12,7 +12,7 @@ import (
 const maxWeight = 1_000_000
 
 func (r *resolver) http(h *rawHTTP) *HTTPTarget {
-	out := &HTTPTarget{Keepalive: true, Timeout: DefaultTimeout, MaxBody: DefaultMaxBody, Expect: Expect{Length: -1}}
+	out := &HTTPTarget{Keepalive: true, Timeout: defaultTimeout, MaxBody: defaultMaxBody, Expect: Expect{Length: -1}}
 	var base *url.URL
 	var baseText string
 	if h.url != nil {

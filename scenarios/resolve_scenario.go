@@ -106,8 +106,8 @@ func (d *decoder) cases(raw *rawScenario, vt *varTable, s *Scenario, targetNames
 		at = raw.matrixKey
 	}
 	switch n := caseCount(s.Matrix, len(raw.targets)); {
-	case n > MaxCases:
-		d.errorf(at, "matrix: targets × combinations make more than %d cases", MaxCases)
+	case n > maxCases:
+		d.errorf(at, "matrix: targets × combinations make more than %d cases", maxCases)
 		return nil
 	case n*d.nodes > maxWork:
 		d.errorf(at, "matrix: %d cases of a document this large is too much work", n)

@@ -12,9 +12,9 @@ import (
 
 // Defaults of a search phase (SPEC §14).
 const (
-	// DefaultProbeWarmup is the unmeasured start of every probe, long
+	// defaultProbeWarmup is the unmeasured start of every probe, long
 	// enough for connections and caches to settle at the probe's rate.
-	DefaultProbeWarmup = time.Second
+	defaultProbeWarmup = time.Second
 	// DefaultPrecision ends the bisection when the bracket is within 5 %.
 	DefaultPrecision = 0.05
 )
@@ -47,7 +47,7 @@ func (r *resolver) searchPhase(p *rawPhase, out *Phase) {
 	if s == nil {
 		return // not a mapping, already reported
 	}
-	out.Search = &Search{ProbeWarmup: DefaultProbeWarmup, Precision: DefaultPrecision, MaxInFlight: DefaultMaxInFlight}
+	out.Search = &Search{ProbeWarmup: defaultProbeWarmup, Precision: DefaultPrecision, MaxInFlight: DefaultMaxInFlight}
 	r.searchRate(s, out.Search)
 	if s.step.key == nil {
 		r.d.errorf(s.node, "search: missing required field %q (the measured time of each probe, e.g. 5s)", "step")

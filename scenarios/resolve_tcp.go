@@ -19,7 +19,7 @@ type tcpTarget struct {
 
 // tcp resolves a `tcp:` block for one matrix combination.
 func (r *resolver) tcp(t *rawTCP) *TCPTarget {
-	out := &TCPTarget{Connection: Persistent, Timeout: DefaultTimeout, MaxFrame: DefaultMaxFrame}
+	out := &TCPTarget{Connection: Persistent, Timeout: defaultTimeout, MaxFrame: defaultMaxFrame}
 	if t.address == nil {
 		r.d.errorf(t.node, "tcp: missing required field %q", "address")
 	} else {

@@ -13,7 +13,7 @@ const maxMaxMessage = 1 << 30
 
 // websocket resolves a `websocket:` block for one matrix combination.
 func (r *resolver) websocket(w *rawWS) *WebSocketTarget {
-	out := &WebSocketTarget{Connection: Persistent, Timeout: DefaultTimeout, MaxMessage: DefaultMaxMessage}
+	out := &WebSocketTarget{Connection: Persistent, Timeout: defaultTimeout, MaxMessage: defaultMaxMessage}
 	if w.url == nil {
 		r.d.errorf(w.node, "websocket: missing required field %q", "url")
 	} else {
@@ -23,7 +23,7 @@ func (r *resolver) websocket(w *rawWS) *WebSocketTarget {
 	out.TLS = r.tls(&w.tls)
 	if w.tlsKey != nil && out.URL != "" {
 		if u, _ := url.Parse(out.URL); u != nil && u.Scheme == "ws" {
-			r.d.errorf(w.tlsKey, "tls: only for wss:// URLs; %s is cleartext", MaskURL(out.URL))
+			r.d.errorf(w.tlsKey, "tls: only for wss:// URLs; %s is cleartext", maskURL(out.URL))
 		}
 	}
 	if w.connection != nil {
@@ -67,7 +67,7 @@ func (r *resolver) wsURL(n *yaml.Node) string {
 		r.d.secrets.addUsed(r.used, pieces)
 	}
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") {
-		r.d.errorf(n, "url: expected an absolute ws:// or wss:// URL, got %q", MaskURL(s))
+		r.d.errorf(n, "url: expected an absolute ws:// or wss:// URL, got %q", maskURL(s))
 		return ""
 	}
 	if !r.hostPort(n, "url", s, u) {

@@ -10,15 +10,15 @@ import (
 // Redacted stands in for a secret wherever loadgate prints or stores text.
 const Redacted = "REDACTED"
 
-// MinSecretLen is the shortest value treated as a secret. Shorter values
+// minSecretLen is the shortest value treated as a secret. Shorter values
 // ("1", "on", "GET") occur everywhere in reports; replacing every
 // occurrence would garble them while protecting nothing worth guessing.
-const MinSecretLen = 4
+const minSecretLen = 4
 
-// SecretEnvPrefix is prepended to a variable's name to find its value in
+// secretEnvPrefix is prepended to a variable's name to find its value in
 // the environment and mark it secret: ${token} is read from
 // LOADGATE_SECRET_VAR_token before LOADGATE_VAR_token.
-const SecretEnvPrefix = "LOADGATE_SECRET_VAR_"
+const secretEnvPrefix = "LOADGATE_SECRET_VAR_"
 
 // Redactor replaces every occurrence of a set of secret values: the
 // values, longest first, so that a secret containing another goes whole.
@@ -26,13 +26,13 @@ const SecretEnvPrefix = "LOADGATE_SECRET_VAR_"
 type Redactor []string
 
 // NewRedactor returns a Redactor of the given values. Values shorter than
-// MinSecretLen are ignored, and so are values that already hold Redacted:
+// 4 bytes are ignored, and so are values that already hold Redacted:
 // they come from a redacted source, and replacing them again would make
 // redaction change text it produced itself.
 func NewRedactor(secrets ...string) Redactor {
 	var list Redactor
 	for _, s := range secrets {
-		if len(s) >= MinSecretLen && !strings.Contains(s, Redacted) && !slices.Contains(list, s) {
+		if len(s) >= minSecretLen && !strings.Contains(s, Redacted) && !slices.Contains(list, s) {
 			list = append(list, s)
 		}
 	}
@@ -121,11 +121,11 @@ func urlSecrets(u *url.URL) []string {
 	return out
 }
 
-// MaskURL returns s, a URL that may be invalid, with the password of its
+// maskURL returns s, a URL that may be invalid, with the password of its
 // userinfo and the values of its secret-looking query parameters replaced
 // by Redacted. It works on the text, not on a parse, so that a diagnostic
 // about a URL that does not parse cannot echo its credentials either.
-func MaskURL(s string) string {
+func maskURL(s string) string {
 	rest, frag, hasFrag := strings.Cut(s, "#")
 	head, query, hasQuery := strings.Cut(rest, "?")
 	if scheme, after, ok := strings.Cut(head, "://"); ok {
@@ -166,7 +166,7 @@ type secretSet map[string]bool
 
 func (s secretSet) add(values ...string) {
 	for _, v := range values {
-		if len(v) >= MinSecretLen {
+		if len(v) >= minSecretLen {
 			s[v] = true
 		}
 	}

@@ -61,7 +61,7 @@ func TestSecretsCollectedByUse(t *testing.T) {
 		},
 		{
 			name:      "LOADGATE_SECRET_VAR_ marks and sets, LOADGATE_VAR_ only sets",
-			opts:      LoadOptions{LookupEnv: mapEnv(map[string]string{SecretEnvPrefix + "page": "4242", EnvPrefix + "host": "127.0.0.9:80"})},
+			opts:      LoadOptions{LookupEnv: mapEnv(map[string]string{secretEnvPrefix + "page": "4242", envPrefix + "host": "127.0.0.9:80"})},
 			secret:    append(slices.Clone(secretValues), "4242"),
 			notSecret: []string{"127.0.0.9:80"},
 		},
@@ -192,7 +192,7 @@ func TestMaskURL(t *testing.T) {
 		{"not a url ?password=x", "not a url ?password=REDACTED"},
 	}
 	for _, tc := range tests {
-		if got := MaskURL(tc.in); got != tc.want {
+		if got := maskURL(tc.in); got != tc.want {
 			t.Errorf("MaskURL(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}

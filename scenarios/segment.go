@@ -114,8 +114,8 @@ type Dropped struct {
 // (splitPhase), a phase with a zero share is left out, and so is a case
 // left without a measured phase, which dropped lists with the reason. No
 // case is left at all when the segment has nothing to send. Every unique
-// data source keeps only the rows SegmentRows gives the segment. sc is not
-// modified.
+// data source keeps only its slice of the rows, dealt among the segments by
+// how many rows each is expected to draw. sc is not modified.
 func Split(sc *Scenario, s Segment) (part *Scenario, dropped []Dropped) {
 	if s.Count <= 1 {
 		return sc, nil
@@ -198,21 +198,21 @@ func apportion(total int64, weights []int64) []int64 {
 	return out
 }
 
-// Rows is a range [Lo, Hi) of a data source's rows.
-type Rows struct{ Lo, Hi int }
+// rowRange is a range [Lo, Hi) of a data source's rows.
+type rowRange struct{ Lo, Hi int }
 
-// SegmentRows returns, for every data source of sc, the rows segment s
+// segmentRows returns, for every data source of sc, the rows segment s
 // hands out. A unique source is dealt among the N segments in proportion
 // to how many rows each is expected to draw from it (see draws), with
 // apportion, the computation that deals the workers: the ranges are
 // disjoint, cover every row, and a segment that sends none of the load
 // that draws from the source gets none, so the N parts can use exactly
 // the rows one machine would. Other sources are whole in every segment.
-func SegmentRows(sc *Scenario, s Segment) []Rows {
-	out := make([]Rows, len(sc.Data))
+func segmentRows(sc *Scenario, s Segment) []rowRange {
+	out := make([]rowRange, len(sc.Data))
 	weights := make([][]int64, len(sc.Data)) // by source, by segment
 	for i, src := range sc.Data {
-		out[i] = Rows{0, len(src.Rows)}
+		out[i] = rowRange{0, len(src.Rows)}
 		if src.Mode == DataUnique && s.Count > 1 {
 			weights[i] = make([]int64, s.Count)
 		}
@@ -237,7 +237,7 @@ func SegmentRows(sc *Scenario, s Segment) []Rows {
 		for _, n := range counts[:s.Index-1] {
 			lo += n
 		}
-		out[i] = Rows{int(lo), int(lo + counts[s.Index-1])}
+		out[i] = rowRange{int(lo), int(lo + counts[s.Index-1])}
 	}
 	return out
 }
@@ -247,11 +247,11 @@ func segmentData(sc *Scenario, s Segment) []*DataSource {
 	if len(sc.Data) == 0 {
 		return sc.Data
 	}
-	rows := SegmentRows(sc, s)
+	rows := segmentRows(sc, s)
 	out := make([]*DataSource, len(sc.Data))
 	for i, src := range sc.Data {
 		out[i] = src
-		if r := rows[i]; r != (Rows{0, len(src.Rows)}) {
+		if r := rows[i]; r != (rowRange{0, len(src.Rows)}) {
 			cp := *src
 			cp.Rows = src.Rows[r.Lo:r.Hi:r.Hi]
 			out[i] = &cp

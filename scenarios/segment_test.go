@@ -238,7 +238,7 @@ func TestSegmentRows(t *testing.T) {
 			var got []int
 			next := 0
 			for i := 1; i <= tc.n; i++ {
-				r := SegmentRows(tc.sc, Segment{i, tc.n})[0]
+				r := segmentRows(tc.sc, Segment{i, tc.n})[0]
 				if r.Lo != next {
 					t.Errorf("segment %d/%d starts at row %d, want %d", i, tc.n, r.Lo, next)
 				}
@@ -261,7 +261,7 @@ func TestSegmentRowsPartition(t *testing.T) {
 				sc := rowsScenario(rows, false, Phase{Name: "m", Concurrency: conc, Duration: time.Second})
 				next := 0
 				for i := 1; i <= n; i++ {
-					r := SegmentRows(sc, Segment{i, n})[0]
+					r := segmentRows(sc, Segment{i, n})[0]
 					if r.Lo != next || r.Hi < r.Lo || i > conc && r.Hi > r.Lo {
 						t.Fatalf("c=%d, %d rows over %d: segment %d has [%d, %d), next row %d", conc, rows, n, i, r.Lo, r.Hi, next)
 					}

@@ -77,7 +77,7 @@ func TestVarCycles(t *testing.T) {
 		{
 			name: "broken by the environment",
 			vars: []string{"a: '${b}'", "b: '${a}'"},
-			opts: LoadOptions{LookupEnv: env(map[string]string{EnvPrefix + "a": "x"})},
+			opts: LoadOptions{LookupEnv: env(map[string]string{envPrefix + "a": "x"})},
 		},
 		{
 			// A value naming a variable that refers to nothing is no cycle.

@@ -7,9 +7,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// EnvPrefix is prepended to a variable's name to find its value in the
+// envPrefix is prepended to a variable's name to find its value in the
 // environment: ${host} is read from LOADGATE_VAR_host.
-const EnvPrefix = "LOADGATE_VAR_"
+const envPrefix = "LOADGATE_VAR_"
 
 // validVarName reports whether name can be written as ${name}: the rules of
 // shell and environment variable names, so every variable can also be set
@@ -105,7 +105,7 @@ type varTable struct {
 // envValue is a variable found in the environment.
 type envValue struct {
 	value  string
-	secret bool // found under SecretEnvPrefix
+	secret bool // found under secretEnvPrefix
 }
 
 func newVarTable(opts LoadOptions) *varTable {
@@ -144,10 +144,10 @@ func (t *varTable) fromEnv(name string) *envValue {
 	}
 	v, seen := t.envCache[name]
 	if !seen {
-		if s, ok := t.env(SecretEnvPrefix + name); ok {
+		if s, ok := t.env(secretEnvPrefix + name); ok {
 			v = &envValue{value: s, secret: true}
 			t.secret[name] = true
-		} else if s, ok := t.env(EnvPrefix + name); ok {
+		} else if s, ok := t.env(envPrefix + name); ok {
 			v = &envValue{value: s}
 		}
 		t.envCache[name] = v
@@ -252,5 +252,5 @@ func (r *resolver) lookup(name string) (string, error) {
 		r.used = append(r.used, v)
 		return v, nil
 	}
-	return "", fmt.Errorf("undefined variable %q (define it under vars:, pass --var %s=..., or set %s%s)", name, name, EnvPrefix, name)
+	return "", fmt.Errorf("undefined variable %q (define it under vars:, pass --var %s=..., or set %s%s)", name, name, envPrefix, name)
 }

@@ -8,15 +8,15 @@ import (
 )
 
 // The caps of a server's log file, per start of the server: its first
-// LogHeadBytes and its last LogTailBytes of output are kept, and a line
+// logHeadBytes and its last logTailBytes of output are kept, and a line
 // where the middle was cut says how much was dropped. A chatty server
 // (a debug log at 70 MB/s) would otherwise fill the disk of a CI runner
 // during a long run; what explains a failure is at the start (the
 // configuration, the first errors) and at the end (the last errors, the
 // shutdown).
 const (
-	LogHeadBytes = 4 << 20
-	LogTailBytes = 4 << 20
+	logHeadBytes = 4 << 20
+	logTailBytes = 4 << 20
 )
 
 // logFile is what cappedLog writes to: an *os.File, at the end of what it

@@ -124,9 +124,9 @@ func TestServerLogIsCapped(t *testing.T) {
 	// 10 000 lines of 1000 bytes: 10 MB, above the 8 MiB of the caps.
 	line := strings.Repeat("x", 999) + "\n"
 	script := "yes " + line[:999] + " | head -n 10000; echo 'now listening'; sleep 60"
-	s, err := StartServer(context.Background(), ServerSpec{
+	s, err := startServer(context.Background(), serverSpec{
 		Name: "chatty", Command: sh(script), LogPath: log,
-		Ready: Readiness{Log: regexp.MustCompile(`now listening`), Timeout: 30 * time.Second},
+		Ready: readiness{Log: regexp.MustCompile(`now listening`), Timeout: 30 * time.Second},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +147,7 @@ func TestServerLogIsCapped(t *testing.T) {
 	switch {
 	case m == nil:
 		t.Fatalf("no cut line in the %d-byte log", len(data))
-	case len(data) > LogHeadBytes+LogTailBytes+200:
+	case len(data) > logHeadBytes+logTailBytes+200:
 		t.Errorf("log of %d bytes, above the caps", len(data))
 	case !strings.HasSuffix(string(data), line+"now listening\n"):
 		t.Errorf("the log does not end with the server's last lines: …%q", data[len(data)-40:])

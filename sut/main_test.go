@@ -20,8 +20,8 @@ func TestMain(m *testing.M) {
 }
 
 func startServerForTest(script string) int {
-	srv, err := StartServer(context.Background(), ServerSpec{Name: "orphan", Command: []string{"sh", "-c", script},
-		Ready: Readiness{Log: regexp.MustCompile("ready"), Timeout: 30 * time.Second}})
+	srv, err := startServer(context.Background(), serverSpec{Name: "orphan", Command: []string{"sh", "-c", script},
+		Ready: readiness{Log: regexp.MustCompile("ready"), Timeout: 30 * time.Second}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

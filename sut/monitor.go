@@ -209,9 +209,9 @@ type Monitor struct {
 	err   error
 }
 
-// StartMonitor takes a first sample of pid's process tree at once, then
+// startProcMonitor takes a first sample of pid's process tree at once, then
 // samples it every interval (1s when 0) until Stop.
-func StartMonitor(pid int, interval time.Duration) *Monitor {
+func startProcMonitor(pid int, interval time.Duration) *Monitor {
 	return startMonitor("/proc", pid, interval)
 }
 
@@ -357,10 +357,10 @@ func (m *Monitor) Stop() (results.Usage, error) {
 	return u, m.err
 }
 
-// Alive checks that pid names a running process, before any load is
+// pidAlive checks that pid names a running process, before any load is
 // sent against it. It cannot tell where there is no /proc (another OS):
 // the monitor then samples nothing and says so.
-func Alive(pid int) error { return processAlive("/proc", pid) }
+func pidAlive(pid int) error { return processAlive("/proc", pid) }
 
 func processAlive(procRoot string, pid int) error {
 	if _, err := os.Stat(procRoot); err != nil {

@@ -61,7 +61,7 @@ func TestMonitorSeesTheWholeTree(t *testing.T) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // the group we started
 		_ = cmd.Wait()
 	})
-	m := StartMonitor(cmd.Process.Pid, 200*time.Millisecond)
+	m := startProcMonitor(cmd.Process.Pid, 200*time.Millisecond)
 	time.Sleep(1300 * time.Millisecond)
 	rssNow := treeRSSFromStatus(t, cmd.Process.Pid)
 	u, err := m.Stop()
@@ -113,7 +113,7 @@ func treeRSSFromStatus(t *testing.T, pid int) int64 {
 }
 
 func TestMonitorOfAMissingProcess(t *testing.T) {
-	m := StartMonitor(1<<30, 10*time.Millisecond)
+	m := startProcMonitor(1<<30, 10*time.Millisecond)
 	u, err := m.Stop()
 	if err == nil || u.Samples != 0 || u.Sampled() || u.Reason != "process 1073741824 is gone" {
 		t.Errorf("monitoring a pid that does not exist: %+v, %v", u, err)

@@ -23,16 +23,16 @@ import (
 // process group, never a stray child left behind — after the last phase or
 // on any failure or interrupt.
 
-// ServerSpec says how to start one server.
-type ServerSpec struct {
+// serverSpec says how to start one server.
+type serverSpec struct {
 	Name        string
 	Command     []string // argv; a shell command is {"sh", "-c", cmd}
 	Dir         string
 	Env         []string // KEY=VALUE, added to loadgate's environment
-	Ready       Readiness
+	Ready       readiness
 	StopSignal  syscall.Signal // default SIGTERM
 	StopTimeout time.Duration  // then SIGKILL; default 10s
-	LogPath     string         // stdout and stderr go here, capped (LogHeadBytes, LogTailBytes); "" = discard (the tail is kept either way)
+	LogPath     string         // stdout and stderr go here, capped (logHeadBytes, logTailBytes); "" = discard (the tail is kept either way)
 	LogAppend   bool           // add to LogPath (a server restarted within one run) instead of starting it anew
 	// Kill, when closed, ends the process group with SIGKILL at once,
 	// whatever the server is doing: a second Ctrl-C must not wait out
@@ -40,19 +40,19 @@ type ServerSpec struct {
 	Kill <-chan struct{}
 }
 
-// Readiness is when a started server counts as ready: the first of the set
+// readiness is when a started server counts as ready: the first of the set
 // checks to pass, polled until Timeout (default 30s). With no check set, the
 // server is ready once started.
-type Readiness struct {
+type readiness struct {
 	HTTP    string         // URL answering any status below 500
 	TCP     string         // address accepting connections
 	Log     *regexp.Regexp // a line of its output matching
 	Timeout time.Duration
 }
 
-// Server is a running system under test.
-type Server struct {
-	spec    ServerSpec
+// server is a running system under test.
+type server struct {
+	spec    serverSpec
 	cmd     *exec.Cmd
 	out     *logTail
 	logFile *os.File
@@ -66,9 +66,9 @@ type Server struct {
 // ErrServerExited reports that the server ended by itself.
 var ErrServerExited = errors.New("server exited")
 
-// StartServer starts spec and waits until it is ready. On failure the
+// startServer starts spec and waits until it is ready. On failure the
 // process group is stopped and the error carries the output's last lines.
-func StartServer(ctx context.Context, spec ServerSpec) (*Server, error) {
+func startServer(ctx context.Context, spec serverSpec) (*server, error) {
 	if len(spec.Command) == 0 {
 		return nil, fmt.Errorf("server %q: no command", spec.Name)
 	}
@@ -81,7 +81,7 @@ func StartServer(ctx context.Context, spec ServerSpec) (*Server, error) {
 	if spec.Ready.Timeout <= 0 {
 		spec.Ready.Timeout = 30 * time.Second
 	}
-	s := &Server{spec: spec, out: newLogTail(spec.Ready.Log), exited: make(chan struct{})}
+	s := &server{spec: spec, out: newLogTail(spec.Ready.Log), exited: make(chan struct{})}
 	var w io.Writer = s.out
 	if spec.LogPath != "" {
 		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
@@ -93,7 +93,7 @@ func StartServer(ctx context.Context, spec ServerSpec) (*Server, error) {
 			return nil, fmt.Errorf("server %q: log: %w", spec.Name, err)
 		}
 		s.logFile = f
-		if s.log, err = newCappedLog(f, LogHeadBytes, LogTailBytes); err != nil {
+		if s.log, err = newCappedLog(f, logHeadBytes, logTailBytes); err != nil {
 			s.closeLog()
 			return nil, fmt.Errorf("server %q: log: %w", spec.Name, err)
 		}
@@ -138,7 +138,7 @@ func StartServer(ctx context.Context, spec ServerSpec) (*Server, error) {
 	return s, nil
 }
 
-func (s *Server) awaitReady(ctx context.Context) error {
+func (s *server) awaitReady(ctx context.Context) error {
 	r := s.spec.Ready
 	if r.HTTP == "" && r.TCP == "" && r.Log == nil {
 		return nil
@@ -166,7 +166,7 @@ func (s *Server) awaitReady(ctx context.Context) error {
 	}
 }
 
-func (s *Server) ready(ctx context.Context, client *http.Client) bool {
+func (s *server) ready(ctx context.Context, client *http.Client) bool {
 	r := s.spec.Ready
 	if r.TCP != "" {
 		if c, err := (&net.Dialer{Timeout: time.Second}).DialContext(ctx, "tcp", r.TCP); err == nil {
@@ -192,7 +192,7 @@ func (s *Server) ready(ctx context.Context, client *http.Client) bool {
 // the child ends, not the process, and the Go runtime ends threads (one
 // left locked by a finished goroutine, for instance): an unlocked start
 // could kill a healthy server in the middle of a run (golang/go#27505).
-func (s *Server) run(cmd *exec.Cmd, started chan<- error) {
+func (s *server) run(cmd *exec.Cmd, started chan<- error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {
@@ -205,18 +205,18 @@ func (s *Server) run(cmd *exec.Cmd, started chan<- error) {
 }
 
 // PID is the server's process id (and process group id).
-func (s *Server) PID() int { return s.cmd.Process.Pid }
+func (s *server) PID() int { return s.cmd.Process.Pid }
 
 // Exited is closed when the server process ends.
-func (s *Server) Exited() <-chan struct{} { return s.exited }
+func (s *server) Exited() <-chan struct{} { return s.exited }
 
 // ExitErr describes how the process ended; valid once Exited is closed.
-func (s *Server) ExitErr() error { return s.waitErr }
+func (s *server) ExitErr() error { return s.waitErr }
 
 // Tail is the last lines the server wrote.
-func (s *Server) Tail() string { return s.out.String() }
+func (s *server) Tail() string { return s.out.String() }
 
-func (s *Server) tailNote() string {
+func (s *server) tailNote() string {
 	if t := strings.TrimSpace(s.Tail()); t != "" {
 		return "; its last output:\n" + t
 	}
@@ -226,7 +226,7 @@ func (s *Server) tailNote() string {
 // Stop ends the server's process group: the stop signal, then SIGKILL after
 // the stop timeout. It returns how the process ended if it had already
 // exited by itself, and nil when loadgate stopped it.
-func (s *Server) Stop() error {
+func (s *server) Stop() error {
 	var err error
 	s.stopped.Do(func() {
 		defer s.closeLog()
@@ -256,7 +256,7 @@ func (s *Server) Stop() error {
 
 // closeLog ends the log file once the server's output has all been
 // written (cmd.Wait has returned): the capped log writes its tail.
-func (s *Server) closeLog() {
+func (s *server) closeLog() {
 	if s.log != nil {
 		_ = s.log.Close()
 	}

@@ -51,9 +51,9 @@ func groupRunning(pgid int) bool {
 
 func TestServerReadyByLogThenStopped(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "server.log")
-	s, err := StartServer(context.Background(), ServerSpec{
+	s, err := startServer(context.Background(), serverSpec{
 		Name: "logready", Command: sh("echo starting; sleep 0.2; echo 'listening on 127.0.0.1:1'; sleep 0.1 & sleep 60"),
-		Ready: Readiness{Log: regexp.MustCompile(`listening on`), Timeout: 10 * time.Second}, LogPath: log,
+		Ready: readiness{Log: regexp.MustCompile(`listening on`), Timeout: 10 * time.Second}, LogPath: log,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestServerReadyByLogThenStopped(t *testing.T) {
 	}
 }
 
-// TestServerReadyByHTTPAndTCP checks that StartServer returns only once
+// TestServerReadyByHTTPAndTCP checks that startServer returns only once
 // the readiness probe succeeded: over HTTP after the health URL stopped
 // answering 5xx (not at its first answer), over TCP after a connection was
 // accepted; and that the server it returns is running until Stop.
@@ -108,15 +108,15 @@ func TestServerReadyByHTTPAndTCP(t *testing.T) {
 	}()
 	tests := []struct {
 		name  string
-		ready Readiness
+		ready readiness
 		check func(t *testing.T)
 	}{
-		{"http waits for a status below 500", Readiness{HTTP: web.URL + "/health", Timeout: 10 * time.Second}, func(t *testing.T) {
+		{"http waits for a status below 500", readiness{HTTP: web.URL + "/health", Timeout: 10 * time.Second}, func(t *testing.T) {
 			if n := hits.Load(); n != unready+1 {
 				t.Errorf("health URL asked %d times before ready, want %d (%d answers of 503, then 204)", n, unready+1, unready)
 			}
 		}},
-		{"tcp waits for a connection", Readiness{TCP: l.Addr().String(), Timeout: 10 * time.Second}, func(t *testing.T) {
+		{"tcp waits for a connection", readiness{TCP: l.Addr().String(), Timeout: 10 * time.Second}, func(t *testing.T) {
 			select {
 			case <-accepted:
 			case <-time.After(10 * time.Second): // bounds a failure, never a pass
@@ -126,7 +126,7 @@ func TestServerReadyByHTTPAndTCP(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := StartServer(context.Background(), ServerSpec{Name: "r", Command: sh("sleep 60"), Ready: tc.ready})
+			s, err := startServer(context.Background(), serverSpec{Name: "r", Command: sh("sleep 60"), Ready: tc.ready})
 			if err != nil {
 				t.Fatalf("%+v: %v", tc.ready, err)
 			}
@@ -150,8 +150,8 @@ func TestServerNeverReadyFailsWithinTimeout(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close() // nothing will listen there
 	start := time.Now()
-	_, err := StartServer(context.Background(), ServerSpec{Name: "slow", Command: sh("echo booting; sleep 60"),
-		Ready: Readiness{TCP: addr, Timeout: 500 * time.Millisecond}})
+	_, err := startServer(context.Background(), serverSpec{Name: "slow", Command: sh("echo booting; sleep 60"),
+		Ready: readiness{TCP: addr, Timeout: 500 * time.Millisecond}})
 	if err == nil || !strings.Contains(err.Error(), "not ready after 500ms") || !strings.Contains(err.Error(), "booting") {
 		t.Fatalf("err = %v, want a readiness timeout with the log tail", err)
 	}
@@ -161,17 +161,17 @@ func TestServerNeverReadyFailsWithinTimeout(t *testing.T) {
 }
 
 func TestServerExitingEarlyIsReported(t *testing.T) {
-	_, err := StartServer(context.Background(), ServerSpec{Name: "crash", Command: sh("echo 'fatal: port in use' >&2; exit 3"),
-		Ready: Readiness{TCP: "127.0.0.1:1", Timeout: 10 * time.Second}})
+	_, err := startServer(context.Background(), serverSpec{Name: "crash", Command: sh("echo 'fatal: port in use' >&2; exit 3"),
+		Ready: readiness{TCP: "127.0.0.1:1", Timeout: 10 * time.Second}})
 	if !errors.Is(err, ErrServerExited) || !strings.Contains(err.Error(), "port in use") {
 		t.Fatalf("err = %v, want ErrServerExited with the log tail", err)
 	}
 }
 
 func TestServerIgnoringSIGTERMIsKilled(t *testing.T) {
-	s, err := StartServer(context.Background(), ServerSpec{Name: "stubborn",
+	s, err := startServer(context.Background(), serverSpec{Name: "stubborn",
 		Command: sh("trap '' TERM; echo ready; while :; do sleep 0.05; done"), StopTimeout: 300 * time.Millisecond,
-		Ready: Readiness{Log: regexp.MustCompile("ready"), Timeout: 5 * time.Second}})
+		Ready: readiness{Log: regexp.MustCompile("ready"), Timeout: 5 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,8 +188,8 @@ func TestServerIgnoringSIGTERMIsKilled(t *testing.T) {
 }
 
 func TestServerCrashMidRunIsVisible(t *testing.T) {
-	s, err := StartServer(context.Background(), ServerSpec{Name: "flaky", Command: sh("echo up; sleep 0.3; echo 'panic: boom'; exit 2"),
-		Ready: Readiness{Log: regexp.MustCompile("up"), Timeout: 5 * time.Second}})
+	s, err := startServer(context.Background(), serverSpec{Name: "flaky", Command: sh("echo up; sleep 0.3; echo 'panic: boom'; exit 2"),
+		Ready: readiness{Log: regexp.MustCompile("up"), Timeout: 5 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func startGuard(p *os.Process) (*guard, error) {
 		return nil, fmt.Errorf("job object: %w", err)
 	}
 	// By pid: os.Process does not expose its handle. A server that has
-	// already exited makes this fail, which StartServer notes in its log.
+	// already exited makes this fail, which startServer notes in its log.
 	h, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(p.Pid))
 	if err != nil {
 		g.release()

@@ -46,7 +46,7 @@ type Systems struct {
 // running is a started server with the block it was started from, to
 // tell when a case needs it started differently.
 type running struct {
-	srv     *Server
+	srv     *server
 	from    *scenarios.Server
 	leaving chan struct{} // closed when loadgate itself stops it
 }
@@ -58,15 +58,15 @@ func NewSystems(cfg Options, onExit func(error)) *Systems {
 		logged: map[string]bool{}, pids: map[string]int{}}
 }
 
-// specOf translates a scenario's server block for StartServer.
-func (s *Systems) specOf(srv *scenarios.Server) (ServerSpec, error) {
+// specOf translates a scenario's server block for startServer.
+func (s *Systems) specOf(srv *scenarios.Server) (serverSpec, error) {
 	sig, err := signalByName(srv.StopSignal)
 	if err != nil {
-		return ServerSpec{}, err
+		return serverSpec{}, err
 	}
-	spec := ServerSpec{
+	spec := serverSpec{
 		Name: srv.Name, Command: srv.Command, Dir: srv.Dir, Env: srv.Env,
-		Ready:      Readiness{HTTP: srv.Ready.HTTP, TCP: srv.Ready.TCP, Log: srv.Ready.Log, Timeout: srv.Ready.Timeout},
+		Ready:      readiness{HTTP: srv.Ready.HTTP, TCP: srv.Ready.TCP, Log: srv.Ready.Log, Timeout: srv.Ready.Timeout},
 		StopSignal: sig, StopTimeout: srv.StopTimeout, Kill: s.cfg.Kill,
 	}
 	if s.cfg.LogDir != "" {
@@ -97,7 +97,7 @@ func (s *Systems) Start(ctx context.Context, srv *scenarios.Server) error {
 	}
 	s.cfg.Logger.Info().Str("server", srv.Name).Strs("command", srv.Command).Msg("starting the server under test")
 	s.logged[srv.Name] = s.logged[srv.Name] || spec.LogPath != ""
-	started, err := StartServer(ctx, spec)
+	started, err := startServer(ctx, spec)
 	if err != nil {
 		return err
 	}
@@ -227,13 +227,13 @@ func (s *Systems) ResolveMonitor(key string, m *scenarios.Monitor) error {
 	}
 	pid := m.PID
 	if m.Process != nil {
-		found, err := FindProcess("/proc", m.Process)
+		found, err := findProcess("/proc", m.Process)
 		if err != nil {
 			return fmt.Errorf("monitor: %w", err)
 		}
 		pid = found
 	}
-	if err := Alive(pid); err != nil {
+	if err := pidAlive(pid); err != nil {
 		where := "monitor: "
 		if at := m.Pos.String(); at != "" {
 			where = at + ": " + where
@@ -249,7 +249,7 @@ func (s *Systems) ResolveMonitor(key string, m *scenarios.Monitor) error {
 func (s *Systems) Watch(sc *scenarios.Scenario, c *scenarios.Case) (*Monitor, string) {
 	if srv := sc.ServerOf(c); srv != nil {
 		if r, ok := s.running[srv.Name]; ok {
-			return StartMonitor(r.srv.PID(), s.cfg.MonitorEvery), srv.Name
+			return startProcMonitor(r.srv.PID(), s.cfg.MonitorEvery), srv.Name
 		}
 		return nil, ""
 	}
@@ -262,14 +262,14 @@ func (s *Systems) Watch(sc *scenarios.Scenario, c *scenarios.Case) (*Monitor, st
 		if key == "" {
 			name = "monitored process"
 		}
-		return StartMonitor(pid, s.cfg.MonitorEvery), name
+		return startProcMonitor(pid, s.cfg.MonitorEvery), name
 	}
 	return nil, ""
 }
 
-// FindProcess returns the oldest process (other than this one) whose
+// findProcess returns the oldest process (other than this one) whose
 // command line, arguments joined by spaces, matches re.
-func FindProcess(procRoot string, re *regexp.Regexp) (int, error) {
+func findProcess(procRoot string, re *regexp.Regexp) (int, error) {
 	entries, err := os.ReadDir(procRoot)
 	if err != nil {
 		return 0, err

@@ -57,8 +57,8 @@ var SizeUnits = []SizeUnit{
 	{"TiB", 1 << 40},
 }
 
-// DurationUnits are Go's duration units, both spellings of micro included.
-var DurationUnits = []string{"ns", "us", "µs", "μs", "ms", "s", "m", "h"}
+// durationUnits are Go's duration units, both spellings of micro included.
+var durationUnits = []string{"ns", "us", "µs", "μs", "ms", "s", "m", "h"}
 
 // Hint lists every unit, for messages about one that is not.
 const Hint = "durations: ns us µs ms s m h; sizes: B kB KB MB GB TB KiB MiB GiB TiB"
@@ -74,9 +74,10 @@ func UnitBytes(name string) (int64, bool) {
 	return 0, false
 }
 
-// IsDurationUnit reports whether name is one of DurationUnits.
+// IsDurationUnit reports whether name is one of Go's duration units (ns,
+// us, µs, μs, ms, s, m, h).
 func IsDurationUnit(name string) bool {
-	for _, u := range DurationUnits {
+	for _, u := range durationUnits {
 		if u == name {
 			return true
 		}
@@ -87,10 +88,10 @@ func IsDurationUnit(name string) bool {
 // number is the syntax of every number in a literal.
 var number = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$`)
 
-// Exact reads a decimal number as an exact rational, so that 1.1kB is 1100
+// exact reads a decimal number as an exact rational, so that 1.1kB is 1100
 // bytes and not 1100.0000000000002. Exponents are bounded because big.Rat
 // would otherwise build 10^n for any n a file dares to write.
-func Exact(num string) (*big.Rat, error) {
+func exact(num string) (*big.Rat, error) {
 	if !number.MatchString(num) {
 		return nil, ErrSyntax
 	}
@@ -106,8 +107,9 @@ func Exact(num string) (*big.Rat, error) {
 	return q, nil
 }
 
-// Size is num units of size unit, in bytes: num is a number as Exact reads
-// it, unit a name from SizeUnits ("" for bytes).
+// Size is num units of size unit, in bytes: num is a decimal number, an
+// exponent allowed (1.5e3), read exactly; unit is a name from SizeUnits
+// ("" for bytes).
 func Size(num, unit string) (int64, error) {
 	per, ok := int64(1), unit == ""
 	if !ok {
@@ -115,7 +117,7 @@ func Size(num, unit string) (int64, error) {
 			return 0, ErrUnit
 		}
 	}
-	q, err := Exact(num)
+	q, err := exact(num)
 	if err != nil {
 		return 0, err
 	}
@@ -178,7 +180,7 @@ func ParseDuration(s string) (time.Duration, error) {
 // Percent is num percent as a fraction: "5" gives 0.05, computed exactly
 // before rounding to float64 once.
 func Percent(num string) (float64, error) {
-	q, err := Exact(num)
+	q, err := exact(num)
 	if err != nil {
 		return 0, err
 	}

@@ -120,7 +120,7 @@ func TestParsePercent(t *testing.T) {
 // with the table that accepts them.
 func TestTableAgreesWithHint(t *testing.T) {
 	want := "durations:"
-	for _, u := range DurationUnits {
+	for _, u := range durationUnits {
 		if u != "μs" { // the Greek mu is listed once, as µ
 			want += " " + u
 		}

@@ -15,10 +15,10 @@ import (
 // without end, so both stores are rings: past the bound the oldest entry is
 // forgotten (its token then gets 401, its order 404) and memory stays flat.
 const (
-	// DefaultMaxSessions is how many login tokens are valid at once.
-	DefaultMaxSessions = 100_000
-	// DefaultMaxOrders is how many orders GET /api/orders/{id} remembers.
-	DefaultMaxOrders = 100_000
+	// defaultMaxSessions is how many login tokens are valid at once.
+	defaultMaxSessions = 100_000
+	// defaultMaxOrders is how many orders GET /api/orders/{id} remembers.
+	defaultMaxOrders = 100_000
 )
 
 // The catalogue GET /api/items pages through: item-1..item-1000, ten a page.

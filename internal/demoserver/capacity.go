@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// MaxCapacityWorkers bounds --capacity-workers: each worker is only a slot
+// maxCapacityWorkers bounds --capacity-workers: each worker is only a slot
 // in a channel, but a pool larger than this is a typo, not a model.
-const MaxCapacityWorkers = 100_000
+const maxCapacityWorkers = 100_000
 
 // minServiceTime is the shortest service time the capacity model accepts.
 // Below it the timer resolution of the machine, not the model, would set

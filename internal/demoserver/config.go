@@ -13,19 +13,19 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// DefaultHTTPAddr is the address "loadgate serve" listens on when --http is
+// defaultHTTPAddr is the address "loadgate serve" listens on when --http is
 // not given.
-const DefaultHTTPAddr = "127.0.0.1:8080"
+const defaultHTTPAddr = "127.0.0.1:8080"
 
-// ExampleTCPAddr is the framed TCP address the documentation and examples
+// exampleTCPAddr is the framed TCP address the documentation and examples
 // use, the port of the monitor server in the classic long-versus-short
 // connection study. The TCP listener is off unless an address is given.
-const ExampleTCPAddr = "127.0.0.1:13888"
+const exampleTCPAddr = "127.0.0.1:13888"
 
-// MaxBodyBytes is the largest body /bytes/N sends and /echo accepts: 10 MiB,
+// maxBodyBytes is the largest body /bytes/N sends and /echo accepts: 10 MiB,
 // the same as the default max_body of an HTTP target, so a transfer test
 // never exceeds what the client reads by default.
-const MaxBodyBytes = 10 << 20
+const maxBodyBytes = 10 << 20
 
 // Config configures a Server. The zero value is a working server on a free
 // loopback port with no faults.
@@ -62,7 +62,7 @@ type Config struct {
 	CertFile string
 
 	// GRPCAddr, when set, serves gRPC there: the echo service of
-	// testdata/proto/echo.proto ([EchoService]), grpc.health.v1 and server
+	// testdata/proto/echo.proto (loadgate.echo.v1.Echo), grpc.health.v1 and server
 	// reflection. Same address rules as HTTPAddr.
 	GRPCAddr string
 
@@ -135,11 +135,11 @@ type Config struct {
 	Seed uint64
 
 	// Users is the user table of POST /api/login; empty means
-	// DefaultUsers(DefaultUserCount). Names must be unique and not empty.
+	// user1..user1000, password "pw-" and the name. Names must be unique and not empty.
 	Users []User
 
 	// maxSessions and maxOrders bound the API's stores; 0 means
-	// DefaultMaxSessions and DefaultMaxOrders. Tests shrink them to see the
+	// defaultMaxSessions and defaultMaxOrders. Tests shrink them to see the
 	// bound at work.
 	maxSessions, maxOrders int
 
@@ -189,15 +189,15 @@ func (c Config) validate() (Config, error) {
 		}
 	}
 	if len(c.Users) == 0 {
-		c.Users = DefaultUsers(DefaultUserCount)
+		c.Users = defaultUsers(defaultUserCount)
 	} else if err := checkUsers(c.Users, func(i int) string { return "Users[" + strconv.Itoa(i) + "]" }); err != nil {
 		return c, fmt.Errorf("users: %w", err)
 	}
 	if c.maxSessions <= 0 {
-		c.maxSessions = DefaultMaxSessions
+		c.maxSessions = defaultMaxSessions
 	}
 	if c.maxOrders <= 0 {
-		c.maxOrders = DefaultMaxOrders
+		c.maxOrders = defaultMaxOrders
 	}
 	addr := c.HTTPAddr
 	if addr == "" {
@@ -232,8 +232,8 @@ func (c Config) validateCapacity() error {
 	// Negated so NaN is refused too; above 10⁸ req/s nothing real is modelled.
 	case !(c.Capacity >= 0 && c.Capacity <= 1e8):
 		return fmt.Errorf("capacity %v is outside [0, 1e8] requests/s", c.Capacity)
-	case c.CapacityWorkers < 0 || c.CapacityWorkers > MaxCapacityWorkers:
-		return fmt.Errorf("capacity-workers %d is outside [1, %d]", c.CapacityWorkers, MaxCapacityWorkers)
+	case c.CapacityWorkers < 0 || c.CapacityWorkers > maxCapacityWorkers:
+		return fmt.Errorf("capacity-workers %d is outside [1, %d]", c.CapacityWorkers, maxCapacityWorkers)
 	case c.CapacityQueue < 0:
 		return fmt.Errorf("capacity-queue %d is negative", c.CapacityQueue)
 	case c.Capacity == 0 && (c.CapacityWorkers != 0 || c.CapacityQueue != 0):
@@ -307,15 +307,15 @@ func loopbackAddr(addr string) (string, error) {
 //
 // [CheckFlags] then validates what was parsed.
 func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
-	fs.StringVar(&cfg.HTTPAddr, "http", DefaultHTTPAddr, "HTTP listen `address` (loopback only; :PORT binds 127.0.0.1)")
+	fs.StringVar(&cfg.HTTPAddr, "http", defaultHTTPAddr, "HTTP listen `address` (loopback only; :PORT binds 127.0.0.1)")
 	fs.StringVar(&cfg.TCPAddr, "tcp", "", "also listen for framed TCP (u16 type + u32 big-endian length + body) on `address`,\n"+
-		"e.g. "+ExampleTCPAddr+" (loopback only; off when not given)")
+		"e.g. "+exampleTCPAddr+" (loopback only; off when not given)")
 	fs.BoolVar(&cfg.HTTP2, "http2", false, "also speak cleartext HTTP/2 with prior knowledge (h2c) on the HTTP listener")
 	fs.StringVar(&cfg.HTTPSAddr, "https", "", "also serve the routes over TLS on `address` with a self-signed certificate\n"+
 		"made at start for 127.0.0.1, ::1 and localhost; ALPN offers h2 and http/1.1")
 	fs.BoolVar(&cfg.HTTPSNoHTTP2, "https-http1-only", false, "offer only http/1.1 by ALPN on --https (a server that refuses h2)")
 	fs.StringVar(&cfg.CertFile, "cert-out", "", "write the certificate's PEM to `file`, for a scenario's tls.ca_file")
-	fs.StringVar(&cfg.GRPCAddr, "grpc", "", "also serve gRPC on `address`: "+EchoService+" (Say, Stream),\n"+
+	fs.StringVar(&cfg.GRPCAddr, "grpc", "", "also serve gRPC on `address`: "+echoService+" (Say, Stream),\n"+
 		"grpc.health.v1.Health and server reflection (loopback only; off when not given)")
 	fs.BoolVar(&cfg.GRPCTLS, "grpc-tls", false, "serve gRPC over TLS with the same self-signed certificate")
 	fs.DurationVar(&cfg.Delay, "delay", 0, "`duration` added before every response (not /health, /stats);\n"+
@@ -341,7 +341,7 @@ func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "`seed` for delays and error injection (0 = random)")
 	fs.Func("users", "user table of POST /api/login: a CSV `file` with a header row naming\n"+
 		"name and password columns (default: user1..user1000, password pw-userN)", func(v string) error {
-		users, err := LoadUsers(v)
+		users, err := loadUsers(v)
 		cfg.Users = users
 		return err
 	})

@@ -66,7 +66,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "stall repeated", args: []string{"--stall", "1s/300ms", "--stall", "2s/1s"},
 			want: knobs{HTTPAddr: "127.0.0.1:8080", StallEvery: 2 * time.Second, StallFor: time.Second}},
 
-		{name: "tcp listener", args: []string{"--tcp", ExampleTCPAddr}, want: knobs{HTTPAddr: "127.0.0.1:8080", TCPAddr: ExampleTCPAddr}},
+		{name: "tcp listener", args: []string{"--tcp", exampleTCPAddr}, want: knobs{HTTPAddr: "127.0.0.1:8080", TCPAddr: exampleTCPAddr}},
 		{name: "tcp bare port binds loopback", args: []string{"--tcp=:0"}, want: knobs{HTTPAddr: "127.0.0.1:8080", TCPAddr: "127.0.0.1:0"}},
 		{name: "tcp on every interface refused", args: []string{"--tcp", "0.0.0.0:13888"}, wantErr: "not a loopback"},
 
@@ -159,10 +159,10 @@ func TestParseFlagsUsers(t *testing.T) {
 		want    []User
 		wantErr string // substring; empty = must succeed
 	}{
-		{name: "default table", args: nil, want: DefaultUsers(DefaultUserCount)},
+		{name: "default table", args: nil, want: defaultUsers(defaultUserCount)},
 		{name: "file", args: []string{"--users", good}, want: []User{{"ann", "a1"}, {"bob", "b2"}}},
 		// The bundled file is the default table, spelled out.
-		{name: "testdata file", args: []string{"--users=" + usersCSV}, want: DefaultUsers(DefaultUserCount)},
+		{name: "testdata file", args: []string{"--users=" + usersCSV}, want: defaultUsers(defaultUserCount)},
 		{name: "missing file", args: []string{"--users", filepath.Join(t.TempDir(), "nope.csv")}, wantErr: "nope.csv"},
 		{name: "empty name", args: []string{"--users", ""}, wantErr: "users"},
 	}

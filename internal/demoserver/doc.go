@@ -28,7 +28,7 @@
 // protocol version. Over HTTP/2, CloseAfter ends the connection with GOAWAY.
 //
 // With Config.GRPCAddr it serves gRPC (over TLS with Config.GRPCTLS): the
-// echo service of testdata/proto/echo.proto ([EchoService]; Say answers
+// echo service of testdata/proto/echo.proto (loadgate.echo.v1.Echo; Say answers
 // text and n back, Stream answers n messages, 0 meaning 1, numbered from 0),
 // the standard grpc.health.v1 service (SERVING for "" and the echo service)
 // and server reflection v1 and v1alpha. The .proto is compiled at start from
@@ -51,9 +51,9 @@
 // Every route but login needs the token, as "Authorization: Bearer T" or
 // the sid cookie; without a live one it answers 401 with WWW-Authenticate.
 // Errors are {"error": "..."}. Tokens are random per login. Sessions and
-// orders live in memory in rings of DefaultMaxSessions and DefaultMaxOrders
-// entries, the oldest forgotten first, so an endless load test cannot grow
-// the server without bound. [Stats] counts what each endpoint answered per
+// orders live in memory in rings of 100,000 entries each, the oldest
+// forgotten first, so an endless load test cannot grow the server without
+// bound. [Stats] counts what each endpoint answered per
 // status, and each user's successful logins: a test that hands every row
 // of a user file out once reads 1 for every user, the server as witness.
 //
@@ -77,8 +77,8 @@
 //     distribution; see [DelayDist].
 //   - ErrorRate: a fraction of requests answered with 500; on TCP, with
 //     an {"T":"Error",...} frame; on gRPC, with status UNAVAILABLE; on a
-//     WebSocket, by closing the connection with status 1011
-//     ([InjectedCloseStatus]) instead of echoing the message.
+//     WebSocket, by closing the connection with status 1011 instead of
+//     echoing the message.
 //   - StallEvery and StallFor: the server freezes for StallFor at the start
 //     of every StallEvery-long window counted from [Server.Started], like a
 //     stop-the-world pause; every response due in a stall leaves when it

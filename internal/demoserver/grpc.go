@@ -34,15 +34,15 @@ import (
 //go:embed echo.proto
 var echoProto string
 
-// EchoService is the full name of the gRPC echo service; its methods are
+// echoService is the full name of the gRPC echo service; its methods are
 // "/loadgate.echo.v1.Echo/Say" (unary) and "/loadgate.echo.v1.Echo/Stream"
 // (server-streaming).
-const EchoService = "loadgate.echo.v1.Echo"
+const echoService = "loadgate.echo.v1.Echo"
 
-// MaxStreamReplies is the largest n a Stream call may ask for; a larger
+// maxStreamReplies is the largest n a Stream call may ask for; a larger
 // (or negative) n is answered INVALID_ARGUMENT, so one call cannot keep
 // the server busy without bound.
-const MaxStreamReplies = 100_000
+const maxStreamReplies = 100_000
 
 // echoDesc is the compiled echo.proto, shared by every server: descriptors
 // are immutable.
@@ -126,8 +126,8 @@ func newGRPCSide(fd protoreflect.FileDescriptor) (*grpcSide, error) {
 		reqText: req.Fields().ByName("text"), reqN: req.Fields().ByName("n"),
 		respText: resp.Fields().ByName("text"), respN: resp.Fields().ByName("n"),
 		files:    files,
-		sayName:  "/" + EchoService + "/Say",
-		strmName: "/" + EchoService + "/Stream",
+		sayName:  "/" + echoService + "/Say",
+		strmName: "/" + echoService + "/Stream",
 	}
 	if g.reqText == nil || g.reqN == nil || g.respText == nil || g.respN == nil {
 		return nil, errors.New("echo.proto: a text or n field is missing")
@@ -140,7 +140,7 @@ func newGRPCSide(fd protoreflect.FileDescriptor) (*grpcSide, error) {
 // grpcurl and ghz still ask v1alpha.
 func (g *grpcSide) register(s *Server) {
 	g.srv.RegisterService(&grpc.ServiceDesc{
-		ServiceName: EchoService,
+		ServiceName: echoService,
 		HandlerType: (*any)(nil),
 		Methods:     []grpc.MethodDesc{{MethodName: "Say", Handler: g.sayHandler(s)}},
 		Streams: []grpc.StreamDesc{{
@@ -152,7 +152,7 @@ func (g *grpcSide) register(s *Server) {
 
 	g.health = health.NewServer()
 	g.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	g.health.SetServingStatus(EchoService, healthpb.HealthCheckResponse_SERVING)
+	g.health.SetServingStatus(echoService, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(g.srv, g.health)
 
 	refl := reflection.ServerOptions{
@@ -197,8 +197,8 @@ func (g *grpcSide) stream(s *Server, ss grpc.ServerStream) error {
 		return err
 	}
 	n := in.Get(g.reqN).Int()
-	if n < 0 || n > MaxStreamReplies {
-		return status.Errorf(codes.InvalidArgument, "n %d: want 0..%d", n, MaxStreamReplies)
+	if n < 0 || n > maxStreamReplies {
+		return status.Errorf(codes.InvalidArgument, "n %d: want 0..%d", n, maxStreamReplies)
 	}
 	if err := s.grpcFaults(ss.Context()); err != nil {
 		return err

@@ -26,8 +26,8 @@ import (
 )
 
 const (
-	sayMethod    = "/" + EchoService + "/Say"
-	streamMethod = "/" + EchoService + "/Stream"
+	sayMethod    = "/" + echoService + "/Say"
+	streamMethod = "/" + echoService + "/Stream"
 )
 
 // grpcClient dials s's gRPC listener, over TLS trusting s's certificate
@@ -148,7 +148,7 @@ func TestGRPCEcho(t *testing.T) {
 					t.Errorf("Stream n=%d (-want +got):\n%s", tt.n, diff)
 				}
 			}
-			for _, n := range []int32{-1, MaxStreamReplies + 1} {
+			for _, n := range []int32{-1, maxStreamReplies + 1} {
 				if _, err := stream(ctx, t, cc, "x", n); status.Code(err) != codes.InvalidArgument {
 					t.Errorf("Stream n=%d: %v, want INVALID_ARGUMENT", n, err)
 				}
@@ -242,7 +242,7 @@ func TestGRPCHealth(t *testing.T) {
 		code    codes.Code
 	}{
 		{"", healthpb.HealthCheckResponse_SERVING, codes.OK},
-		{EchoService, healthpb.HealthCheckResponse_SERVING, codes.OK},
+		{echoService, healthpb.HealthCheckResponse_SERVING, codes.OK},
 		{"no.such.Service", healthpb.HealthCheckResponse_UNKNOWN, codes.NotFound},
 	} {
 		resp, err := hc.Check(t.Context(), &healthpb.HealthCheckRequest{Service: tt.service})
@@ -281,12 +281,12 @@ func TestGRPCReflection(t *testing.T) {
 			names = append(names, svc.GetName())
 		}
 		slices.Sort(names)
-		want := []string{"grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection", EchoService}
+		want := []string{"grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection", echoService}
 		if diff := cmp.Diff(want, names); diff != "" {
 			t.Errorf("services (-want +got):\n%s", diff)
 		}
 
-		for _, symbol := range []string{EchoService, "grpc.health.v1.Health"} {
+		for _, symbol := range []string{echoService, "grpc.health.v1.Health"} {
 			file := ask(&reflectionv1.ServerReflectionRequest{MessageRequest: &reflectionv1.ServerReflectionRequest_FileContainingSymbol{FileContainingSymbol: symbol}})
 			if e := file.GetErrorResponse(); e != nil {
 				t.Fatalf("%s: %v", symbol, e)
@@ -309,7 +309,7 @@ func TestGRPCReflection(t *testing.T) {
 			if len(methods) == 0 {
 				t.Errorf("%s: no methods in the file reflection returned", symbol)
 			}
-			if symbol == EchoService {
+			if symbol == echoService {
 				want := []string{"Say(.loadgate.echo.v1.SayRequest)", "Stream(.loadgate.echo.v1.SayRequest)"}
 				if diff := cmp.Diff(want, methods); diff != "" {
 					t.Errorf("echo methods (-want +got):\n%s", diff)

@@ -184,7 +184,7 @@ func (s *Server) serveStats(w http.ResponseWriter, _ *http.Request) {
 // body is read completely before answering because an HTTP/1.1 handler may
 // not read the request after it starts writing the response.
 func serveEcho(w http.ResponseWriter, r *http.Request) {
-	if r.ContentLength > MaxBodyBytes {
+	if r.ContentLength > maxBodyBytes {
 		http.Error(w, "request body larger than 10 MiB", http.StatusRequestEntityTooLarge)
 		return
 	}
@@ -192,7 +192,7 @@ func serveEcho(w http.ResponseWriter, r *http.Request) {
 	if r.ContentLength > 0 {
 		buf.Grow(int(r.ContentLength))
 	}
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxBodyBytes)); err != nil {
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, maxBodyBytes)); err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 			http.Error(w, "request body larger than 10 MiB", http.StatusRequestEntityTooLarge)
 			return
@@ -214,7 +214,7 @@ func serveEcho(w http.ResponseWriter, r *http.Request) {
 // transfer costs no 10 MiB buffer.
 func serveBytes(w http.ResponseWriter, r *http.Request) {
 	n, err := strconv.ParseInt(r.PathValue("n"), 10, 64)
-	if err != nil || n < 0 || n > MaxBodyBytes {
+	if err != nil || n < 0 || n > maxBodyBytes {
 		http.Error(w, "want /bytes/N with 0 <= N <= 10485760", http.StatusBadRequest)
 		return
 	}

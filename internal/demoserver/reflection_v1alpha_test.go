@@ -21,7 +21,7 @@ func TestGRPCReflectionV1alpha(t *testing.T) {
 		files  int
 	}{
 		{"loadgate.echo.v1.SayResponse", 1},
-		{EchoService, 1},
+		{echoService, 1},
 		{"no.such.Symbol", 0},
 	} {
 		req := &reflectionv1alpha.ServerReflectionRequest{MessageRequest: &reflectionv1alpha.ServerReflectionRequest_FileContainingSymbol{

@@ -78,8 +78,8 @@ type Stats struct {
 	Logins map[string]int64 `json:"logins,omitempty"`
 
 	// Sessions and StoredOrders are how many login tokens and orders the
-	// API holds, never more than its bounds (DefaultMaxSessions,
-	// DefaultMaxOrders).
+	// API holds, never more than its bounds (defaultMaxSessions,
+	// defaultMaxOrders).
 	Sessions     int `json:"sessions"`
 	StoredOrders int `json:"stored_orders"`
 

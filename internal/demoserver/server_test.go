@@ -122,13 +122,13 @@ func TestRoutes(t *testing.T) {
 		{name: "bytes 0", method: "GET", path: "/bytes/0", wantStatus: 200, wantBody: ""},
 		{name: "bytes 40", method: "GET", path: "/bytes/40", wantStatus: 200,
 			wantBody: "0123456789abcdefghijklmnopqrstuvwxyz\n012", wantCT: "application/octet-stream"},
-		{name: "bytes max", method: "GET", path: "/bytes/" + strconv.Itoa(MaxBodyBytes), wantStatus: 200,
+		{name: "bytes max", method: "GET", path: "/bytes/" + strconv.Itoa(maxBodyBytes), wantStatus: 200,
 			check: func(t *testing.T, body string) {
-				if len(body) != MaxBodyBytes {
-					t.Errorf("got %d bytes, want %d", len(body), MaxBodyBytes)
+				if len(body) != maxBodyBytes {
+					t.Errorf("got %d bytes, want %d", len(body), maxBodyBytes)
 				}
 			}},
-		{name: "bytes over max", method: "GET", path: "/bytes/" + strconv.Itoa(MaxBodyBytes+1), wantStatus: 400, check: func(*testing.T, string) {}},
+		{name: "bytes over max", method: "GET", path: "/bytes/" + strconv.Itoa(maxBodyBytes+1), wantStatus: 400, check: func(*testing.T, string) {}},
 		{name: "bytes negative", method: "GET", path: "/bytes/-1", wantStatus: 400, check: func(*testing.T, string) {}},
 		{name: "bytes not a number", method: "GET", path: "/bytes/ten", wantStatus: 400, check: func(*testing.T, string) {}},
 		{name: "status 418", method: "GET", path: "/status/418", wantStatus: 418, wantBody: "I'm a teapot\n"},
@@ -174,12 +174,12 @@ func TestEchoTooLarge(t *testing.T) {
 		name          string
 		contentLength int64 // -1 = unknown (chunked), caught while reading
 	}{
-		{name: "declared length", contentLength: MaxBodyBytes + 1},
+		{name: "declared length", contentLength: maxBodyBytes + 1},
 		{name: "chunked", contentLength: -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req := httptest.NewRequest("POST", "/echo", strings.NewReader(strings.Repeat("x", MaxBodyBytes+1)))
+			req := httptest.NewRequest("POST", "/echo", strings.NewReader(strings.Repeat("x", maxBodyBytes+1)))
 			req.ContentLength = tt.contentLength
 			rec := httptest.NewRecorder()
 			serveEcho(rec, req)

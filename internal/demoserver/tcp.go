@@ -139,7 +139,7 @@ func (s *Server) serveTCP(c net.Conn) {
 			return
 		}
 		n := binary.BigEndian.Uint32(hdr[2:])
-		if n > MaxBodyBytes {
+		if n > maxBodyBytes {
 			return // not this protocol, or a hostile peer: hang up
 		}
 		body = slices.Grow(body[:0], int(n))[:n]

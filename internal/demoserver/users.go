@@ -9,11 +9,11 @@ import (
 	"strconv"
 )
 
-// DefaultUserCount is how many users the API knows when Config.Users is
+// defaultUserCount is how many users the API knows when Config.Users is
 // empty: user1..user1000. testdata/data/users.csv lists the same users, so
 // a scenario drawing logins from that file works against a server started
 // with or without --users.
-const DefaultUserCount = 1000
+const defaultUserCount = 1000
 
 // User is one account of the API's user table (POST /api/login).
 type User struct {
@@ -21,9 +21,9 @@ type User struct {
 	Password string
 }
 
-// DefaultUsers returns n generated users, user1..userN, each with the
+// defaultUsers returns n generated users, user1..userN, each with the
 // password "pw-" followed by its name.
-func DefaultUsers(n int) []User {
+func defaultUsers(n int) []User {
 	users := make([]User, n)
 	for i := range users {
 		name := "user" + strconv.Itoa(i+1)
@@ -32,12 +32,12 @@ func DefaultUsers(n int) []User {
 	return users
 }
 
-// LoadUsers reads a user table from a CSV file whose header row names the
+// loadUsers reads a user table from a CSV file whose header row names the
 // columns; it needs "name" and "password" and ignores any others, so the
 // data file a scenario draws from can carry extra columns. The whole file
 // is checked: a ragged row, an empty name or a name given twice is an
 // error naming its line.
-func LoadUsers(path string) ([]User, error) {
+func loadUsers(path string) ([]User, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("users: %w", err)
@@ -50,7 +50,7 @@ func LoadUsers(path string) ([]User, error) {
 	return users, nil
 }
 
-// readUsers parses the CSV of LoadUsers.
+// readUsers parses the CSV of loadUsers.
 func readUsers(r io.Reader) ([]User, error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true

@@ -20,7 +20,7 @@ const usersCSV = "../../testdata/data/users.csv"
 // table a server has without --users, so a scenario using that file works
 // against either. -update rewrites the file.
 func TestUsersCSVIsTheDefaultTable(t *testing.T) {
-	want := DefaultUsers(DefaultUserCount)
+	want := defaultUsers(defaultUserCount)
 	if *update {
 		var b bytes.Buffer
 		b.WriteString("name,password\n")
@@ -31,17 +31,17 @@ func TestUsersCSVIsTheDefaultTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := LoadUsers(usersCSV)
+	got, err := loadUsers(usersCSV)
 	if err != nil {
 		t.Fatalf("LoadUsers: %v (run go test -update to write it)", err)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("%s differs from DefaultUsers(%d) (-want +got):\n%s", usersCSV, DefaultUserCount, diff)
+		t.Errorf("%s differs from DefaultUsers(%d) (-want +got):\n%s", usersCSV, defaultUserCount, diff)
 	}
 }
 
 func TestDefaultUsers(t *testing.T) {
-	got := DefaultUsers(3)
+	got := defaultUsers(3)
 	want := []User{{"user1", "pw-user1"}, {"user2", "pw-user2"}, {"user3", "pw-user3"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("DefaultUsers(3) (-want +got):\n%s", diff)
@@ -73,7 +73,7 @@ func TestLoadUsers(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.csv), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			got, err := LoadUsers(path)
+			got, err := loadUsers(path)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), path) {
 					t.Fatalf("err = %v, want one naming %s and mentioning %q", err, path, tt.wantErr)
@@ -88,7 +88,7 @@ func TestLoadUsers(t *testing.T) {
 			}
 		})
 	}
-	if _, err := LoadUsers(filepath.Join(t.TempDir(), "missing.csv")); err == nil || !strings.Contains(err.Error(), "missing.csv") {
+	if _, err := loadUsers(filepath.Join(t.TempDir(), "missing.csv")); err == nil || !strings.Contains(err.Error(), "missing.csv") {
 		t.Errorf("missing file: err = %v, want one naming the file", err)
 	}
 }

@@ -15,10 +15,10 @@ import (
 	"github.com/gobwas/ws/wsutil"
 )
 
-// InjectedCloseStatus is the close code a WebSocket connection of /ws ends
+// injectedCloseStatus is the close code a WebSocket connection of /ws ends
 // with when ErrorRate picks one of its messages: 1011, "internal error",
 // what a real server sends when it fails while handling a message.
-const InjectedCloseStatus = ws.StatusInternalServerError
+const injectedCloseStatus = ws.StatusInternalServerError
 
 // closeReplyWait bounds how long a connection closed by the server waits
 // for the peer's close frame, so that the close frame is read by the peer
@@ -29,7 +29,7 @@ const closeReplyWait = 2 * time.Second
 // sent back as received, with the same type. The fault knobs apply to each
 // message, not to the upgrade: a stall or a delay holds the echo, and a
 // message picked by ErrorRate is not echoed but answered by closing the
-// connection with InjectedCloseStatus, so a client sees the failure as it
+// connection with injectedCloseStatus, so a client sees the failure as it
 // would see a real server give up, and has to reconnect.
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
@@ -83,7 +83,7 @@ func (s *Server) echoWS(ctx context.Context, conn net.Conn, rw *bufio.ReadWriter
 		Source:         rw.Reader,
 		State:          ws.StateServerSide,
 		CheckUTF8:      true,
-		MaxMessageSize: MaxBodyBytes,
+		MaxMessageSize: maxBodyBytes,
 		OnIntermediate: control,
 	}
 	var buf bytes.Buffer
@@ -116,7 +116,7 @@ func (s *Server) echoWS(ctx context.Context, conn net.Conn, rw *bufio.ReadWriter
 		}
 		if fail {
 			s.ctr.errors.Add(1)
-			return closeWS(conn, rw.Reader, InjectedCloseStatus, "injected error")
+			return closeWS(conn, rw.Reader, injectedCloseStatus, "injected error")
 		}
 		if err := writeWS(rw.Writer, hdr.OpCode, buf.Bytes()); err != nil {
 			return err

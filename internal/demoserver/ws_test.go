@@ -150,7 +150,7 @@ func TestWebSocketFragmentsAndPings(t *testing.T) {
 	if err != nil || len(msgs) != 2 || msgs[0].OpCode != ws.OpPong || msgs[1].OpCode != ws.OpText || string(msgs[1].Payload) != "hello" {
 		t.Fatalf("got %+v, %v; want a pong then the text hello", msgs, err)
 	}
-	hdr := ws.Header{Fin: true, OpCode: ws.OpBinary, Length: MaxBodyBytes + 1, Masked: true}
+	hdr := ws.Header{Fin: true, OpCode: ws.OpBinary, Length: maxBodyBytes + 1, Masked: true}
 	if err := ws.WriteHeader(c.Conn, hdr); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestWebSocketFaults(t *testing.T) {
 		wantClose int // -1: no close frame, the read timed out
 		errors    int64
 	}{
-		{name: "error rate closes with 1011", cfg: Config{ErrorRate: 1}, wantClose: int(InjectedCloseStatus), errors: 1},
+		{name: "error rate closes with 1011", cfg: Config{ErrorRate: 1}, wantClose: int(injectedCloseStatus), errors: 1},
 		// The delay far exceeds the client's patience: no echo comes.
 		{name: "delay holds the echo", cfg: Config{Delay: time.Hour}, timeout: 20 * time.Millisecond, wantClose: -1},
 		{name: "stall holds the echo", cfg: Config{StallEvery: 2 * time.Hour, StallFor: time.Hour}, timeout: 20 * time.Millisecond, wantClose: -1},

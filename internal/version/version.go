@@ -15,23 +15,23 @@ import (
 //	-ldflags "-X github.com/loadgate/loadgate/internal/version.stamped=v1.2.3"
 var stamped string
 
-// Dev is the version of a build that knows nothing about itself: no stamp,
+// dev is the version of a build that knows nothing about itself: no stamp,
 // no module version, no VCS information.
-const Dev = "dev"
+const dev = "dev"
 
 var resolved = sync.OnceValue(func() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		bi = nil
 	}
-	return Resolve(stamped, bi)
+	return resolve(stamped, bi)
 })
 
 // String returns this binary's version: the link-time stamp when there is
 // one, else what the build information says.
 func String() string { return resolved() }
 
-// Resolve picks the version from a link-time stamp and the build
+// resolve picks the version from a link-time stamp and the build
 // information (nil when the binary has none). A stamp wins: it is what the
 // release was tagged as. Else the main module's version, which
 // `go install …@v1.2.3` records ("dev" when Go recorded none, as for a
@@ -39,12 +39,12 @@ func String() string { return resolved() }
 // digits) and a dirty flag that `go build` in a checkout records, as
 // semver build metadata: v1.2.3+0123456789ab, dev+0123456789ab.dirty. A
 // pseudo-version already names its commit, so the revision is not repeated.
-func Resolve(stamp string, bi *debug.BuildInfo) string {
+func resolve(stamp string, bi *debug.BuildInfo) string {
 	if stamp != "" {
 		return stamp
 	}
 	if bi == nil {
-		return Dev
+		return dev
 	}
 	var revision string
 	var modified bool
@@ -58,7 +58,7 @@ func Resolve(stamp string, bi *debug.BuildInfo) string {
 	}
 	base := bi.Main.Version
 	if base == "" || base == "(devel)" {
-		base = Dev
+		base = dev
 	}
 	// Go marks a version it derived from a dirty tree with +dirty (1.24+);
 	// the flag is put back after the revision.

@@ -38,7 +38,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Resolve(tc.stamp, tc.bi); got != tc.want {
+			if got := resolve(tc.stamp, tc.bi); got != tc.want {
 				t.Errorf("Resolve(%q, …) = %q, want %q", tc.stamp, got, tc.want)
 			}
 		})
@@ -47,13 +47,13 @@ func TestResolve(t *testing.T) {
 
 // A test binary has build information but no stamp and no VCS settings
 // (go test does not record them), so String must not be empty and must
-// agree with Resolve on the same inputs.
+// agree with resolve on the same inputs.
 func TestStringAgreesWithResolve(t *testing.T) {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		bi = nil
 	}
-	if got, want := String(), Resolve(stamped, bi); got != want || got == "" {
+	if got, want := String(), resolve(stamped, bi); got != want || got == "" {
 		t.Errorf("String() = %q, Resolve = %q", got, want)
 	}
 }

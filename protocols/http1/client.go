@@ -23,6 +23,6 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	case http1Unsupported(t.HTTP) == "":
 		return newHTTP1Client(t, worker)
 	default:
-		return NewNetHTTPClient(t, worker)
+		return newNetHTTPClient(t, worker)
 	}
 }

@@ -50,9 +50,9 @@ type preparedRequest struct {
 
 var _ protocols.Client = (*netHTTPClient)(nil)
 
-// NewNetHTTPClient makes the net/http client of target t, the fallback for
+// newNetHTTPClient makes the net/http client of target t, the fallback for
 // what the lean client does not do (see NewClient).
-func NewNetHTTPClient(t *scenarios.Target, _ int) (protocols.Client, error) {
+func newNetHTTPClient(t *scenarios.Target, _ int) (protocols.Client, error) {
 	if t.HTTP == nil {
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
 	}

@@ -26,7 +26,7 @@ var httpClients = []struct {
 	{"lean-socket", func(t *testing.T, tg *scenarios.Target) protocols.Client { return newTestHTTP1Via(t, tg, false) }},
 	{"lean-dialer", func(t *testing.T, tg *scenarios.Target) protocols.Client { return newTestHTTP1Via(t, tg, true) }},
 	{"net-http", func(t *testing.T, tg *scenarios.Target) protocols.Client {
-		cl, err := NewNetHTTPClient(tg, 0)
+		cl, err := newNetHTTPClient(tg, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -109,7 +109,7 @@ func BenchmarkHTTP1KeepAlive(b *testing.B) {
 		make protocols.NewClientFunc
 	}{
 		{"lean", newHTTP1Client},
-		{"net-http", NewNetHTTPClient},
+		{"net-http", newNetHTTPClient},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			cl, err := bc.make(http1Target(url, nil), 0)

@@ -46,9 +46,9 @@ type BodyCheck struct {
 	errContains, errMatch error
 }
 
-// NewBodyCheck returns the checks of want and re, or nil when there is
+// newBodyCheck returns the checks of want and re, or nil when there is
 // none.
-func NewBodyCheck(want string, re *regexp.Regexp) *BodyCheck {
+func newBodyCheck(want string, re *regexp.Regexp) *BodyCheck {
 	if want == "" && re == nil {
 		return nil
 	}

@@ -62,7 +62,7 @@ func TestBodyCheckMatchesAsTheWholeBody(t *testing.T) {
 		re := regexp.MustCompile(tc.re)
 		wantContains, wantMatches := checkWhole([]byte(tc.body), tc.want, re)
 		for _, piece := range []int{1, 2, 3, 7, 4096, 1 << 20} {
-			c := NewBodyCheck(tc.want, re)
+			c := newBodyCheck(tc.want, re)
 			if err := c.Run(&pieces{data: []byte(tc.body), n: piece}); err != nil {
 				t.Fatalf("%s, pieces of %d: %v", tc.name, piece, err)
 			}
@@ -81,7 +81,7 @@ func TestBodyCheckMatchesAsTheWholeBody(t *testing.T) {
 // regular expression streams.
 func TestBodyCheckStopsOnError(t *testing.T) {
 	for _, size := range []int{10, 4 * bodyCheckWindow} {
-		c := NewBodyCheck("x", regexp.MustCompile(`never`))
+		c := newBodyCheck("x", regexp.MustCompile(`never`))
 		err := c.Run(&pieces{data: make([]byte, size), n: 1000, err: ErrBodyTooLarge})
 		if err != ErrBodyTooLarge {
 			t.Errorf("body of %d bytes: error %v, want %v", size, err, ErrBodyTooLarge)
@@ -121,7 +121,7 @@ func TestBodyCheckRetainsABoundedPart(t *testing.T) {
 		if tc.re != "" {
 			re = regexp.MustCompile(tc.re)
 		}
-		c := NewBodyCheck(tc.want, re)
+		c := newBodyCheck(tc.want, re)
 		const total = 8 << 20
 		src := &endless{piece: piece}
 		run := func() {
@@ -156,7 +156,7 @@ func TestBodyCheckAllocatesNothing(t *testing.T) {
 		t.Skip("the race detector allocates on its own")
 	}
 	body := []byte(`{"id": "3f2a", "status": "ok"}`)
-	c := NewBodyCheck(`"status": "ok"`, regexp.MustCompile(`"id":\s*"[0-9a-f-]+"`))
+	c := newBodyCheck(`"status": "ok"`, regexp.MustCompile(`"id":\s*"[0-9a-f-]+"`))
 	src := &pieces{}
 	run := func() {
 		src.data, src.n = body, 4096
@@ -190,7 +190,7 @@ func FuzzBodyCheck(f *testing.F) {
 		re := regexps[int(which)%len(regexps)]
 		// Padding past the window makes the regular expression stream.
 		body := append(bytes.Repeat([]byte{'a'}, int(pad)), data...)
-		c := NewBodyCheck(want, re)
+		c := newBodyCheck(want, re)
 		if err := c.Run(&pieces{data: body, n: int(piece) + 1}); err != nil {
 			t.Fatal(err)
 		}

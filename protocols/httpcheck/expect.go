@@ -21,7 +21,7 @@ type Expectation struct {
 
 // NewExpectation makes the checks of exp.
 func NewExpectation(exp *scenarios.Expect) *Expectation {
-	e := &Expectation{exp: exp, Check: NewBodyCheck(exp.BodyContains, exp.BodyRegex)}
+	e := &Expectation{exp: exp, Check: newBodyCheck(exp.BodyContains, exp.BodyRegex)}
 	if e.Check != nil {
 		e.Body = e.Check
 	}
