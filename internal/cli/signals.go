@@ -14,7 +14,7 @@ import (
 // kill: servers that are slow to stop, or ignore their stop signal, are
 // killed at once instead of being waited for. After that loadgate no longer
 // handles the signals, so a third one ends it at once (its servers still die
-// with it, see sut.StartServer). stop releases the signals.
+// with it, see sut.Systems). stop releases the signals.
 func Interrupts(parent context.Context) (ctx context.Context, kill <-chan struct{}, stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
