@@ -3,6 +3,8 @@ package http1
 import (
 	"bytes"
 	"io"
+
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 )
 
 // Next returns the next piece of the body, consumed, or io.EOF at its end
@@ -143,7 +145,7 @@ func parseChunkSize(line []byte) (int64, bool) {
 	if i := bytes.IndexByte(line, ';'); i >= 0 {
 		line = line[:i] // chunk extensions carry nothing a load test needs
 	}
-	return parseHex(trimOWS(line))
+	return parseHex(httpcheck.TrimOWS(line))
 }
 
 // trailerLine checks one trailer line, not blank, n being the bytes of the

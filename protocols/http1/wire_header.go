@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"strings"
+
+	"github.com/loadgate/loadgate/protocols/httpcheck"
 )
 
 // A response's status line and header block: found in the bytes that
@@ -157,34 +159,34 @@ func parseField(line []byte, h *header, keepAlive *bool) (framing bool, err erro
 	if colon == 0 || colon == len(line) || line[colon] != ':' {
 		return false, errHeaderLine
 	}
-	name, value := line[:colon], trimOWS(line[colon+1:])
+	name, value := line[:colon], httpcheck.TrimOWS(line[colon+1:])
 	switch {
-	case equalFold(name, "content-length"):
+	case httpcheck.FieldIs(name, "content-length"):
 		n, ok := parseLength(value)
 		if !ok || (h.length >= 0 && h.length != n) {
 			return true, errContentLength
 		}
 		h.length = n
-	case equalFold(name, "transfer-encoding"):
+	case httpcheck.FieldIs(name, "transfer-encoding"):
 		switch {
-		case equalFold(value, "chunked") && !h.chunked:
+		case httpcheck.FieldIs(value, "chunked") && !h.chunked:
 			h.chunked = true
-		case equalFold(value, "identity"):
+		case httpcheck.FieldIs(value, "identity"):
 		default:
 			return true, errTransferEncoding
 		}
-	case equalFold(name, "connection"):
+	case httpcheck.FieldIs(name, "connection"):
 		for len(value) > 0 {
 			var tok []byte
 			if i := bytes.IndexByte(value, ','); i >= 0 {
-				tok, value = trimOWS(value[:i]), value[i+1:]
+				tok, value = httpcheck.TrimOWS(value[:i]), value[i+1:]
 			} else {
-				tok, value = trimOWS(value), nil
+				tok, value = httpcheck.TrimOWS(value), nil
 			}
 			switch {
-			case equalFold(tok, "close"):
+			case httpcheck.FieldIs(tok, "close"):
 				h.close = true
-			case equalFold(tok, "keep-alive"):
+			case httpcheck.FieldIs(tok, "keep-alive"):
 				*keepAlive = true
 			}
 		}
@@ -290,33 +292,6 @@ func parseHex(b []byte) (int64, bool) {
 		n = n<<4 | int64(d)
 	}
 	return n, true
-}
-
-func trimOWS(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t') {
-		b = b[1:]
-	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
-// equalFold reports whether b equals the lower-case ASCII string s, ignoring
-// the case of b.
-func equalFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // isHeaderName reports whether b is an RFC 9110 token, the syntax of

@@ -1,6 +1,10 @@
 package httpflow
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/loadgate/loadgate/protocols/httpcheck"
+)
 
 // A response's header block as the transports keep it for a step (see
 // WireRequest.ResponseHead and StepRequest.Head): a status line, then
@@ -14,7 +18,7 @@ func eachHeader(head []byte, name string, fn func(v []byte) bool) {
 		var line []byte
 		line, rest = nextLine(rest)
 		colon := bytes.IndexByte(line, ':')
-		if colon > 0 && equalFold(line[:colon], name) && !fn(trimOWS(line[colon+1:])) {
+		if colon > 0 && httpcheck.FieldIs(line[:colon], name) && !fn(httpcheck.TrimOWS(line[colon+1:])) {
 			return
 		}
 	}
@@ -25,24 +29,4 @@ func eachHeader(head []byte, name string, fn func(v []byte) bool) {
 func nextLine(b []byte) (line, rest []byte) {
 	line, rest, _ = bytes.Cut(b, []byte{'\n'})
 	return bytes.TrimSuffix(line, []byte{'\r'}), rest
-}
-
-// trimOWS drops the spaces and tabs around a header value.
-func trimOWS(b []byte) []byte { return bytes.Trim(b, " \t") }
-
-// equalFold reports whether b equals the lower-case ASCII string s, ignoring
-// the case of b.
-func equalFold(b []byte, s string) bool {
-	if len(b) != len(s) {
-		return false
-	}
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[i] {
-			return false
-		}
-	}
-	return true
 }
