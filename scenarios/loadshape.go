@@ -371,3 +371,25 @@ func countOrNone(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// Digest identifies the load the shape describes, as 12 hex digits: two
+// shapes have the same digest when LoadDifferences finds nothing between
+// them with every setting known to both. The settings that describe the
+// system under test are left out, as LoadDifferences leaves them out, so
+// that a history of one case stays one series while its server changes.
+func (s LoadShape) Digest() string {
+	h := sha256.New()
+	write := func(prefix string, settings []LoadSetting) {
+		for _, st := range settings {
+			if underTest[st.Key] {
+				continue
+			}
+			fmt.Fprintf(h, "%s%q=%q\n", prefix, st.Key, st.Value)
+		}
+	}
+	write("", s.Target)
+	for _, p := range s.Phases {
+		write(strconv.Quote(p.Name)+".", p.Settings)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12]
+}
