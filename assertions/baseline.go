@@ -143,6 +143,10 @@ type regressState struct {
 	// candidate's; when it is not empty every judgement is undecided, so
 	// a rule stands only where it holds whatever the comparison says.
 	loadDiffs []string
+	// undecided, when set, is why no comparison decides (BaselineCase.
+	// Undecided): every judgement is then left open as with loadDiffs,
+	// and a rule hanging on one is inconclusive for that reason.
+	undecided string
 }
 
 func newRegressState(base, cand []results.Trial) *regressState {
@@ -164,7 +168,7 @@ func (s *regressState) regressed(metric string, tolerance float64) (bool, error)
 		s.consulted = append(s.consulted, k)
 	}
 	switch {
-	case len(s.loadDiffs) > 0:
+	case len(s.loadDiffs) > 0 || s.undecided != "":
 	case r.Status == regression.Regressed:
 		return true, nil
 	case r.Status == regression.Pass:

@@ -162,6 +162,12 @@ func (cj *caseJudge) judge(ru *rule) results.Verdict {
 		}
 		rs.startRule()
 	}
+	if rs != nil && rs.undecided != "" && ru.baseFigures {
+		v.Status, v.Reason = results.StatusInconclusive, rs.undecided
+		v.Actual = cj.actual(ru, env)
+		v.FailOnInconclusive = cj.opts.FailOnInconclusive
+		return v
+	}
 	if rs != nil && len(rs.loadDiffs) > 0 && ru.baseFigures {
 		// baseline.p99 of another load is no yardstick, and unlike a
 		// regressed() judgement it cannot be tried both ways.
@@ -241,6 +247,14 @@ func (cj *caseJudge) baselineFor(ru *rule, env *Env, phase string, phases []*res
 // that holds either way was judged on the case alone, and one that hangs
 // on the comparison is incomparable.
 func (cj *caseJudge) explainComparison(v *results.Verdict, rs *regressState) {
+	if rs.undecided != "" && len(rs.loadDiffs) == 0 {
+		if v.Status == results.StatusInconclusive {
+			v.Reason = rs.undecided
+		} else {
+			v.Reason = "judged without the comparison, which does not decide it (" + rs.undecided + ")"
+		}
+		return
+	}
 	if len(rs.loadDiffs) > 0 {
 		v.Reason = cj.incomparableReason(rs.loadDiffs)
 		if v.Status == results.StatusInconclusive {
@@ -370,6 +384,7 @@ func (cj *caseJudge) withBaseline(env *Env, phase string, phases []*results.Phas
 		rs.flow = bc.Stats.Iterations != nil
 		rs.stats = bc.Stats
 		rs.loadDiffs = cj.loadDifferences(bc, phase)
+		rs.undecided = bc.Undecided
 		env.Regressed = rs.regressed
 	}
 	cj.regress[phase] = rs

@@ -73,7 +73,9 @@ type CaseEntry struct {
 	// Load is the digest of the case's load shape (scenarios.LoadShape.Digest):
 	// a changed load test starts a new series. Empty when the results
 	// document had no shape.
-	Load    string   `json:"load,omitempty"`
+	Load string `json:"load,omitempty"`
+	// Phases names the measured phases, in run order.
+	Phases  []string `json:"phases,omitempty"`
 	Metrics []Metric `json:"metrics"`
 }
 
@@ -161,6 +163,9 @@ func caseEntryOf(c *results.CaseRun) CaseEntry {
 	ce := CaseEntry{ID: c.ID, Target: c.Target}
 	if c.Load != nil {
 		ce.Load = c.Load.Digest()
+	}
+	for _, p := range c.Phases {
+		ce.Phases = append(ce.Phases, p.Name)
 	}
 	trials := results.TrialsOf(c.Phases)
 	for _, m := range trialMetricsOf(c) {

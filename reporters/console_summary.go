@@ -357,7 +357,12 @@ func (c *Console) BaselineNote(bi *results.BaselineInfo) {
 	if len(bi.Files) > 1 {
 		src += fmt.Sprintf(" (%d results files)", len(bi.Files))
 	}
+	if bi.History {
+		src = "main's history in " + src + " (each case against main's latest stable level)"
+	}
 	switch {
+	case bi.History && bi.FingerprintMatch:
+		fmt.Fprintf(&b, "Baseline: %s, runs of the same environment only.\n", src)
 	case bi.FingerprintMatch:
 		fmt.Fprintf(&b, "Baseline: %s, measured in the same environment.\n", src)
 	case bi.StrictEnv:

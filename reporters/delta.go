@@ -22,10 +22,15 @@ func baselineDelta(c *results.CaseRun) string {
 		return "— (no baseline case)"
 	case len(b.LoadDifferences) > 0:
 		return "≠ not compared: the load changed"
+	case b.Undecided != "":
+		return "❔ not compared: " + b.Undecided
 	}
 	m := results.TrialMedians(c.Phases)
-	return "rps " + fmtDelta(b.RPS, m.RPS) + ", p99 " + fmtDelta(float64(b.P99), float64(m.P99)) +
-		" (" + statisticOf(b.Trials, m.Trials) + ")"
+	of := statisticOf(b.Trials, m.Trials)
+	if b.Runs > 0 {
+		of = fmt.Sprintf("vs main's level: %d runs %s, %d trials pooled", b.Runs, b.Commits, b.Trials)
+	}
+	return "rps " + fmtDelta(b.RPS, m.RPS) + ", p99 " + fmtDelta(float64(b.P99), float64(m.P99)) + " (" + of + ")"
 }
 
 // statisticOf says which figure a delta compares: the median trial's of

@@ -104,7 +104,12 @@ func mdBaseline(b *bytes.Buffer, bi *results.BaselineInfo) {
 	if len(bi.Files) > 1 {
 		src += fmt.Sprintf(" (%d results files)", len(bi.Files))
 	}
+	if bi.History {
+		src = "main's history in " + src + " (each case against main's latest stable level)"
+	}
 	switch {
+	case bi.History && bi.FingerprintMatch:
+		fmt.Fprintf(b, "Baseline: %s, runs of the same environment only.\n\n", src)
 	case bi.FingerprintMatch:
 		fmt.Fprintf(b, "Baseline: %s, measured in the same environment.\n\n", src)
 	case bi.StrictEnv:
@@ -210,6 +215,7 @@ func mdScenario(b *bytes.Buffer, sr *results.ScenarioRun, withBaseline bool) {
 		mdFlows(b, sr)
 		mdSearches(b, sr)
 	}
+	mdHistory(b, sr)
 	if vs := sr.AllVerdicts(); len(vs) > 0 {
 		mdThresholds(b, vs)
 	}

@@ -158,6 +158,9 @@ type BaselineInfo struct {
 	FingerprintMatch bool `json:"fingerprint_match"`
 	// Differences lists what differs, e.g. `cpu_model: baseline "X", this run "Y"`.
 	Differences []string `json:"differences,omitempty"`
+	// History: File is a history store (run --baseline-history), and each
+	// case compares with main's latest level there.
+	History bool `json:"history,omitempty"`
 	// StrictEnv: a different environment fails the run (--strict-env).
 	StrictEnv bool `json:"strict_env,omitempty"`
 }
@@ -167,9 +170,33 @@ func (bi *BaselineInfo) EnvFailed() bool {
 	return bi != nil && bi.StrictEnv && !bi.FingerprintMatch
 }
 
-// BaselineInfoFor compares the fingerprint of every baseline document with
-// this run's host and loadgate version.
-func BaselineInfoFor(b *Baseline, host Host, version string, strict bool) *BaselineInfo {
+// RunBaseline is what a run is judged against: results documents
+// (Baseline) or the history of main. It is what results.json records of it.
+type RunBaseline interface {
+	// Case is what a rule sees of a baseline case (assertions.Baseline).
+	Case(scenario, caseID, phase string) (BaselineCase, bool)
+	// CaseFigures are the case's figures that every report shows beside
+	// the case; nil when the baseline has no such case. load is the
+	// case's own load shape, nil when unknown.
+	CaseFigures(scenario, caseID string, load *scenarios.LoadShape) *CaseBaseline
+	// Info says which baseline it is and whether it was measured in the
+	// environment of this run's host and loadgate version.
+	Info(host Host, version string, strict bool) *BaselineInfo
+}
+
+var _ RunBaseline = (*Baseline)(nil)
+
+// BaselineInfoFor is b's Info; nil without a baseline.
+func BaselineInfoFor(b RunBaseline, host Host, version string, strict bool) *BaselineInfo {
+	if b == nil {
+		return nil
+	}
+	return b.Info(host, version, strict)
+}
+
+// Info compares the fingerprint of every baseline document with this
+// run's host and loadgate version.
+func (b *Baseline) Info(host Host, version string, strict bool) *BaselineInfo {
 	if b == nil {
 		return nil
 	}
@@ -237,6 +264,16 @@ type CaseBaseline struct {
 	P50       time.Duration `json:"p50_ns"` // the median trial's with trials
 	P99       time.Duration `json:"p99_ns"` // the median trial's with trials
 	ErrorRate float64       `json:"error_rate"`
+	// Runs is how many runs of main the figures pool, with a history
+	// baseline (run --baseline-history): the runs of the latest segment.
+	// 0 with a results file.
+	Runs int `json:"runs,omitempty"`
+	// Commits is the pooled runs' commit range, "a1b2c3d…e4f5a6b"; empty
+	// with a results file.
+	Commits string `json:"commits,omitempty"`
+	// Undecided says why no comparison with this baseline case decides a
+	// rule, e.g. too few runs at main's latest level; empty when one can.
+	Undecided string `json:"undecided,omitempty"`
 	// LoadDifferences lists how the baseline case's load differs from
 	// this case's ("concurrency 4 → 1"); empty when alike. A case whose
 	// load differs is not compared: its rules comparing with the baseline
@@ -244,9 +281,9 @@ type CaseBaseline struct {
 	LoadDifferences []string `json:"load_differences,omitempty"`
 }
 
-// caseBaseline looks up the figures of a case in b; nil when none
+// CaseFigures looks up the figures of a case in b; nil when none
 // matches. load is the case's own load shape, nil when unknown.
-func (b *Baseline) caseBaseline(scenario, caseID string, load *scenarios.LoadShape) *CaseBaseline {
+func (b *Baseline) CaseFigures(scenario, caseID string, load *scenarios.LoadShape) *CaseBaseline {
 	c, file := b.find(scenario, caseID)
 	if c == nil {
 		return nil

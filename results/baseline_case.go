@@ -20,6 +20,10 @@ type BaselineCase struct {
 	// is unknown (a document written before loads had one), which
 	// compares as if alike.
 	Load *scenarios.LoadShape
+	// Undecided, when set, says why no comparison with this case can
+	// decide a rule (too few runs of main at its latest level, say):
+	// every regressed() it answers is inconclusive.
+	Undecided string
 }
 
 // NewBaselineCase summarises measured phases for a Baseline to return.

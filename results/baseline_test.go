@@ -106,7 +106,7 @@ func TestLoadBaselineDirectory(t *testing.T) {
 	if c, ok := b.Case("gate", "hello", ""); !ok || c.Stats.RPS != 2000 {
 		t.Errorf("case from the newer run: ok %v, rps %v", ok, c.Stats.RPS)
 	}
-	if cb := b.caseBaseline("gate", "hello", nil); cb == nil || cb.File != newer || cb.RPS != 2000 {
+	if cb := b.CaseFigures("gate", "hello", nil); cb == nil || cb.File != newer || cb.RPS != 2000 {
 		t.Errorf("caseBaseline = %+v", cb)
 	}
 

@@ -159,7 +159,7 @@ type Meta struct {
 	Start, End  time.Time
 	Interrupted bool
 	// Baseline is what the run was judged against; nil for none.
-	Baseline *Baseline
+	Baseline RunBaseline
 	// StrictEnv makes a baseline from a different environment fail the run.
 	StrictEnv bool
 }
@@ -235,7 +235,7 @@ func (r *Run) NotCarriedOut() bool {
 	return false
 }
 
-func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
+func newScenarioRun(i int, in ScenarioInput, bl RunBaseline) *ScenarioRun {
 	sr := &ScenarioRun{Cases: []*CaseRun{}}
 	sc := in.Scenario
 	if in.Result != nil {
@@ -290,7 +290,9 @@ func newScenarioRun(i int, in ScenarioInput, bl *Baseline) *ScenarioRun {
 			SearchSpecs: SearchSpecs(sc, c.ID),
 			Load:        LoadShapeOf(sc, c.ID),
 		}
-		cr.Baseline = bl.caseBaseline(sr.Name, c.ID, cr.Load)
+		if bl != nil {
+			cr.Baseline = bl.CaseFigures(sr.Name, c.ID, cr.Load)
+		}
 		if cr.Phases == nil {
 			cr.Phases = []*PhaseResult{}
 		}

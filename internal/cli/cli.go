@@ -75,6 +75,8 @@ Usage:
   loadgate merge [flags] PART.json...  merge the segments of a distributed run (run --segment I/N), then judge
   loadgate report [flags] RESULTS.json...
                                        render HTML (default), Markdown or JUnit again from saved results
+  loadgate history add|show|check|export --store DIR
+                                       keep main's runs, find change points, gate on main's stable level
   loadgate schema                      print the scenario JSON Schema
   loadgate schema --results            print the JSON Schema of results.json
   loadgate version                     print the version
@@ -115,6 +117,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err = reportCommand(rest, env)
 	case "schema":
 		err = schemaCommand(rest, env)
+	case "history":
+		err = historyCommand(rest, env)
 	case "version", "--version", "-version":
 		fmt.Fprintf(env.Stdout, "loadgate %s\n", Version)
 	case "help", "-h", "--help":
@@ -127,7 +131,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 }
 
 // commands are the names Main knows, for help COMMAND.
-var commands = []string{"run", "validate", "serve", "demo", "compare", "merge", "report", "schema", "version"}
+var commands = []string{"run", "validate", "serve", "demo", "compare", "merge", "report", "history", "schema", "version"}
 
 // helpCommand prints the top-level help, or with a command name that
 // command's help (as COMMAND --help does), on stdout.

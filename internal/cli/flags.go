@@ -25,6 +25,7 @@ type runOptions struct {
 	workers bool
 
 	baseline           string // a results file or a directory of them
+	baselineHistory    string // a history store (loadgate history add)
 	strictEnv          bool
 	failOnInconclusive bool
 
@@ -118,6 +119,8 @@ func (o *runOptions) registerProgress(fs *flag.FlagSet, env Env) {
 func (o *runOptions) registerJudging(fs *flag.FlagSet, env Env) {
 	fs.StringVar(&o.baseline, "baseline", envDefault(env, "baseline", ""),
 		"judge baseline and regressed() against this results.json `FILE`, or a directory of them (the newest run with each case wins)")
+	fs.StringVar(&o.baselineHistory, "baseline-history", envDefault(env, "baseline-history", ""),
+		"judge baseline and regressed() against main's latest stable level in this history store `DIR` (loadgate history add): the pooled trials of up to 30 runs of the same case, environment and load")
 	fs.BoolVar(&o.strictEnv, "strict-env", envBool(env, "strict-env"),
 		"fail the run when the baseline was measured in a different environment (CPU, cores, OS, arch, runner, loadgate version)")
 	fs.BoolVar(&o.failOnInconclusive, "fail-on-inconclusive", envBool(env, "fail-on-inconclusive"),

@@ -13,6 +13,7 @@ import (
 	"github.com/loadgate/loadgate/assertions"
 	"github.com/loadgate/loadgate/reporters"
 	"github.com/loadgate/loadgate/results"
+	"github.com/loadgate/loadgate/scenarios"
 )
 
 // mergeCommand puts the parts of a distributed run together, judges the
@@ -50,7 +51,11 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 
 	meta := results.Meta{Version: m.Version, Commit: m.Commit, Host: m.Host, Start: m.Start, End: m.End,
 		Interrupted: m.Interrupted, StrictEnv: opts.strictEnv}
-	judgeOpts, err := opts.judging(&meta)
+	var scs []*scenarios.Scenario
+	for _, ms := range m.Scenarios {
+		scs = append(scs, ms.Scenario)
+	}
+	judgeOpts, err := opts.judging(&meta, scs)
 	if err != nil {
 		return err
 	}

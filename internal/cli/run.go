@@ -159,7 +159,7 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	})
 	meta := results.Meta{Version: Version, Commit: gitCommit(env), Host: results.HostInfo(), StrictEnv: opts.strictEnv}
 	// Read before any traffic: a wrong path must not cost a whole run.
-	judgeOpts, err := opts.judging(&meta)
+	judgeOpts, err := opts.judging(&meta, plansScenarios(plans))
 	if err != nil {
 		return err
 	}
@@ -222,18 +222,27 @@ func narrowPlans(plans []plan, sel caseSelection, seg scenarios.Segment, human i
 	return plans, empty, nil
 }
 
-// judging reads the --baseline run, if any, into meta and into the
-// options every rule is judged with.
-func (o runOptions) judging(meta *results.Meta) (assertions.JudgeOptions, error) {
+// judging reads the --baseline run or the --baseline-history store, if
+// any, into meta and into the options every rule is judged with. scs are
+// the scenarios judged, whose loads pick the history they compare with.
+func (o runOptions) judging(meta *results.Meta, scs []*scenarios.Scenario) (assertions.JudgeOptions, error) {
 	judge := assertions.JudgeOptions{FailOnInconclusive: o.failOnInconclusive}
-	if o.baseline == "" {
-		return judge, nil
+	switch {
+	case o.baseline != "" && o.baselineHistory != "":
+		return judge, withCode(ExitUsage, errors.New("--baseline and --baseline-history both given: a run is judged against one of them"))
+	case o.baselineHistory != "":
+		bl, err := historyBaseline(o.baselineHistory, meta, scs)
+		if err != nil {
+			return judge, withCode(ExitUsage, fmt.Errorf("--baseline-history: %w", err))
+		}
+		meta.Baseline, judge.Baseline = bl, bl
+	case o.baseline != "":
+		bl, err := results.LoadBaseline(o.baseline)
+		if err != nil {
+			return judge, withCode(ExitUsage, fmt.Errorf("--baseline: %w", err))
+		}
+		meta.Baseline, judge.Baseline = bl, bl
 	}
-	bl, err := results.LoadBaseline(o.baseline)
-	if err != nil {
-		return judge, withCode(ExitUsage, fmt.Errorf("--baseline: %w", err))
-	}
-	meta.Baseline, judge.Baseline = bl, bl
 	return judge, nil
 }
 
