@@ -78,7 +78,7 @@ func main() {
 	fmt.Printf("model: run CoV %.1f %%, trial CoV %.1f %%, %d trials a run; series CoV of run medians %.2f %%\n",
 		100*m.runCoV, 100*m.trialCoV, m.trials, 100*seriesCoV(m, *seeds))
 	fmt.Printf("detection: window %d, p-value %g; %d seeds of %d runs, step at run %d\n\n", o.Window, o.PValue, *seeds, *runs, *at)
-	fmt.Println("| series | found within ±1 run | no change point | a change point elsewhere |")
+	fmt.Println("| series | found within ±1 run | no change point | a change point further away |")
 	fmt.Println("|---|---|---|---|")
 	for _, s := range append([]float64{0}, steps...) {
 		within, none, elsewhere := power(m, o, *seeds, *runs, *at, s)

@@ -36,7 +36,7 @@ func main() {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	parent := ""
 	for r := 0; r < *runs; r++ {
-		commit := fmt.Sprintf("%040x", rng.Uint64())
+		commit := fmt.Sprintf("%016x%016x%08x", rng.Uint64(), rng.Uint64(), rng.Uint32())
 		e := &history.Entry{Schema: history.EntrySchema, Scenario: "synthetic", Time: t0.Add(time.Duration(r) * time.Hour),
 			Commit: commit, Parent: parent, Branch: "main", Version: env.Version, Environment: env,
 			RunURL: fmt.Sprintf("https://github.com/acme/api/actions/runs/%d", 9000000+r)}
