@@ -17,11 +17,41 @@ const mainRuns = 40
 
 // gates judges simulated pull requests of throughput two ways: against
 // the one latest run of main (--baseline), and against the pooled trials
-// of main's latest stable level (--baseline-history), with and without a
-// real slowdown of 5 %.
-func gates(m model, o changepoint.Options, prs int, tolerance float64) {
-	type tally struct{ regressed, inconclusive int }
-	var single, pooled [2]tally // [0] no change, [1] a 5 % slowdown
+// of main's latest stable level (--baseline-history), without a change
+// and with a real slowdown, at each tolerance.
+func gates(m model, o changepoint.Options, prs int, tolerances []float64, slowdown float64) {
+	fmt.Printf("gates: %d pull requests of %d trials each, rps, main's history %d runs (stable level: at most %d pooled), a real slowdown of %.0f %%\n\n",
+		prs, m.trials, mainRuns, history.MaxPooledRuns, 100*slowdown)
+	fmt.Println("| tolerance | baseline | false regressions per 100 PRs (no change) | inconclusive (no change) | slowdown caught per 100 | inconclusive (slowdown) |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, tolerance := range tolerances {
+		single, pooled := judgeGates(m, o, prs, tolerance, slowdown)
+		per100 := func(n int) string { return fmt.Sprintf("%.1f", 100*float64(n)/float64(prs)) }
+		for _, row := range []struct {
+			name string
+			t    [2]tally
+		}{{"one run of main (`--baseline`)", single}, {"main's stable level (`--baseline-history`)", pooled}} {
+			fmt.Printf("| %.0f %% | %s | %s | %s | %s | %s |\n", 100*tolerance, row.name,
+				per100(row.t[0].regressed), per100(row.t[0].inconclusive), per100(row.t[1].regressed), per100(row.t[1].inconclusive))
+		}
+	}
+}
+
+type tally struct{ regressed, inconclusive int }
+
+func (t *tally) count(j regression.Judgement) {
+	switch j.Status {
+	case regression.Regressed:
+		t.regressed++
+	case regression.Inconclusive:
+		t.inconclusive++
+	}
+}
+
+// judgeGates tallies, per gate, the verdicts without a change ([0]) and
+// with the slowdown ([1]). Each pull request sees a main history of its
+// own, drawn from its seed.
+func judgeGates(m model, o changepoint.Options, prs int, tolerance, slowdown float64) (single, pooled [2]tally) {
 	for pr := range prs {
 		r := rand.New(rand.NewPCG(uint64(pr), 2))
 		var trials [][]float64
@@ -32,27 +62,13 @@ func gates(m model, o changepoint.Options, prs int, tolerance float64) {
 			medians = append(medians, median(t))
 		}
 		level := stableLevel(trials, medians, o)
-		for i, slowdown := range []float64{0, 0.05} {
-			cand := m.run(r, 1000*(1-slowdown))
-			count := func(t *tally, j regression.Judgement) {
-				switch j.Status {
-				case regression.Regressed:
-					t.regressed++
-				case regression.Inconclusive:
-					t.inconclusive++
-				}
-			}
-			count(&single[i], regression.Judge(trials[len(trials)-1], cand, regression.HigherIsBetter, tolerance))
-			count(&pooled[i], regression.Judge(level, cand, regression.HigherIsBetter, tolerance))
+		for i, s := range []float64{0, slowdown} {
+			cand := m.run(r, 1000*(1-s))
+			single[i].count(regression.Judge(trials[len(trials)-1], cand, regression.HigherIsBetter, tolerance))
+			pooled[i].count(regression.Judge(level, cand, regression.HigherIsBetter, tolerance))
 		}
 	}
-	per100 := func(n int) string { return fmt.Sprintf("%.1f", 100*float64(n)/float64(prs)) }
-	fmt.Printf("gates: %d pull requests of %d trials each, rps, tolerance %.0f %%, main's history %d runs (stable level: at most %d pooled)\n\n",
-		prs, m.trials, 100*tolerance, mainRuns, history.MaxPooledRuns)
-	fmt.Println("| baseline | false regressions per 100 PRs (no change) | inconclusive (no change) | 5 % slowdown caught per 100 | inconclusive (slowdown) |")
-	fmt.Println("|---|---|---|---|---|")
-	fmt.Printf("| one run of main (`--baseline`) | %s | %s | %s | %s |\n", per100(single[0].regressed), per100(single[0].inconclusive), per100(single[1].regressed), per100(single[1].inconclusive))
-	fmt.Printf("| main's stable level (`--baseline-history`) | %s | %s | %s | %s |\n", per100(pooled[0].regressed), per100(pooled[0].inconclusive), per100(pooled[1].regressed), per100(pooled[1].inconclusive))
+	return single, pooled
 }
 
 // stableLevel pools the trials of the runs after the latest change point

@@ -10,7 +10,7 @@
 // the median of its trials, as `history add` records it.
 //
 //	go run ./bench/changepoint [-seeds 200] [-runs 80] [-at 40] [-steps 0.05,0.1,0.2]
-//	    [-run-cov 0.03] [-trial-cov 0.04] [-trials 5] [-tolerance 0.05] [-window 50] [-p-value 0.001]
+//	    [-run-cov 0.03] [-trial-cov 0.04] [-trials 5] [-tolerance 0.02,0.03] [-slowdown 0.05] [-window 50] [-p-value 0.001]
 //	    [-store DIR [-metric rps]]
 //
 // With -store, the noise is that of real runs: the first level of the
@@ -53,14 +53,19 @@ func main() {
 	flag.Float64Var(&m.runCoV, "run-cov", 0.03, "coefficient of variation of a whole run's level")
 	flag.Float64Var(&m.trialCoV, "trial-cov", 0.04, "coefficient of variation of one trial within a run")
 	flag.IntVar(&m.trials, "trials", 5, "trials per run")
-	tolerance := flag.Float64("tolerance", 0.05, "regressed() tolerance of the gates")
+	tolerancesFlag := flag.String("tolerance", "0.02,0.03", "regressed() tolerances of the gates, comma-separated")
+	slowdown := flag.Float64("slowdown", 0.05, "the real slowdown the gates should catch")
 	var o changepoint.Options
 	flag.IntVar(&o.Window, "window", changepoint.DefaultWindow, "detection window")
 	flag.Float64Var(&o.PValue, "p-value", changepoint.DefaultPValue, "detection p-value")
 	store := flag.String("store", "", "a history store `DIR` to read the noise of real runs from (overrides -run-cov, -trial-cov, -trials)")
 	metric := flag.String("metric", "rps", "the metric whose noise -store reads")
 	flag.Parse()
-	steps, err := parseSteps(*stepsFlag)
+	steps, err := parseList(*stepsFlag)
+	tolerances, terr := parseList(*tolerancesFlag)
+	if terr != nil {
+		err = terr
+	}
 	if err != nil || m.trials < 1 || *runs < 2 || *at < 1 || *at >= *runs {
 		fmt.Fprintln(os.Stderr, "changepoint: bad flags:", err)
 		os.Exit(2)
@@ -89,7 +94,7 @@ func main() {
 		fmt.Printf("| %s | %s | %s | %s |\n", name, share(within, *seeds, s != 0), share(none, *seeds, true), share(elsewhere, *seeds, true))
 	}
 	fmt.Println()
-	gates(m, o, *seeds, *tolerance)
+	gates(m, o, *seeds, tolerances, *slowdown)
 }
 
 func share(n, of int, show bool) string {
@@ -99,7 +104,7 @@ func share(n, of int, show bool) string {
 	return fmt.Sprintf("%.1f %% (%d/%d)", 100*float64(n)/float64(of), n, of)
 }
 
-func parseSteps(s string) ([]float64, error) {
+func parseList(s string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
