@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/history"
@@ -59,7 +57,7 @@ func judgeGates(m model, o changepoint.Options, prs int, tolerance, slowdown flo
 		for range mainRuns {
 			t := m.run(r, 1000)
 			trials = append(trials, t)
-			medians = append(medians, median(t))
+			medians = append(medians, regression.Median(t))
 		}
 		level := stableLevel(trials, medians, o)
 		for i, s := range []float64{0, slowdown} {
@@ -87,14 +85,3 @@ func stableLevel(trials [][]float64, medians []float64, o changepoint.Options) [
 	return out
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func sqrt(x float64) float64 { return math.Sqrt(x) }

@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/loadgate/loadgate/assertions/regression"
 	"github.com/loadgate/loadgate/history/changepoint"
 )
 
@@ -124,23 +125,14 @@ func series(r *rand.Rand, m model, runs, at int, step float64) []float64 {
 		if i >= at {
 			level *= 1 + step
 		}
-		xs[i] = median(m.run(r, level))
+		xs[i] = regression.Median(m.run(r, level))
 	}
 	return xs
 }
 
 func seriesCoV(m model, n int) float64 {
 	r := rand.New(rand.NewPCG(99, 99))
-	xs := series(r, m, n*10, n*10, 0)
-	var sum, ss float64
-	for _, x := range xs {
-		sum += x
-	}
-	mean := sum / float64(len(xs))
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return sqrt(ss/float64(len(xs)-1)) / mean
+	return cov(series(r, m, n*10, n*10, 0))
 }
 
 // power counts, over seeds, the series where a change point lies within
