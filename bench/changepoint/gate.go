@@ -84,4 +84,3 @@ func stableLevel(trials [][]float64, medians []float64, o changepoint.Options) [
 	}
 	return out
 }
-
