@@ -8,6 +8,8 @@
 #                  globs reach loadgate unexpanded
 #   OUT            output directory; empty: no files
 #   BASELINE       a results.json or a directory of them; empty: none
+#   BASELINE_HISTORY  a history store to judge against (history.sh fetch's
+#                  baseline-history); empty: none
 #   ARGS           more flags for loadgate run, split on whitespace
 #
 # Outputs: exit-code, passed, and the paths of results (results.json),
@@ -21,6 +23,9 @@ read -r -d '' -a extra <<<"${ARGS:-}"
 cmd=("${BIN:-loadgate}" run --out "${OUT:-}")
 if [ -n "${BASELINE:-}" ]; then
   cmd+=(--baseline "$BASELINE")
+fi
+if [ -n "${BASELINE_HISTORY:-}" ]; then
+  cmd+=(--baseline-history "$BASELINE_HISTORY")
 fi
 cmd+=("${extra[@]}" -- "${paths[@]}")
 
