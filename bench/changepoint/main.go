@@ -13,7 +13,7 @@
 //	    [-run-cov 0.03] [-trial-cov 0.04] [-trials 5] [-tolerance 0.02,0.03] [-slowdown 0.05] [-window 50] [-p-value 0.001]
 //	    [-store DIR [-metric rps]]
 //
-// With -store, the noise is that of real runs: the first level of the
+// With -store, the noise is that of real runs: the longest level of the
 // first series of -metric in a history store (bench/history/series.sh
 // -o DIR writes one).
 package main

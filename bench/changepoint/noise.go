@@ -10,7 +10,7 @@ import (
 )
 
 // measuredModel reads the noise of real runs from a history store: the
-// first segment (before any change point) of the first series of metric,
+// longest segment (between change points) of the first series of metric,
 // its between-run spread of medians and the median within-run spread of
 // trials. A run's own offset is what of the between-run spread the
 // trials' spread does not explain: the median of T normal trials has a
@@ -27,6 +27,11 @@ func measuredModel(store, metric string, o changepoint.Options) (model, string, 
 	s := series[0]
 	a := history.Analyze(s, o)
 	seg := a.Segments[0]
+	for _, g := range a.Segments {
+		if g.Runs() > seg.Runs() {
+			seg = g
+		}
+	}
 	var covs []float64
 	trials := 0
 	for _, p := range s.Points[seg.Start:seg.End] {
@@ -36,12 +41,12 @@ func measuredModel(store, metric string, o changepoint.Options) (model, string, 
 		}
 	}
 	if len(covs) == 0 || seg.Runs() < 3 {
-		return model{}, "", fmt.Errorf("%s: the first level of %s/%s holds %d runs with trials; too few to measure", store, s.Key.Case, metric, len(covs))
+		return model{}, "", fmt.Errorf("%s: the longest level of %s/%s holds %d runs with trials; too few to measure", store, s.Key.Case, metric, len(covs))
 	}
 	slices.Sort(covs)
 	m := model{trialCoV: covs[len(covs)/2], trials: trials}
 	m.runCoV = math.Sqrt(max(0, seg.Spread*seg.Spread-math.Pi/2*m.trialCoV*m.trialCoV/float64(trials)))
-	where := fmt.Sprintf("measured in %s: %s of case %s, runs %d–%d (%d runs before the first change point): between-run CoV of medians %.2f %%, median within-run CoV of trials %.2f %%",
+	where := fmt.Sprintf("measured in %s: %s of case %s, runs %d–%d (%d runs of one level): between-run CoV of medians %.2f %%, median within-run CoV of trials %.2f %%",
 		store, metric, s.Key.Case, seg.Start+1, seg.End, seg.Runs(), 100*seg.Spread, 100*m.trialCoV)
 	return m, where, nil
 }
