@@ -89,11 +89,13 @@ func (r Regression) format(v float64) string {
 }
 
 // JudgeRegression compares metric between the trials of a baseline and a
-// candidate with regression.Judge. Its Reason names the metric, e.g. "rps
-// 12.3% lower, beyond the 5.0% tolerance and significant (p = 0.008, 5 vs 5
-// trials)". An unknown metric or a tolerance that is not a fraction ≥ 0 is
-// an error.
-func JudgeRegression(metric string, base, cand []results.Trial, tolerance float64) (Regression, error) {
+// candidate with regression.Judge, and, when the baseline is several runs
+// (baseRuns: one entry per run, as results.BaselineCase.Runs), weighs a
+// regression against their run-to-run spread. Its Reason names the
+// metric, e.g. "rps 12.3% lower, beyond the 5.0% tolerance and significant
+// (p = 0.008, 5 vs 5 trials)". An unknown metric or a tolerance that is
+// not a fraction ≥ 0 is an error.
+func JudgeRegression(metric string, base, baseRuns, cand []results.Trial, tolerance float64) (Regression, error) {
 	m, ok := trialMetricNamed(metric)
 	if !ok {
 		return Regression{}, fmt.Errorf("regressed: unknown metric %q (known: %s)", metric, strings.Join(RegressionMetrics(), ", "))
@@ -108,7 +110,8 @@ func JudgeRegression(metric string, base, cand []results.Trial, tolerance float6
 		}
 		return out
 	}
-	j := regression.Judge(sample(base), sample(cand), m.dir, tolerance)
+	c := sample(cand)
+	j := regression.Judge(sample(base), c, m.dir, tolerance).AgainstRuns(sample(baseRuns), c)
 	j.Reason = metric + " " + j.Reason
 	return Regression{Metric: metric, Judgement: j, Duration: m.duration}, nil
 }
@@ -124,6 +127,8 @@ type regressKey struct {
 // while each evaluation records the judgements it consulted.
 type regressState struct {
 	base, cand []results.Trial
+	// baseRuns are the baseline's runs when it is several (the history).
+	baseRuns []results.Trial
 	// usage is the baseline case's server usage, nil when none was sampled.
 	usage *results.Usage
 	// flow: the baseline case ran a flow, so its iteration figures exist.
@@ -159,7 +164,7 @@ func (s *regressState) regressed(metric string, tolerance float64) (bool, error)
 	r, ok := s.judged[k]
 	if !ok {
 		var err error
-		if r, err = JudgeRegression(metric, s.base, s.cand, tolerance); err != nil {
+		if r, err = JudgeRegression(metric, s.base, s.baseRuns, s.cand, tolerance); err != nil {
 			return false, err
 		}
 		s.judged[k] = r

@@ -203,7 +203,7 @@ func TestTrialsOf(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	r, err := JudgeRegression("error_rate", got[1:], got[:1], 0.05)
+	r, err := JudgeRegression("error_rate", got[1:], nil, got[:1], 0.05)
 	if err != nil || r.Cand != 0.1 || r.Base != 0 || !strings.HasPrefix(r.Reason, "error_rate changed from zero") {
 		t.Errorf("error_rate: %+v %v", r, err)
 	}

@@ -174,7 +174,7 @@ func compareCase(bc, nc *results.CaseRun, tolerance float64) (CaseComparison, er
 	}
 	bt, nt := results.TrialsOf(bc.Phases), results.TrialsOf(nc.Phases)
 	for _, m := range CompareMetrics {
-		j, err := JudgeRegression(m, bt, nt, tolerance)
+		j, err := JudgeRegression(m, bt, nil, nt, tolerance)
 		if err != nil {
 			return cc, err
 		}

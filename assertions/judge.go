@@ -385,6 +385,7 @@ func (cj *caseJudge) withBaseline(env *Env, phase string, phases []*results.Phas
 		rs.stats = bc.Stats
 		rs.loadDiffs = cj.loadDifferences(bc, phase)
 		rs.undecided = bc.Undecided
+		rs.baseRuns = bc.Runs
 		env.Regressed = rs.regressed
 	}
 	cj.regress[phase] = rs

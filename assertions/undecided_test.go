@@ -46,3 +46,38 @@ func TestUndecidedBaselineCase(t *testing.T) {
 		})
 	}
 }
+
+// Against several runs of main, a candidate run whose trials differ from
+// the pooled trials only by as much as main's runs differ from each other
+// is one run's luck: inconclusive, not a regression.
+func TestRegressionWeighedAgainstMainsRuns(t *testing.T) {
+	base := caseOf("web", 10, trialRun("steady", time.Millisecond, 1000, 1001, 999, 1000, 1002))
+	cand := caseOf("web", 10, trialRun("steady", time.Millisecond, 900, 901, 899, 900, 902))
+	for _, tc := range []struct {
+		name   string
+		runs   []float64
+		status results.Status
+		reason string
+	}{
+		{"steady runs", []float64{1000, 1003, 997, 1001, 999}, results.StatusFail, "beyond main's run-to-run spread"},
+		{"runs as far apart as the change", []float64{1000, 1120, 880, 1080, 920}, results.StatusInconclusive, "within main's run-to-run spread"},
+		{"one document, no runs", nil, results.StatusFail, "significant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := testScenario(at(2, 5, `!regressed("rps", 5%)`))
+			bc := results.NewBaselineCase(base.Measured(""))
+			for _, r := range tc.runs {
+				bc.Runs = append(bc.Runs, results.Trial{RPS: r, Requests: int64(r)})
+			}
+			fb := &fakeBaseline{cases: map[string]results.BaselineCase{"load|" + base.ID + "|": bc}}
+			rules, err := Compile(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := rules.Judge(&results.ScenarioResult{Scenario: sc, Cases: []*results.CaseResult{cand}}, JudgeOptions{Baseline: fb})[0]
+			if v.Status != tc.status || !strings.Contains(v.Reason, tc.reason) {
+				t.Fatalf("got %s %q, want %s with %q", v.Status, v.Reason, tc.status, tc.reason)
+			}
+		})
+	}
+}

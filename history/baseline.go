@@ -153,6 +153,7 @@ func (b *Baseline) Case(scenario, caseID, phase string) (results.BaselineCase, b
 	bc.Stats = p.stats()
 	for _, c := range p.cases {
 		bc.Trials = append(bc.Trials, trialsOf(c)...)
+		bc.Runs = append(bc.Runs, mediansOf(c))
 	}
 	return bc, true
 }
@@ -240,13 +241,25 @@ func trialsOf(c *CaseEntry) []results.Trial {
 	}
 	out := make([]results.Trial, n)
 	for i := range out {
-		req := at("requests", i)
-		out[i] = results.Trial{
-			RPS: at("rps", i), Capacity: at("capacity", i),
-			P50: time.Duration(math.Round(at("p50", i))), P99: time.Duration(math.Round(at("p99", i))),
-			Requests: int64(math.Round(req)), Failed: int64(math.Round(at("error_rate", i) * req)),
-			Dropped: int64(math.Round(at("dropped", i))),
-		}
+		out[i] = trialOf(func(name string) float64 { return at(name, i) })
 	}
 	return out
+}
+
+// mediansOf is the case's run as one trial of its medians.
+func mediansOf(c *CaseEntry) results.Trial {
+	return trialOf(func(name string) float64 {
+		m, _ := c.Metric(name)
+		return m.Median
+	})
+}
+
+func trialOf(value func(metric string) float64) results.Trial {
+	req := value("requests")
+	return results.Trial{
+		RPS: value("rps"), Capacity: value("capacity"),
+		P50: time.Duration(math.Round(value("p50"))), P99: time.Duration(math.Round(value("p99"))),
+		Requests: int64(math.Round(req)), Failed: int64(math.Round(value("error_rate") * req)),
+		Dropped: int64(math.Round(value("dropped"))),
+	}
 }

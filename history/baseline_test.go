@@ -58,6 +58,9 @@ func TestBaselinePoolsTheLatestLevel(t *testing.T) {
 	if bc.Stats.RPS < 780 || bc.Stats.RPS > 820 {
 		t.Fatalf("baseline rps = %v, want main's latest level ≈ 800", bc.Stats.RPS)
 	}
+	if len(bc.Runs) != 12 || bc.Runs[0].RPS < 780 || bc.Runs[0].RPS > 820 {
+		t.Fatalf("runs = %+v, want the 12 runs' medians at ≈ 800", bc.Runs)
+	}
 	cb := b.CaseFigures("gate", "hello", nil)
 	if cb.Runs != 12 || cb.Commits != "c40…c51" || cb.Trials != 36 {
 		t.Fatalf("figures = %+v", cb)

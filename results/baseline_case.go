@@ -13,6 +13,10 @@ import (
 type BaselineCase struct {
 	Stats  Stats
 	Trials []Trial
+	// Runs, when the baseline is made of several runs (main's history),
+	// holds one entry per run with that run's medians: regressed() then
+	// also weighs a difference against main's run-to-run spread.
+	Runs []Trial
 	// Server is the case's server usage; nil when none was sampled, which
 	// skips the rules that read baseline.server or baseline.host.
 	Server *Usage

@@ -15,7 +15,8 @@ const mainRuns = 40
 
 // gates judges simulated pull requests of throughput two ways: against
 // the one latest run of main (--baseline), and against the pooled trials
-// of main's latest stable level (--baseline-history), without a change
+// of main's latest stable level weighed against its runs' spread
+// (--baseline-history), without a change
 // and with a real slowdown, at each tolerance.
 func gates(m model, o changepoint.Options, prs int, tolerances []float64, slowdown float64) {
 	fmt.Printf("gates: %d pull requests of %d trials each, rps, main's history %d runs (stable level: at most %d pooled), a real slowdown of %.0f %%\n\n",
@@ -59,28 +60,27 @@ func judgeGates(m model, o changepoint.Options, prs int, tolerance, slowdown flo
 			trials = append(trials, t)
 			medians = append(medians, regression.Median(t))
 		}
-		level := stableLevel(trials, medians, o)
+		level, runs := stableLevel(trials, medians, o)
 		for i, s := range []float64{0, slowdown} {
 			cand := m.run(r, 1000*(1-s))
 			single[i].count(regression.Judge(trials[len(trials)-1], cand, regression.HigherIsBetter, tolerance))
-			pooled[i].count(regression.Judge(level, cand, regression.HigherIsBetter, tolerance))
+			pooled[i].count(regression.Judge(level, cand, regression.HigherIsBetter, tolerance).AgainstRuns(runs, cand))
 		}
 	}
 	return single, pooled
 }
 
 // stableLevel pools the trials of the runs after the latest change point
-// of main's medians, at most history.MaxPooledRuns of them, as
-// --baseline-history does.
-func stableLevel(trials [][]float64, medians []float64, o changepoint.Options) []float64 {
+// of main's medians, at most history.MaxPooledRuns of them, and lists
+// those runs' medians, as --baseline-history does.
+func stableLevel(trials [][]float64, medians []float64, o changepoint.Options) (pooled, runs []float64) {
 	start := 0
 	if cps := changepoint.Detect(medians, o); len(cps) > 0 {
 		start = cps[len(cps)-1].Index
 	}
 	start = max(start, len(trials)-history.MaxPooledRuns)
-	var out []float64
 	for _, t := range trials[start:] {
-		out = append(out, t...)
+		pooled = append(pooled, t...)
 	}
-	return out
+	return pooled, medians[start:]
 }

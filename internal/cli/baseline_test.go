@@ -74,7 +74,7 @@ func logTrials(t *testing.T, label string, base, cand *results.Run) {
 	bt := results.TrialsOf(base.Scenarios[0].Cases[0].Phases)
 	ct := results.TrialsOf(cand.Scenarios[0].Cases[0].Phases)
 	for _, m := range []string{"rps", "p50"} {
-		j, err := assertions.JudgeRegression(m, bt, ct, 0)
+		j, err := assertions.JudgeRegression(m, bt, nil, ct, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
