@@ -33,7 +33,7 @@ func mdHistory(b *bytes.Buffer, sr *results.ScenarioRun) {
 		return
 	}
 	b.WriteString("#### Against main's history\n\n")
-	b.WriteString("main's level is the latest segment of its history (between change points, up to 30 runs, trials pooled); the figures are the medians regressed() compares.\n\n")
+	b.WriteString("main's level is the median of the run medians of the latest segment of its history (between change points, up to 30 runs); regressed() compares this run's trials with the segment's pooled trials and weighs a difference against the spread between its runs.\n\n")
 	b.WriteString("| case | main's level | pooled | this run | Δ | verdicts |\n|:--|:--|:--|:--|:--|:--|\n")
 	b.WriteString(strings.Join(rows, "\n") + "\n\n")
 }
