@@ -200,7 +200,7 @@ func newPhaseResult(ph *scenarios.Phase, t *scenarios.Target, mix []mixEntry) *r
 func runPhase(ctx context.Context, scenario string, c *scenarios.Case, ph *scenarios.Phase, cr *caseRun, label string) (*results.PhaseResult, error) {
 	pr, res, col := newPhaseRun(cr, c, ph)
 	defer pr.closeClients()
-	snap := phaseStarted(cr, scenario, c, ph, label)
+	snap := phaseStarted(cr, scenario, c, ph, label, res)
 
 	loops := pr.loopsFor(cr, c.ID)
 	// Closed-model clients are made before the clock starts, so a setup
@@ -272,14 +272,15 @@ func newPhaseRun(cr *caseRun, c *scenarios.Case, ph *scenarios.Phase) (*phaseRun
 }
 
 // phaseStarted tells the observer and the log that phase ph of case c
-// starts, and returns the progress snapshot the phase keeps up to date.
-func phaseStarted(cr *caseRun, scenario string, c *scenarios.Case, ph *scenarios.Phase, label string) results.Snapshot {
+// starts, and returns the progress snapshot the phase keeps up to date;
+// res is the phase's result, which the collector fills on every tick.
+func phaseStarted(cr *caseRun, scenario string, c *scenarios.Case, ph *scenarios.Phase, label string, res *results.PhaseResult) results.Snapshot {
 	phaseName := ph.Name
 	if label != "" {
 		phaseName += " (" + label + ")"
 	}
-	snap := results.Snapshot{Scenario: scenario, Case: c.ID, Phase: phaseName, Warmup: ph.Warmup,
-		Planned: ph.Duration, Target: ph.Requests}
+	snap := results.Snapshot{Scenario: scenario, Case: c.ID, Phase: phaseName, Name: ph.Name, Label: label,
+		Warmup: ph.Warmup, Planned: ph.Duration, Target: ph.Requests, Result: res}
 	if cr.Observer != nil {
 		cr.Observer.PhaseStarted(snap)
 	}

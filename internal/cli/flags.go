@@ -31,6 +31,7 @@ type runOptions struct {
 
 	segment   segmentOptions // run only: distributed runs
 	selection caseSelection  // run only: --target and --case
+	export    exportFlag     // run only: live figures out
 
 	junitSourceAttrs bool // file/line attributes on JUnit testcases
 

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/exporters"
 	"github.com/loadgate/loadgate/reporters"
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/runner"
@@ -28,9 +29,13 @@ func runCommand(ctx context.Context, args []string, env Env) error {
 	opts.register(fs, env)
 	opts.segment.register(fs, env)
 	opts.selection.register(fs, env)
+	opts.export.register(fs, env)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return silentUsage(err)
+	}
+	if err := opts.export.resolve(); err != nil {
+		return withCode(ExitUsage, err)
 	}
 	if err := opts.segment.parse(time.Now()); err != nil {
 		return withCode(ExitUsage, err)
@@ -166,6 +171,10 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	if err := checkBeforeSending(opts, gh, plans, empty); err != nil {
 		return withCode(ExitRun, fmt.Errorf("%w (nothing was sent)", err))
 	}
+	exp, err := openExports(opts.export.specs)
+	if err != nil {
+		return withCode(ExitRun, fmt.Errorf("--export: %w (nothing was sent)", err))
+	}
 	baselineInfo := results.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv)
 	console.BaselineNote(baselineInfo)
 	var skew time.Duration
@@ -174,8 +183,9 @@ func execute(ctx context.Context, plans []plan, opts runOptions, env Env) error 
 	}
 	meta.Start = time.Now()
 	pr := planRunner{log: log, console: console, gh: gh, human: human, stderr: env.Stderr,
-		judge: judgeOpts, sched: sched, logDir: logDir(opts.out), kill: env.Kill, workers: opts.workers}
+		judge: judgeOpts, sched: sched, logDir: logDir(opts.out), kill: env.Kill, workers: opts.workers, export: exp}
 	inputs, runFailed := pr.runAll(ctx, plans, empty)
+	closeExports(exp, log)
 	if baselineInfo != nil && !baselineInfo.FingerprintMatch {
 		console.BaselineNote(baselineInfo)
 	}
@@ -309,14 +319,19 @@ type planRunner struct {
 	judge         assertions.JudgeOptions
 	sched         schedule
 	logDir        string
-	kill          <-chan struct{} // a second interrupt: kill servers at once
-	workers       bool            // no event loop (--workers)
+	kill          <-chan struct{}     // a second interrupt: kill servers at once
+	workers       bool                // no event loop (--workers)
+	export        *exporters.Exporter // --export; nil for none
 }
 
 // run runs p, judges it (a segment part keeps no verdicts) and prints its
 // summary; failed is true when the run could not be carried out.
 func (r planRunner) run(ctx context.Context, p plan) (in results.ScenarioInput, failed bool) {
-	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: r.console, LogDir: r.logDir, Kill: r.kill, Workers: r.workers,
+	var observer runner.Observer = r.console
+	if r.export != nil {
+		observer = observers{r.console, r.export.Scenario(p.scenario)}
+	}
+	res, err := runner.Run(ctx, p.scenario, runner.Config{Logger: r.log, Observer: observer, LogDir: r.logDir, Kill: r.kill, Workers: r.workers,
 		Judge: runner.Judge(p.rules.Hooks(r.judge))})
 	in = results.ScenarioInput{Result: res, Err: err, Scenario: p.scenario}
 	if res != nil {
