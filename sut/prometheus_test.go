@@ -258,9 +258,23 @@ func TestCheckPrometheus(t *testing.T) {
 	}
 }
 
-// TestPromAddressHidesCredentials: what reports show of the URL.
-func TestPromAddressHidesCredentials(t *testing.T) {
-	if got := promAddress("https://user:secret@prom.example.test:9090/prefix"); got != "https://prom.example.test:9090/prefix" {
-		t.Errorf("promAddress = %q", got)
+// TestPromCredentials: credentials in the URL are sent as basic auth and
+// kept out of what reports show.
+func TestPromCredentials(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	var user, pass string
+	fake := &fakeProm{answer: promAnswers(promMatrix(t0, []string{"1"}), promMatrix(t0, []string{"1"}))}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, _ = r.BasicAuth()
+		fake.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	address := strings.Replace(srv.URL, "http://", "http://lg:s3cret@", 1)
+	u, err := promWindow(t, address, t0, t0.Add(time.Second), 0).stop()
+	if err != nil || user != "lg" || pass != "s3cret" {
+		t.Errorf("err %v; Prometheus saw basic auth %q:%q, want lg:s3cret", err, user, pass)
+	}
+	if u.Prometheus != srv.URL {
+		t.Errorf("usage.Prometheus = %q, want %q without credentials", u.Prometheus, srv.URL)
 	}
 }
