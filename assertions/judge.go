@@ -31,6 +31,9 @@ const (
 	// ReasonNoHostMemory: the rule reads server.rss_pct or
 	// server.rss_max_pct and the host's RAM is unknown (not Linux).
 	ReasonNoHostMemory = "the host's RAM is unknown, so memory has no share of it"
+	// ReasonNoHostFigures: the rule reads host.* and the server's figures
+	// were read from Prometheus, which gives the server's own only.
+	ReasonNoHostFigures = "the server's figures were read from Prometheus, which gives no host.* figures"
 	// ReasonNoFlow: the rule reads iterations, iterations_rps or
 	// iteration.*, which only a flow target measures.
 	ReasonNoFlow = "target has no flow"
@@ -404,17 +407,20 @@ func hasFlow(phases []*results.PhaseResult) bool {
 
 // usageGap says why a rule reading server.* (server), host.* (host) or a
 // share of the host's RAM (memPct) cannot be judged on u, "" when it can.
-// A Usage with PID 0 sampled only the host, one with no sample measured
+// A Usage with PID 0 sampled only the host (unless read from Prometheus,
+// which gives a server's figures and no host's), one with no sample measured
 // nothing, and one whose process exited during the case measured only part
 // of it: their zeros and partial figures must not pass for measurements.
 func usageGap(server, host, memPct bool, u *results.Usage) string {
 	switch {
 	case !server && !host:
 		return ""
-	case u == nil || (server && u.PID == 0):
+	case u == nil || (server && !u.OfServer()):
 		return ReasonNoServer
 	case u.Samples == 0:
 		return ReasonNoSample + ": " + u.Reason
+	case host && u.Prometheus != "":
+		return ReasonNoHostFigures
 	case server && u.Exited:
 		return u.Reason + " during the case, so its figures cover only part of it"
 	case memPct && u.HostMemTotal == 0:

@@ -304,7 +304,7 @@ func htmlCaseOf(c *results.CaseRun) htmlCase {
 	}
 	hc.Notes = append(hc.Notes, "Time series: whole seconds only (the last, partial second of a phase and of each of its trials is left out); the per-second series keeps p50 and p99, not p90 — the case's p90 over all its requests is "+units.FormatDuration(c.Stats.Latency.P90, units.Figure)+"; errors per second are of every kind together, by kind only for the whole case: "+orDash(errorKinds(c.Stats.Errors))+".")
 	switch {
-	case c.Server != nil && c.Server.PID != 0 && c.Server.Samples == 0:
+	case c.Server.OfServer() && c.Server.Samples == 0:
 		hc.Notes = append(hc.Notes, "No server CPU or memory: no sample ("+c.Server.Reason+").")
 	case !serverSampled(c.Server):
 		hc.Notes = append(hc.Notes, "No server CPU or memory: no server was started or monitored for this case.")

@@ -407,7 +407,9 @@ func junitSuiteProperties(run *results.Run, sr *results.ScenarioRun) []junitProp
 			if serverSampled(u) && u.HostMemTotal > 0 {
 				add(id+".server_rss_max_pct", strconv.FormatFloat(u.RSSMaxPct, 'f', 2, 64))
 			}
-			add(id+".host_load1_max", fmtLoad(u.HostLoad1Max))
+			if u.HostSampled() {
+				add(id+".host_load1_max", fmtLoad(u.HostLoad1Max))
+			}
 		}
 		junitFlowProperties(id, c, add)
 		if cb := c.Baseline; cb != nil {

@@ -162,7 +162,7 @@ func (cols caseColumns) writeLegend(b *bytes.Buffer, sr *results.ScenarioRun) {
 		b.WriteString("Δ vs baseline: the median trial's rps and p99 against the baseline's, the figures regressed() compares; the p99 column is of all requests together.\n\n")
 	}
 	if cols.server {
-		b.WriteString("Server CPU in percent of one core (200% = two cores busy), over the case's measured phases; RSS summed over the server's process tree" + ramNote(sr) + ".\n\n")
+		b.WriteString("Server CPU in percent of one core (200% = two cores busy), over the case's measured phases; RSS summed over the server's process tree" + ramNote(sr) + promNote(sr) + ".\n\n")
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 // in every report. A results.Usage with PID 0 sampled only the host: its
 // server figures are zeros, not measurements, so they are never shown;
 // nor are those of a Usage without a sample, which reports show as "no
-// sample", never as 0.
+// sample", never as 0. One read from Prometheus has a server's figures
+// and no host's: its load shows as "—".
 
 // noSample stands where a monitor could take no sample.
 const noSample = "no sample"
@@ -26,8 +27,8 @@ func serverSampled(u *results.Usage) bool { return u.Sampled() }
 // load when some case sampled anything.
 func usageColumns(sr *results.ScenarioRun) (server, host bool) {
 	for _, c := range sr.Cases {
-		server = server || (c.Server != nil && c.Server.PID != 0)
-		host = host || c.Server != nil
+		server = server || c.Server.OfServer()
+		host = host || (c.Server != nil && c.Server.Prometheus == "")
 	}
 	return server, host
 }
@@ -57,6 +58,17 @@ func ramNote(sr *results.ScenarioRun) string {
 	return ""
 }
 
+// promNote says what figures read from Prometheus are, when a case has
+// some.
+func promNote(sr *results.ScenarioRun) string {
+	for _, c := range sr.Cases {
+		if c.Server != nil && c.Server.Prometheus != "" {
+			return "; read from Prometheus, CPU and RSS are what the monitor's cpu and rss queries give over the case, as fine as the scrape interval"
+		}
+	}
+	return ""
+}
+
 // fmtRSS renders bytes in MiB with one decimal, and the share of the
 // host's RAM where it is known: "12.3 (0.2%)".
 func fmtRSS(n int64, pct float64, u *results.Usage) string {
@@ -78,7 +90,7 @@ func fmtPctOfRAM(pct float64) string {
 // cpuCell is CPU mean / max, or "no sample" when there was no interval
 // to measure it over: a process that exited before its second sample.
 func cpuCell(u *results.Usage) string {
-	if u.Samples < 2 {
+	if !u.CPUSampled() {
 		return noSample
 	}
 	return fmtCPU(u.CPUMean) + " / " + fmtCPU(u.CPUMax)
@@ -105,7 +117,9 @@ func usageCells(u *results.Usage) (cpu, rss, load string) {
 		if serverSampled(u) {
 			cpu, rss = cpuCell(u), fmtRSS(u.RSSMax, u.RSSMaxPct, u)
 		}
-		load = fmtLoad(u.HostLoad1Max)
+		if u.HostSampled() {
+			load = fmtLoad(u.HostLoad1Max)
+		}
 	}
 	return cpu, rss, load
 }
@@ -125,7 +139,7 @@ func consoleUsage(b *bytes.Buffer, cr *results.CaseResult) {
 	case u.Samples == 0:
 		fmt.Fprintf(b, "%s: %s (%s)\n\n", label, noSample, u.Reason)
 		return
-	case u.PID == 0:
+	case !u.OfServer():
 		fmt.Fprintf(b, "Host: load1 max %s, cpu mean %s (no server process monitored)\n\n",
 			fmtLoad(u.HostLoad1Max), fmtCPU(u.HostCPUMean))
 		return
@@ -135,10 +149,14 @@ func consoleUsage(b *bytes.Buffer, cr *results.CaseResult) {
 		rss += " (" + fmtPctOfRAM(u.RSSMaxPct) + " of RAM)"
 	}
 	cpu := "cpu " + noSample
-	if u.Samples >= 2 {
+	if u.CPUSampled() {
 		cpu = fmt.Sprintf("cpu mean %s (max %s)", fmtCPU(u.CPUMean), fmtCPU(u.CPUMax))
 	}
-	fmt.Fprintf(b, "%s: %s, rss max %s, host load1 max %s\n", label, cpu, rss, fmtLoad(u.HostLoad1Max))
+	host := ", host load1 max " + fmtLoad(u.HostLoad1Max)
+	if !u.HostSampled() {
+		host = " (read from Prometheus)"
+	}
+	fmt.Fprintf(b, "%s: %s, rss max %s%s\n", label, cpu, rss, host)
 	if u.Exited {
 		fmt.Fprintf(b, "%s: %s during case %q: the figures above cover the case until then\n", label, u.Reason, cr.ID)
 	}

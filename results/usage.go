@@ -9,9 +9,15 @@ import "time"
 // cover the run only until the process ended.
 type Usage struct {
 	PID int `json:"pid"`
+	// Prometheus is the Prometheus server the figures were read from, by
+	// range queries over the case, when the monitor is a prometheus one
+	// (its address without credentials); PID is then 0, and the host's
+	// figures (HostLoad1Max, HostCPUMean, HostMemTotal) are not measured.
+	Prometheus string `json:"prometheus,omitempty"`
 	// Samples is how many times the process was sampled: one at the start
-	// of the run, one a second, one at its end. 0 means none could be
-	// taken, and the figures below are not measurements.
+	// of the run, one a second, one at its end; or, read from Prometheus,
+	// how many points of the range queries there were. 0 means none could
+	// be taken, and the figures below are not measurements.
 	Samples int     `json:"samples"`
 	CPUMean float64 `json:"cpu_mean"` // percent of one core: 250 = two and a half cores busy
 	// CPUMax is the busiest interval between two samples, in percent of
@@ -40,9 +46,25 @@ type Usage struct {
 	Series      []UsagePoint `json:"series"`
 }
 
-// Sampled reports whether u holds measurements of a process: it was
-// sampled at least once. A Usage with PID 0 sampled only the host.
-func (u *Usage) Sampled() bool { return u != nil && u.PID != 0 && u.Samples > 0 }
+// Sampled reports whether u holds measurements of a server: it was
+// sampled at least once. A Usage with PID 0 and no Prometheus sampled only
+// the host.
+func (u *Usage) Sampled() bool { return u.OfServer() && u.Samples > 0 }
+
+// OfServer reports whether u watched a server, sampled or not: a process
+// on this host, or one whose figures Prometheus holds.
+func (u *Usage) OfServer() bool { return u != nil && (u.PID != 0 || u.Prometheus != "") }
+
+// CPUSampled reports whether u's CPU figures are measurements. Sampled
+// from /proc, the first sample has no CPU: it takes two. Every point read
+// from Prometheus has one.
+func (u *Usage) CPUSampled() bool {
+	return u.Sampled() && (u.Samples >= 2 || u.Prometheus != "")
+}
+
+// HostSampled reports whether u's host figures (load, CPU, RAM) are
+// measurements: Prometheus gives a server's own figures only.
+func (u *Usage) HostSampled() bool { return u != nil && u.Samples > 0 && u.Prometheus == "" }
 
 // UsagePoint is one sample.
 type UsagePoint struct {

@@ -26,6 +26,13 @@ type caseRun struct {
 func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResults []*results.CaseResult, sys *sut.Systems, run *scenarioRun) error {
 	monitors := make([]*sut.Monitor, len(group))
 	defer func() {
+		// The cases of a group end together, however long each monitor
+		// then takes to give its figures.
+		for _, m := range monitors {
+			if m != nil {
+				m.End()
+			}
+		}
 		for gi, m := range monitors {
 			if m != nil {
 				u, err := m.Stop()

@@ -26,11 +26,12 @@ type rawReady struct {
 }
 
 // rawMonitor is a `monitor:` block. Its fields are kept with their keys:
-// pid and process exclude each other.
+// pid, process and prometheus exclude each other.
 type rawMonitor struct {
 	key, node    *yaml.Node
 	ok           bool
 	pid, process pair
+	prometheus   *rawPrometheus
 }
 
 var serverFields = []field[rawServer]{
@@ -76,6 +77,7 @@ var monitorFields = []field[rawMonitor]{
 	{name: "process", set: func(d *decoder, m *rawMonitor, k, v *yaml.Node) {
 		m.process = pair{k, d.scalar(v, "process", aString)}
 	}},
+	{name: "prometheus", set: func(d *decoder, m *rawMonitor, k, v *yaml.Node) { m.prometheus = d.prometheus(k, v) }},
 }
 
 func (d *decoder) server(k, v *yaml.Node) *rawServer {

@@ -162,7 +162,19 @@ func validServer(s *Server) bool {
 }
 
 func validMonitor(m *Monitor) bool {
-	return m == nil || (m.PID > 0) != (m.Process != nil)
+	if m == nil {
+		return true
+	}
+	kinds := 0
+	for _, set := range []bool{m.PID > 0, m.Process != nil, m.Prometheus != nil} {
+		if set {
+			kinds++
+		}
+	}
+	if p := m.Prometheus; p != nil && (p.URL == "" || p.CPU == "" || p.RSS == "" || p.Step <= 0 || p.Settle < 0 || p.Lookback < 0 || p.Name == "") {
+		return false
+	}
+	return kinds == 1
 }
 
 // validPhase states what the runner may rely on in a parsed phase.

@@ -200,7 +200,8 @@ func (r *resolver) stopSignal(n *yaml.Node) string {
 	return name
 }
 
-// monitor resolves a monitor block: exactly one of pid and process.
+// monitor resolves a monitor block: exactly one of pid, process and
+// prometheus.
 func (r *resolver) monitor(m *rawMonitor) *Monitor {
 	if m == nil || !m.ok {
 		return nil
@@ -209,28 +210,46 @@ func (r *resolver) monitor(m *rawMonitor) *Monitor {
 	switch {
 	case m.pid.key != nil && m.process.key != nil:
 		r.d.errorf(later(m.pid.key, m.process.key), "pid and process are exclusive: pid names the process, process finds it by its command line")
+	case m.prometheus != nil && (m.pid.key != nil || m.process.key != nil):
+		other, name := m.pid.key, "pid"
+		if other == nil {
+			other, name = m.process.key, "process"
+		}
+		r.d.errorf(later(other, m.prometheus.key), "prometheus and %s are exclusive: prometheus reads a server's figures from Prometheus, %s watches a process on this host", name, name)
+	case m.prometheus != nil:
+		out.Prometheus = r.prometheus(m.prometheus)
+		if out.Prometheus == nil {
+			return nil
+		}
 	case m.pid.key == nil && m.process.key == nil:
 		if !r.d.exhausted() {
-			r.d.errorf(m.node, "monitor: needs pid or process, to know which process to watch")
+			r.d.errorf(m.node, "monitor: needs pid, process or prometheus, to know what to watch")
 		}
 	case m.pid.val != nil:
 		if v, ok := r.intIn(m.pid.val, "pid", 1, math.MaxInt32); ok {
 			out.PID = int(v)
 		}
 	case m.process.val != nil:
-		s, ok := r.text(m.process.val)
-		if !ok {
-			break
-		}
-		re, err := regexp.Compile(s)
-		switch {
-		case err != nil:
-			r.d.errorf(m.process.val, "process: %v", err)
-		case s == "":
-			r.d.errorf(m.process.val, "process: must not be empty; it would match any process")
-		default:
-			out.Process = re
-		}
+		out.Process = r.processPattern(m.process.val)
 	}
 	return out
+}
+
+// processPattern resolves `process:`, a regular expression that must not
+// match everything.
+func (r *resolver) processPattern(n *yaml.Node) *regexp.Regexp {
+	s, ok := r.text(n)
+	if !ok {
+		return nil
+	}
+	re, err := regexp.Compile(s)
+	switch {
+	case err != nil:
+		r.d.errorf(n, "process: %v", err)
+	case s == "":
+		r.d.errorf(n, "process: must not be empty; it would match any process")
+	default:
+		return re
+	}
+	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/loadgate/loadgate/internal/testbin"
 )
 
 // With LOADGATE_TEST_START_SERVER=SCRIPT the test binary plays loadgate:
@@ -16,7 +18,7 @@ func TestMain(m *testing.M) {
 	if script := os.Getenv("LOADGATE_TEST_START_SERVER"); script != "" {
 		os.Exit(startServerForTest(script))
 	}
-	os.Exit(m.Run())
+	os.Exit(testbin.Main(m, loadgate))
 }
 
 func startServerForTest(script string) int {

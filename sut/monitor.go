@@ -207,6 +207,9 @@ type Monitor struct {
 	mu    sync.Mutex
 	usage results.Usage
 	err   error
+
+	// remote, when set, reads the figures from Prometheus instead.
+	remote *promWatch
 }
 
 // startProcMonitor takes a first sample of pid's process tree at once, then
@@ -339,11 +342,30 @@ func (m *Monitor) add(p results.UsagePoint, secs float64) {
 	}
 }
 
+// End marks the end of the case the monitor watches without waiting for
+// what it saw: the monitors of cases that ran together end at one time,
+// however long each then takes to Stop.
+func (m *Monitor) End() {
+	if m.remote != nil {
+		m.remote.end()
+		return
+	}
+	select {
+	case <-m.stop:
+	default:
+		close(m.stop)
+	}
+}
+
 // Stop takes the last sample, ends sampling and returns what was seen.
-// Err reports a process that vanished (or never existed); the samples
-// taken before are still returned, with Usage.Exited or Usage.Samples 0
-// and Usage.Reason saying which.
+// Err reports a process that vanished (or never existed), or figures that
+// could not be read from Prometheus; the samples taken before are still
+// returned, with Usage.Exited or Usage.Samples 0 and Usage.Reason saying
+// which.
 func (m *Monitor) Stop() (results.Usage, error) {
+	if m.remote != nil {
+		return m.remote.stop()
+	}
 	select {
 	case <-m.stop:
 	default:

@@ -225,6 +225,17 @@ func (s *Systems) ResolveMonitor(key string, m *scenarios.Monitor) error {
 	if _, ok := s.pids[key]; ok {
 		return nil
 	}
+	where := "monitor: "
+	if at := m.Pos.String(); at != "" {
+		where = at + ": " + where
+	}
+	if m.Prometheus != nil {
+		if err := checkPrometheus(m.Prometheus); err != nil {
+			return fmt.Errorf("%s%w; nothing would be measured of the server", where, err)
+		}
+		s.pids[key] = 0 // checked; there is no local process
+		return nil
+	}
 	pid := m.PID
 	if m.Process != nil {
 		found, err := findProcess("/proc", m.Process)
@@ -234,10 +245,6 @@ func (s *Systems) ResolveMonitor(key string, m *scenarios.Monitor) error {
 		pid = found
 	}
 	if err := pidAlive(pid); err != nil {
-		where := "monitor: "
-		if at := m.Pos.String(); at != "" {
-			where = at + ": " + where
-		}
 		return fmt.Errorf("%s%w: nothing can be measured of it; start it before the run, or name one that runs", where, err)
 	}
 	s.pids[key] = pid
@@ -259,8 +266,15 @@ func (s *Systems) Watch(sc *scenarios.Scenario, c *scenarios.Case) (*Monitor, st
 	}
 	if pid, ok := s.pids[key]; ok {
 		name := key
-		if key == "" {
+		switch {
+		case key != "":
+		case m.Prometheus != nil:
+			name = m.Prometheus.Name
+		default:
 			name = "monitored process"
+		}
+		if m.Prometheus != nil {
+			return startPromMonitor(m.Prometheus, s.cfg.Kill), name
 		}
 		return startProcMonitor(pid, s.cfg.MonitorEvery), name
 	}
