@@ -27,23 +27,49 @@ func startPrometheus(t *testing.T) string {
 	if err != nil {
 		t.Skip("no prometheus binary (Debian package prometheus): the export to a real Prometheus is not tested")
 	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1h\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return startReceiver(t, bin, dir, "/-/ready", func(addr string) []string {
+		return []string{"--config.file=" + cfg, "--storage.tsdb.path=" + filepath.Join(dir, "data"),
+			"--web.listen-address=" + addr, "--web.enable-remote-write-receiver"}
+	})
+}
+
+// startVictoriaMetrics runs a single-node VictoriaMetrics on 127.0.0.1
+// with its data in a temporary directory, answering the newest points at
+// once, and returns its base URL. The test is skipped when there is no
+// victoria-metrics binary.
+func startVictoriaMetrics(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("victoria-metrics")
+	if err != nil {
+		t.Skip("no victoria-metrics binary (Debian package victoria-metrics): the export to VictoriaMetrics is not tested")
+	}
+	dir := t.TempDir()
+	return startReceiver(t, bin, dir, "/health", func(addr string) []string {
+		return []string{"-httpListenAddr=" + addr, "-storageDataPath=" + filepath.Join(dir, "data"),
+			"-search.latencyOffset=0s", "-search.disableCache"}
+	})
+}
+
+// startReceiver starts bin with the arguments args gives for a free
+// loopback address, logging into dir, and waits until ready answers 200.
+func startReceiver(t *testing.T, bin, dir, ready string, args func(addr string) []string) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
 	l.Close()
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(cfg, []byte("global:\n  scrape_interval: 1h\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	logFile, err := os.Create(filepath.Join(dir, "prometheus.log"))
+	logFile, err := os.Create(filepath.Join(dir, filepath.Base(bin)+".log"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+addr, "--web.enable-remote-write-receiver")
+	cmd := exec.Command(bin, args(addr)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -55,7 +81,7 @@ func startPrometheus(t *testing.T) string {
 	})
 	base := "http://" + addr
 	for i := 0; ; i++ {
-		resp, err := http.Get(base + "/-/ready")
+		resp, err := http.Get(base + ready)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -64,7 +90,7 @@ func startPrometheus(t *testing.T) string {
 		}
 		if i == 600 {
 			log, _ := os.ReadFile(logFile.Name())
-			t.Fatalf("prometheus not ready after a minute: %v\n%s", err, log)
+			t.Fatalf("%s not ready after a minute: %v\n%s", bin, err, log)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -127,20 +153,49 @@ func bucketOf(d time.Duration) int {
 // histogram is within a bucket of loadgate's own.
 func TestExportToPrometheus(t *testing.T) {
 	base := startPrometheus(t)
+	checkExport(t, base, base+"/api/v1/write", func() {})
+}
+
+// The same against VictoriaMetrics, another receiver users point remote
+// write at, which answers the same PromQL.
+func TestExportToVictoriaMetrics(t *testing.T) {
+	base := startVictoriaMetrics(t)
+	checkExport(t, base, base+"/api/v1/write", func() {
+		// Ingested points become searchable once flushed.
+		if resp, err := http.Get(base + "/internal/force_flush"); err == nil {
+			resp.Body.Close()
+		}
+	})
+}
+
+// checkExport pushes a run to the receiver at writeURL and reads it back
+// with PromQL from base; flush makes what was pushed searchable.
+func checkExport(t *testing.T, base, writeURL string, flush func()) {
+	t.Helper()
 	srv := startServer(t, demoserver.Config{Delay: 2 * time.Millisecond})
 	path := writeScenario(t, strings.Replace(exportScenario, "DURATION", "1200ms", 1))
-	r, dir := runGate(t, path, srv, "--export", "prometheus-rw="+base+"/api/v1/write")
+	r, dir := runGate(t, path, srv, "--export", "prometheus-rw="+writeURL)
 	if r.code != ExitOK || strings.Contains(r.stderr, "pushes failed") {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
+	flush()
 	run := readRun(t, filepath.Join(dir, "results.json"))
 	var measured = run.Scenarios[0].Cases[0].Phases[len(run.Scenarios[0].Cases[0].Phases)-1]
 	if len(measured.Trials) != 2 {
 		t.Fatalf("%d trials of the measured phase, want 2", len(measured.Trials))
 	}
-	got := map[string]float64{}
-	for _, s := range promQuery(t, base, `loadgate_requests_total{scenario="pushed",phase="measured"}`) {
-		got[s.labels["trial"]] = s.value
+	// A receiver may take a moment before the newest points are searchable.
+	var got map[string]float64
+	for wait := 0; wait < 100; wait++ {
+		got = map[string]float64{}
+		for _, s := range promQuery(t, base, `loadgate_requests_total{scenario="pushed",phase="measured"}`) {
+			got[s.labels["trial"]] = s.value
+		}
+		if got[strconv.Itoa(len(measured.Trials))] == float64(measured.Trials[len(measured.Trials)-1].Requests) {
+			break
+		}
+		flush()
+		time.Sleep(100 * time.Millisecond)
 	}
 	for i, tr := range measured.Trials {
 		trial := strconv.Itoa(i + 1)
