@@ -89,13 +89,10 @@ func (r *resolver) connection(n *yaml.Node, def TCPConnection) TCPConnection {
 	if !ok {
 		return def
 	}
-	switch s {
-	case "persistent":
-		return Persistent
-	case "per_iteration":
-		return PerIteration
+	if c, known := findWord(connectionWords, s); known {
+		return c
 	}
-	r.d.errorf(n, "connection: expected persistent or per_iteration, got %q", s)
+	r.d.errorf(n, "connection: expected %s, got %q", expected(connectionWords), s)
 	return def
 }
 

@@ -116,13 +116,10 @@ func (d *decoder) dataFormat(r *resolver, rd *rawData, label, file string) DataF
 			return DataCSV
 		}
 	}
-	switch text {
-	case "csv":
-		return DataCSV
-	case "jsonl":
-		return DataJSONLines
+	if f, known := findWord(dataFormatWords, text); known {
+		return f
 	}
-	d.errorf(n, "%s.format: expected csv or jsonl, got %q", label, text)
+	d.errorf(n, "%s.format: expected %s, got %q", label, expected(dataFormatWords), text)
 	return DataCSV
 }
 
@@ -130,14 +127,11 @@ func (d *decoder) dataFormat(r *resolver, rd *rawData, label, file string) DataF
 func (d *decoder) dataMode(r *resolver, rd *rawData, label string) (DataMode, DataExhausted) {
 	mode := DataSequential
 	if rd.mode != nil {
-		switch s, _ := r.text(rd.mode); s {
-		case "sequential":
-		case "random":
-			mode = DataRandom
-		case "unique":
-			mode = DataUnique
-		default:
-			d.errorf(rd.mode, "%s.mode: expected sequential, random or unique, got %q", label, s)
+		s, _ := r.text(rd.mode)
+		if m, known := findWord(dataModeWords, s); known {
+			mode = m
+		} else {
+			d.errorf(rd.mode, "%s.mode: expected %s, got %q", label, expected(dataModeWords), s)
 		}
 	}
 	policy := ExhaustedRecycle
@@ -145,15 +139,15 @@ func (d *decoder) dataMode(r *resolver, rd *rawData, label string) (DataMode, Da
 		policy = ExhaustedStop
 	}
 	if rd.onExhausted != nil {
-		switch s, _ := r.text(rd.onExhausted); {
+		s, _ := r.text(rd.onExhausted)
+		p, known := findWord(exhaustedWords, s)
+		switch {
 		case mode == DataRandom:
 			d.errorf(rd.onExhausted, "%s.on_exhausted: a random source draws rows forever and is never exhausted", label)
-		case s == "stop":
-			policy = ExhaustedStop
-		case s == "recycle":
-			policy = ExhaustedRecycle
+		case known:
+			policy = p
 		default:
-			d.errorf(rd.onExhausted, "%s.on_exhausted: expected stop or recycle, got %q", label, s)
+			d.errorf(rd.onExhausted, "%s.on_exhausted: expected %s, got %q", label, expected(exhaustedWords), s)
 		}
 	}
 	return mode, policy

@@ -130,12 +130,12 @@ func (r *resolver) descriptors(g *rawGRPC, out *GRPCTarget) {
 	stream, streamOK := "", true
 	if g.stream != nil {
 		stream, streamOK = r.text(g.stream)
-		if streamOK && stream != "unary" && stream != "server" {
-			r.d.errorf(g.stream, "stream: expected unary or server, got %q", stream)
-			streamOK = false
+		if streamOK {
+			if out.ServerStream, streamOK = findWord(streamWords, stream); !streamOK {
+				r.d.errorf(g.stream, "stream: expected %s, got %q", expected(streamWords), stream)
+			}
 		}
 	}
-	out.ServerStream = stream == "server"
 	msg, msgOK := r.message(g.message)
 	out.Message = msg
 	if g.protoKey == nil || out.Reflection || out.Service == "" {

@@ -130,8 +130,8 @@ func (r *resolver) adaptive(t *rawTrials, out *Phase) bool {
 	case t.until.val != nil:
 		if s, good := r.text(t.until.val); !good {
 			ok = false
-		} else if s != "decisive" {
-			r.d.errorf(t.until.val, "trials.until: expected %q (add trials until every regressed() is pass or regressed), got %q", "decisive", s)
+		} else if _, known := findWord(untilWords, s); !known {
+			r.d.errorf(t.until.val, "trials.until: expected %q (add trials until every regressed() is pass or regressed), got %q", untilWords[0].text, s)
 			ok = false
 		}
 	default:

@@ -85,8 +85,11 @@ func (d *decoder) varTable(raw *rawScenario, opts LoadOptions) *varTable {
 			if kv.secret != nil {
 				// Resolved without variables: whether a value is secret
 				// must not depend on another value.
-				secret, ok := (&resolver{d: d, vars: newVarTable(LoadOptions{})}).bool(kv.secret, "vars."+name+".secret")
-				vt.secret[name] = ok && secret
+				// secret: false marks nothing: every name in vt.secret is
+				// redacted, and --secret-var may have put this one there.
+				if secret, ok := (&resolver{d: d, vars: newVarTable(LoadOptions{})}).bool(kv.secret, "vars."+name+".secret"); ok && secret {
+					vt.secret[name] = true
+				}
 			}
 		}
 	}

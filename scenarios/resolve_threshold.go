@@ -30,11 +30,10 @@ func (r *resolver) threshold(t *rawThreshold, targets []string, phases []Phase) 
 	}
 	if t.severity != nil {
 		if s, ok := r.text(t.severity); ok {
-			switch sev := Severity(s); sev {
-			case SeverityFail, SeverityWarn:
+			if sev, known := findWord(severityWords, s); known {
 				out.Severity = sev
-			default:
-				r.d.errorf(t.severity, "severity: expected %s or %s, got %q", SeverityFail, SeverityWarn, s)
+			} else {
+				r.d.errorf(t.severity, "severity: expected %s, got %q", expected(severityWords), s)
 			}
 		}
 	}

@@ -28,6 +28,17 @@ const schemaCoverage = "../testdata/scenarios/schema-coverage.md"
 // draft-07 schema it declares itself to be.
 func compileScenarioSchema(t *testing.T) *jsonschema.Schema {
 	t.Helper()
+	s, err := newScenarioCompiler(t).Compile("loadgate.schema.json")
+	if err != nil {
+		t.Fatalf("compile scenario schema: %v", err)
+	}
+	return s
+}
+
+// newScenarioCompiler holds Schema() as loadgate.schema.json, to compile
+// it whole or any subschema by its JSON pointer.
+func newScenarioCompiler(t *testing.T) *jsonschema.Compiler {
+	t.Helper()
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema()))
 	if err != nil {
 		t.Fatalf("schema is not JSON: %v", err)
@@ -37,11 +48,7 @@ func compileScenarioSchema(t *testing.T) *jsonschema.Schema {
 	if err := c.AddResource("loadgate.schema.json", doc); err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Compile("loadgate.schema.json")
-	if err != nil {
-		t.Fatalf("compile scenario schema: %v", err)
-	}
-	return s
+	return c
 }
 
 // yamlToJSON decodes the first document of a YAML file into the JSON value

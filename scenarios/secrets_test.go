@@ -110,6 +110,33 @@ func TestSecretsCollectedByUse(t *testing.T) {
 	}
 }
 
+// TestSecretFalseMarksNothing: `secret: false` is the default, which
+// neither redacts the value nor takes back --secret-var.
+func TestSecretFalseMarksNothing(t *testing.T) {
+	const src = "version: 1\nname: s\nvars:\n  code: { value: plain-value-8888, secret: false }\n" +
+		"targets:\n  - { name: t, http: { url: \"http://127.0.0.1:8080/${code}\" } }\nphases:\n  - { name: m, requests: 1 }\n"
+	tests := []struct {
+		name   string
+		opts   LoadOptions
+		secret bool
+	}{
+		{"the file alone", LoadOptions{}, false},
+		{"--secret-var sets it", LoadOptions{SecretVars: map[string]string{"code": "cli-value-9999"}}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Parse("s.yaml", []byte(src), tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			value := s.Vars["code"]
+			if got := slices.Contains(s.Secrets, value); got != tc.secret {
+				t.Errorf("%q secret = %v, want %v (Secrets %q)", value, got, tc.secret, s.Secrets)
+			}
+		})
+	}
+}
+
 func mapEnv(m map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
