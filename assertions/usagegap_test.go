@@ -86,3 +86,28 @@ func TestShareOfRAMIsInPercent(t *testing.T) {
 		t.Errorf("Compile = %v\nwant %s", err, want)
 	}
 }
+
+// TestRuleOnCPUPerRequest: server.cpu_per_request is judged on the
+// figure, and skipped, never judged on a 0, on a case without one.
+func TestRuleOnCPUPerRequest(t *testing.T) {
+	rules := mustCompile(t, at(2, 5, "server.cpu_per_request < 200"))
+	steady := func() *results.PhaseResult {
+		return phase("steady", false, time.Second, load{latency: time.Millisecond, n: 100})
+	}
+	cost := func(us float64) *float64 { return &us }
+	res := &results.ScenarioResult{Cases: []*results.CaseResult{
+		withUsage(caseOf("web", 1, steady()), &results.Usage{PID: 7, Samples: 3, CPUMean: 10, Window: 2, CPUPerRequestUS: cost(150)}),
+		withUsage(caseOf("web", 2, steady()), &results.Usage{PID: 7, Samples: 3, CPUMean: 10, Window: 2, CPUPerRequestUS: cost(250)}),
+		// Sampled once: no CPU, so no cost.
+		withUsage(caseOf("web", 3, steady()), &results.Usage{PID: 7, Samples: 1}),
+	}}
+	want := []brief{
+		{Case: "web concurrency=1", Rule: "server.cpu_per_request < 200", Status: results.StatusPass, Actual: "server.cpu_per_request = 150"},
+		{Case: "web concurrency=2", Rule: "server.cpu_per_request < 200", Status: results.StatusFail, Actual: "server.cpu_per_request = 250"},
+		{Case: "web concurrency=3", Rule: "server.cpu_per_request < 200", Status: results.StatusSkip, Reason: ReasonNoCost},
+	}
+	got := rules.Judge(res, JudgeOptions{})
+	if diff := cmp.Diff(want, briefs(got)); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
