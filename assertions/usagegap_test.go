@@ -111,3 +111,31 @@ func TestRuleOnCPUPerRequest(t *testing.T) {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 }
+
+// TestBaselineCPUPerRequest: baseline.server.cpu_per_request is compared
+// when the baseline has the figure, and skips the rule when it has none.
+func TestBaselineCPUPerRequest(t *testing.T) {
+	ths := at(2, 5, "server.cpu_per_request < baseline.server.cpu_per_request * 1.2")
+	cost := func(us float64) *float64 { return &us }
+	usage := func(pid int, us *float64) *results.Usage {
+		return &results.Usage{PID: pid, Samples: 5, CPUMean: 50, Window: 4, CPUPerRequestUS: us}
+	}
+	for _, tc := range []struct {
+		name       string
+		base, cand *float64
+		want       results.Status
+	}{
+		{"cheaper", cost(100), cost(110), results.StatusPass},
+		{"dearer", cost(100), cost(130), results.StatusFail},
+		{"baseline without the figure", nil, cost(110), results.StatusSkip},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := withUsage(caseOf("web", 10, trialRun("steady", time.Millisecond, 1000)), usage(6, tc.base))
+			cand := withUsage(caseOf("web", 10, trialRun("steady", time.Millisecond, 1000)), usage(7, tc.cand))
+			vs := judgeAgainst(t, base, cand, JudgeOptions{}, ths)
+			if vs[0].Status != tc.want {
+				t.Errorf("%s (%s), want %s", vs[0].Status, vs[0].Reason, tc.want)
+			}
+		})
+	}
+}
