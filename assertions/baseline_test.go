@@ -49,9 +49,12 @@ func judgeAgainst(t *testing.T, base *results.CaseResult, cand *results.CaseResu
 	sc := testScenario(ths...)
 	fb := &fakeBaseline{cases: map[string]results.BaselineCase{}}
 	if base != nil {
-		fb.cases["load|"+base.ID+"|"] = results.NewBaselineCase(base.Measured(""))
+		// The baseline's usage covers its measured phases together, as a
+		// baseline run's does.
+		withServer := func(bc results.BaselineCase) results.BaselineCase { bc.Server = base.Server; return bc }
+		fb.cases["load|"+base.ID+"|"] = withServer(results.NewBaselineCase(base.Measured("")))
 		for _, p := range base.Measured("") {
-			fb.cases["load|"+base.ID+"|"+p.Name] = results.NewBaselineCase(base.Measured(p.Name))
+			fb.cases["load|"+base.ID+"|"+p.Name] = withServer(results.NewBaselineCase(base.Measured(p.Name)))
 		}
 	}
 	opts.Baseline = fb

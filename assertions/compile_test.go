@@ -125,7 +125,7 @@ func TestCompileErrors(t *testing.T) {
 		{
 			name: "unknown server field",
 			th:   at(11, 5, "server.memory < 1GiB"),
-			want: []string{`load.yaml:11:12: invalid rule: unknown field "memory" (known: cpu, cpu_max, rss, rss_max, rss_pct, rss_max_pct)`},
+			want: []string{`load.yaml:11:12: invalid rule: unknown field "memory" (known: cpu, cpu_max, cpu_per_request, rss, rss_max, rss_pct, rss_max_pct)`},
 		},
 		{
 			name: "unknown host field",

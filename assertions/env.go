@@ -124,8 +124,13 @@ type ServerMetrics struct {
 	CPU float64 `expr:"cpu"`
 	// CPUMax is the busiest one-second sample, in percent of one core.
 	CPUMax float64 `expr:"cpu_max"`
-	RSS    int64   `expr:"rss"`     // mean resident memory, bytes
-	RSSMax int64   `expr:"rss_max"` // highest resident memory sampled, bytes
+	// CPUPerRequest is the server's CPU per succeeded request, in µs of
+	// one core, over the window its monitor sampled (results.Usage
+	// CPUPerRequestUS). Rules that read it are skipped when there is no
+	// figure, never judged on a 0.
+	CPUPerRequest float64 `expr:"cpu_per_request"`
+	RSS           int64   `expr:"rss"`     // mean resident memory, bytes
+	RSSMax        int64   `expr:"rss_max"` // highest resident memory sampled, bytes
 	// RSSPct and RSSMaxPct are RSS and RSSMax as a share of the host's
 	// RAM, in percent (0 to 100), not a fraction. Rules that read them
 	// are skipped where the host's RAM is unknown (not Linux).
@@ -234,6 +239,9 @@ func caseMetricsOf(st results.Stats, u *results.Usage) CaseMetrics {
 	if u != nil {
 		cm.Server = ServerMetrics{CPU: u.CPUMean, CPUMax: u.CPUMax, RSS: u.RSSMean, RSSMax: u.RSSMax,
 			RSSPct: u.RSSPct, RSSMaxPct: u.RSSMaxPct}
+		if u.CPUPerRequestUS != nil {
+			cm.Server.CPUPerRequest = *u.CPUPerRequestUS
+		}
 		cm.Host = HostMetrics{Load1: u.HostLoad1Max, CPU: u.HostCPUMean}
 	}
 	cm.Capacity = st.Capacity

@@ -47,7 +47,10 @@ type usageReads struct {
 	// memPct, baseMemPct: server.rss_pct or server.rss_max_pct, which need
 	// the host's RAM; the same under baseline.
 	memPct, baseMemPct bool
-	flow, baseFlow     bool // iterations, iterations_rps, iteration.*; the same under baseline
+	// cost, baseCost: server.cpu_per_request, which needs succeeded
+	// requests and two CPU samples; the same under baseline.
+	cost, baseCost bool
+	flow, baseFlow bool // iterations, iterations_rps, iteration.*; the same under baseline
 	// capacity, baseCapacity: capacity, or baseline.capacity; both for
 	// regressed("capacity", …).
 	capacity, baseCapacity bool
@@ -89,6 +92,11 @@ func (in *inspector) Visit(n *ast.Node) {
 			own := ownFigure(name) == name
 			in.usage.memPct = in.usage.memPct || own
 			in.usage.baseMemPct = in.usage.baseMemPct || !own
+		}
+		if name, _, ok := chainText(x); ok && ownFigure(name) == "server.cpu_per_request" {
+			own := ownFigure(name) == name
+			in.usage.cost = in.usage.cost || own
+			in.usage.baseCost = in.usage.baseCost || !own
 		}
 		if root, ok := x.Node.(*ast.IdentifierNode); ok && root.Value == "baseline" {
 			if p, ok := x.Property.(*ast.StringNode); ok {

@@ -31,6 +31,10 @@ const (
 	// ReasonNoHostMemory: the rule reads server.rss_pct or
 	// server.rss_max_pct and the host's RAM is unknown (not Linux).
 	ReasonNoHostMemory = "the host's RAM is unknown, so memory has no share of it"
+	// ReasonNoCost: the rule reads server.cpu_per_request and the case has
+	// no such figure: no CPU sample of the server (it takes two samples,
+	// a second apart), or no request succeeded while it was sampled.
+	ReasonNoCost = "no CPU per request: the server's CPU was not sampled twice, or no request succeeded while it was"
 	// ReasonNoHostFigures: the rule reads host.* and the server's figures
 	// were read from Prometheus, which gives the server's own only.
 	ReasonNoHostFigures = "the server's figures were read from Prometheus, which gives no host.* figures"
@@ -211,8 +215,8 @@ func (cj *caseJudge) unjudgeable(ru *rule, phases []*results.PhaseResult) (resul
 		return results.StatusSkip, fmt.Sprintf("%s named %q", ReasonNoPhase, ru.th.Phase)
 	case len(phases) == 0:
 		return results.StatusSkip, ReasonNoPhase
-	case usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, cj.c.Server) != "":
-		return results.StatusSkip, usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, cj.c.Server)
+	case usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, ru.usage.cost, cj.c.Server) != "":
+		return results.StatusSkip, usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, ru.usage.cost, cj.c.Server)
 	case ru.usage.flow && !hasFlow(phases):
 		// Zero iterations would pass `iteration.p99 < 1s` in silence.
 		return results.StatusSkip, ReasonNoFlow
@@ -235,7 +239,7 @@ func (cj *caseJudge) baselineFor(ru *rule, env *Env, phase string, phases []*res
 	switch {
 	case rs == nil:
 		return nil, cj.noBaselineReason(phase)
-	case usageGap(ru.usage.baseServer, ru.usage.baseHost, ru.usage.baseMemPct, rs.usage) != "":
+	case usageGap(ru.usage.baseServer, ru.usage.baseHost, ru.usage.baseMemPct, ru.usage.baseCost, rs.usage) != "":
 		return nil, ReasonNoBaselineServer
 	case ru.usage.baseFlow && !rs.flow:
 		return nil, ReasonNoBaselineFlow
@@ -406,12 +410,13 @@ func hasFlow(phases []*results.PhaseResult) bool {
 }
 
 // usageGap says why a rule reading server.* (server), host.* (host) or a
-// share of the host's RAM (memPct) cannot be judged on u, "" when it can.
+// share of the host's RAM (memPct) or the CPU per request (cost) cannot be
+// judged on u, "" when it can.
 // A Usage with PID 0 sampled only the host (unless read from Prometheus,
 // which gives a server's figures and no host's), one with no sample measured
 // nothing, and one whose process exited during the case measured only part
 // of it: their zeros and partial figures must not pass for measurements.
-func usageGap(server, host, memPct bool, u *results.Usage) string {
+func usageGap(server, host, memPct, cost bool, u *results.Usage) string {
 	switch {
 	case !server && !host:
 		return ""
@@ -425,6 +430,8 @@ func usageGap(server, host, memPct bool, u *results.Usage) string {
 		return u.Reason + " during the case, so its figures cover only part of it"
 	case memPct && u.HostMemTotal == 0:
 		return ReasonNoHostMemory
+	case cost && u.CPUPerRequestUS == nil:
+		return ReasonNoCost
 	}
 	return ""
 }

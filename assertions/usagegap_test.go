@@ -86,3 +86,56 @@ func TestShareOfRAMIsInPercent(t *testing.T) {
 		t.Errorf("Compile = %v\nwant %s", err, want)
 	}
 }
+
+// TestRuleOnCPUPerRequest: server.cpu_per_request is judged on the
+// figure, and skipped, never judged on a 0, on a case without one.
+func TestRuleOnCPUPerRequest(t *testing.T) {
+	rules := mustCompile(t, at(2, 5, "server.cpu_per_request < 200"))
+	steady := func() *results.PhaseResult {
+		return phase("steady", false, time.Second, load{latency: time.Millisecond, n: 100})
+	}
+	cost := func(us float64) *float64 { return &us }
+	res := &results.ScenarioResult{Cases: []*results.CaseResult{
+		withUsage(caseOf("web", 1, steady()), &results.Usage{PID: 7, Samples: 3, CPUMean: 10, Window: 2, CPUPerRequestUS: cost(150)}),
+		withUsage(caseOf("web", 2, steady()), &results.Usage{PID: 7, Samples: 3, CPUMean: 10, Window: 2, CPUPerRequestUS: cost(250)}),
+		// Sampled once: no CPU, so no cost.
+		withUsage(caseOf("web", 3, steady()), &results.Usage{PID: 7, Samples: 1}),
+	}}
+	want := []brief{
+		{Case: "web concurrency=1", Rule: "server.cpu_per_request < 200", Status: results.StatusPass, Actual: "server.cpu_per_request = 150"},
+		{Case: "web concurrency=2", Rule: "server.cpu_per_request < 200", Status: results.StatusFail, Actual: "server.cpu_per_request = 250"},
+		{Case: "web concurrency=3", Rule: "server.cpu_per_request < 200", Status: results.StatusSkip, Reason: ReasonNoCost},
+	}
+	got := rules.Judge(res, JudgeOptions{})
+	if diff := cmp.Diff(want, briefs(got)); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+}
+
+// TestBaselineCPUPerRequest: baseline.server.cpu_per_request is compared
+// when the baseline has the figure, and skips the rule when it has none.
+func TestBaselineCPUPerRequest(t *testing.T) {
+	ths := at(2, 5, "server.cpu_per_request < baseline.server.cpu_per_request * 1.2")
+	cost := func(us float64) *float64 { return &us }
+	usage := func(pid int, us *float64) *results.Usage {
+		return &results.Usage{PID: pid, Samples: 5, CPUMean: 50, Window: 4, CPUPerRequestUS: us}
+	}
+	for _, tc := range []struct {
+		name       string
+		base, cand *float64
+		want       results.Status
+	}{
+		{"cheaper", cost(100), cost(110), results.StatusPass},
+		{"dearer", cost(100), cost(130), results.StatusFail},
+		{"baseline without the figure", nil, cost(110), results.StatusSkip},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := withUsage(caseOf("web", 10, trialRun("steady", time.Millisecond, 1000)), usage(6, tc.base))
+			cand := withUsage(caseOf("web", 10, trialRun("steady", time.Millisecond, 1000)), usage(7, tc.cand))
+			vs := judgeAgainst(t, base, cand, JudgeOptions{}, ths)
+			if vs[0].Status != tc.want {
+				t.Errorf("%s (%s), want %s", vs[0].Status, vs[0].Reason, tc.want)
+			}
+		})
+	}
+}

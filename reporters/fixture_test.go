@@ -175,6 +175,8 @@ func fixtureServer(spec caseSpec, p *results.PhaseResult) *results.Usage {
 		u.CPUMax, u.RSSMax, u.HostLoad1Max = max(u.CPUMax, pt.CPU), max(u.RSSMax, pt.RSS), max(u.HostLoad1Max, pt.Load1)
 	}
 	u.CPUMean, u.RSSMean = cpuSum/float64(u.Samples), rssSum/int64(u.Samples)
+	u.Window = float64(secs)
+	u.SetCPUPerRequest(p.Succeeded)
 	return u
 }
 

@@ -186,9 +186,16 @@ func htmlCaseTable(hs *htmlScenario, sr *results.ScenarioRun, knees []knee, with
 		}
 	}
 	server, _ := usageColumns(sr)
+	cost := costColumn(sr)
 	hs.Columns = []string{"case", "requests", "rps (succeeded/s)", "p50", "p90", "p99", "max", "errors"}
 	if server {
-		hs.Columns = append(hs.Columns, "server CPU mean / max", "server RSS max (MiB)")
+		hs.Columns = append(hs.Columns, "server CPU mean / max")
+	}
+	if cost {
+		hs.Columns = append(hs.Columns, "server CPU per request (µs)")
+	}
+	if server {
+		hs.Columns = append(hs.Columns, "server RSS max (MiB)")
 	}
 	if withBaseline {
 		hs.Columns = append(hs.Columns, "Δ vs baseline")
@@ -213,9 +220,15 @@ func htmlCaseTable(hs *htmlScenario, sr *results.ScenarioRun, knees []knee, with
 		}
 		row := htmlRow{ID: c.ID, Knee: kneeAt[c], Cells: append([]string{units.FormatCount(st.Requests), rps}, lat...)}
 		row.Cells = append(row.Cells, errs)
+		cpu, rss, _ := usageCells(c.Server)
 		if server {
-			cpu, rss, _ := usageCells(c.Server)
-			row.Cells = append(row.Cells, cpu, rss)
+			row.Cells = append(row.Cells, cpu)
+		}
+		if cost {
+			row.Cells = append(row.Cells, costCell(c.Server))
+		}
+		if server {
+			row.Cells = append(row.Cells, rss)
 		}
 		if withBaseline {
 			row.Cells = append(row.Cells, baselineDelta(c))

@@ -37,6 +37,7 @@ type caseColumns struct {
 	trials   bool // the spread of the trials' rps
 	searched bool // the capacity a search found
 	server   bool // the monitored server's CPU and RSS
+	cost     bool // the server's CPU per request
 	host     bool // the generator host's load
 	baseline bool // the change against --baseline
 	kinds    bool // failures by kind: some request failed
@@ -51,6 +52,7 @@ func caseColumnsOf(sr *results.ScenarioRun, withBaseline bool) caseColumns {
 		cols.trials = cols.trials || c.Stats.Trials != nil
 	}
 	cols.server, cols.host = usageColumns(sr)
+	cols.cost = costColumn(sr)
 	return cols
 }
 
@@ -72,7 +74,13 @@ func (cols caseColumns) header() string {
 		head, sep = head+" dropped |", sep+"--:|"
 	}
 	if cols.server {
-		head, sep = head+" server CPU mean / max | server RSS max (MiB) |", sep+"--:|--:|"
+		head, sep = head+" server CPU mean / max |", sep+"--:|"
+	}
+	if cols.cost {
+		head, sep = head+" server CPU per request (µs) |", sep+"--:|"
+	}
+	if cols.server {
+		head, sep = head+" server RSS max (MiB) |", sep+"--:|"
 	}
 	if cols.host {
 		head, sep = head+" host load1 max |", sep+"--:|"
@@ -126,7 +134,13 @@ func (cols caseColumns) writeRow(b *bytes.Buffer, c *results.CaseRun, knee bool)
 	}
 	cpu, rss, load := usageCells(c.Server)
 	if cols.server {
-		fmt.Fprintf(b, " %s | %s |", cpu, rss)
+		fmt.Fprintf(b, " %s |", cpu)
+	}
+	if cols.cost {
+		fmt.Fprintf(b, " %s |", costCell(c.Server))
+	}
+	if cols.server {
+		fmt.Fprintf(b, " %s |", rss)
 	}
 	if cols.host {
 		fmt.Fprintf(b, " %s |", load)

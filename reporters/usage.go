@@ -33,6 +33,32 @@ func usageColumns(sr *results.ScenarioRun) (server, host bool) {
 	return server, host
 }
 
+// costColumn says whether a scenario's tables need the server's CPU per
+// request: when some case has the figure.
+func costColumn(sr *results.ScenarioRun) bool {
+	for _, c := range sr.Cases {
+		if c.Server != nil && c.Server.CPUPerRequestUS != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// costCell is the server's CPU per succeeded request in µs, "—" where
+// there is no figure and "no sample" where the monitor took none.
+func costCell(u *results.Usage) string {
+	switch {
+	case u != nil && u.Samples == 0:
+		return noSample
+	case u == nil || u.CPUPerRequestUS == nil:
+		return "—"
+	}
+	return fmtCost(*u.CPUPerRequestUS)
+}
+
+// fmtCost renders µs of CPU per request with one decimal: 123.4.
+func fmtCost(us float64) string { return units.FormatNumber(us, units.Figure) }
+
 // usageNote says what a case's usage figures lack, "" when nothing: no
 // sample at all, or a process that exited during the case.
 func usageNote(c *results.CaseRun) string {
@@ -151,6 +177,9 @@ func consoleUsage(b *bytes.Buffer, cr *results.CaseResult) {
 	cpu := "cpu " + noSample
 	if u.CPUSampled() {
 		cpu = fmt.Sprintf("cpu mean %s (max %s)", fmtCPU(u.CPUMean), fmtCPU(u.CPUMax))
+	}
+	if u.CPUPerRequestUS != nil {
+		cpu += fmt.Sprintf(", cpu per request %s µs", fmtCost(*u.CPUPerRequestUS))
 	}
 	host := ", host load1 max " + fmtLoad(u.HostLoad1Max)
 	if !u.HostSampled() {

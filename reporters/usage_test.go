@@ -60,7 +60,7 @@ func TestUsageColumns(t *testing.T) {
 	}
 	hello, slo, _ := strings.Cut(md.String(), "### ❌ hello-slo")
 	for _, want := range []string{
-		"| server CPU mean / max | server RSS max (MiB) | host load1 max |",
+		"| server CPU mean / max | server CPU per request (µs) | server RSS max (MiB) | host load1 max |",
 		"| keepalive CPU | keepalive RSS max |",
 		`: server CPU"`, // a chart of the server's CPU per case
 	} {
@@ -127,7 +127,7 @@ func TestUsageColumns(t *testing.T) {
 func TestConsoleServerLine(t *testing.T) {
 	out := consoleSummaries(t, ConsoleOptions{})
 	for _, want := range []string{
-		"Server: cpu mean 85.0% (max 102.0%), rss max 200.0 MiB, host load1 max 2.64\n",
+		"Server: cpu mean 85.0% (max 102.0%), cpu per request 100.0 µs, rss max 200.0 MiB, host load1 max 2.64\n",
 		"Host: load1 max 0.72, cpu mean 31.5% (no server process monitored)\n",
 	} {
 		if !strings.Contains(out, want) {

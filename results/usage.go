@@ -23,9 +23,19 @@ type Usage struct {
 	// CPUMax is the busiest interval between two samples, in percent of
 	// one core; a last interval shorter than half the sampling interval
 	// counts only towards CPUMean, unless it is the only one.
-	CPUMax  float64 `json:"cpu_max"`
-	RSSMean int64   `json:"rss_mean"` // bytes, summed over the process tree
-	RSSMax  int64   `json:"rss_max"`
+	CPUMax float64 `json:"cpu_max"`
+	// Window is the seconds CPUMean covers: from the first sample to the
+	// last, or the span of the range queries read from Prometheus. 0 when
+	// no CPU was sampled.
+	Window float64 `json:"window_s,omitempty"`
+	// CPUPerRequestUS is the server's CPU per succeeded request, in µs of
+	// one core: CPUMean over Window, divided by the requests that
+	// succeeded in Window (CPUPerRequest). Absent when there is no figure:
+	// no CPU sample, no request succeeded, or the process exited while it
+	// was sampled.
+	CPUPerRequestUS *float64 `json:"cpu_per_request_us,omitempty"`
+	RSSMean         int64    `json:"rss_mean"` // bytes, summed over the process tree
+	RSSMax          int64    `json:"rss_max"`
 	// HostMemTotal is the host's RAM in bytes (MemTotal of /proc/meminfo);
 	// 0 where it is unknown, and RSSPct and RSSMaxPct are then not figures.
 	HostMemTotal int64 `json:"host_mem_total,omitempty"`
@@ -65,6 +75,32 @@ func (u *Usage) CPUSampled() bool {
 // HostSampled reports whether u's host figures (load, CPU, RAM) are
 // measurements: Prometheus gives a server's own figures only.
 func (u *Usage) HostSampled() bool { return u != nil && u.Samples > 0 && u.Prometheus == "" }
+
+// CPUPerRequest is the CPU a server spent per succeeded request, in µs of
+// one core: cpuMean percent of one core over windowSecs seconds is
+// cpuMean/100 × windowSecs CPU-seconds, shared among the succeeded
+// requests of that same window. ok is false when there is no figure: no
+// window or no request succeeded in it.
+func CPUPerRequest(cpuMean, windowSecs float64, succeeded int64) (us float64, ok bool) {
+	if windowSecs <= 0 || succeeded <= 0 || cpuMean < 0 {
+		return 0, false
+	}
+	return cpuMean / 100 * windowSecs * 1e6 / float64(succeeded), true
+}
+
+// SetCPUPerRequest sets u's CPUPerRequestUS from the requests that
+// succeeded in its Window, or clears it when there is no figure: no CPU
+// sample, or a process that exited before the window's end, whose CPU
+// then covers fewer requests than were sent.
+func (u *Usage) SetCPUPerRequest(succeeded int64) {
+	u.CPUPerRequestUS = nil
+	if !u.CPUSampled() || u.Exited {
+		return
+	}
+	if us, ok := CPUPerRequest(u.CPUMean, u.Window, succeeded); ok {
+		u.CPUPerRequestUS = &us
+	}
+}
 
 // UsagePoint is one sample.
 type UsagePoint struct {

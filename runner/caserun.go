@@ -45,6 +45,11 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResu
 				caseResults[group[gi]].Server = &u
 			}
 		}
+		inGroup := make([]*results.CaseResult, len(group))
+		for gi, i := range group {
+			inGroup[gi] = caseResults[i]
+		}
+		setCPUPerRequest(inGroup)
 	}()
 	crs, closeShared, err := caseRuns(ctx, sc, group, run)
 	defer closeShared()

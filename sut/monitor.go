@@ -332,6 +332,7 @@ func (m *Monitor) add(p results.UsagePoint, secs float64) {
 	m.cpuSecs += secs
 	m.cpuSum += p.CPU * secs
 	u.CPUMean = m.cpuSum / m.cpuSecs
+	u.Window = m.cpuSecs
 	switch long := secs >= m.every.Seconds()/2; {
 	case long && !m.longest:
 		m.longest, u.CPUMax = true, p.CPU

@@ -184,6 +184,9 @@ func (w *promWatch) query(end time.Time) (results.Usage, error) {
 	if !usageOf(&u, cpu, rss) {
 		return fail("the cpu and rss queries have no point in time in common")
 	}
+	// Each point is a rate over the Lookback before it, the first from the
+	// start on: the mean covers the whole case.
+	u.Window = to.Sub(w.start).Seconds()
 	return u, nil
 }
 

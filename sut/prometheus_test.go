@@ -91,13 +91,13 @@ func TestPromSampling(t *testing.T) {
 		{
 			name:   "one series each",
 			answer: ok(promMatrix(t0, []string{"20", "40", "60"}), promMatrix(t0, []string{mib, mib, strconv.Itoa(4 << 20)})),
-			want: results.Usage{Samples: 3, CPUMean: 40, CPUMax: 60, RSSMean: 2 << 20, RSSMax: 4 << 20, Series: []results.UsagePoint{
+			want: results.Usage{Samples: 3, CPUMean: 40, CPUMax: 60, Window: 6, RSSMean: 2 << 20, RSSMax: 4 << 20, Series: []results.UsagePoint{
 				{At: t0, CPU: 20, RSS: 1 << 20}, {At: t0.Add(time.Second), CPU: 40, RSS: 1 << 20}, {At: t0.Add(2 * time.Second), CPU: 60, RSS: 4 << 20}}},
 		},
 		{
 			name:   "points without a figure are gaps, and only common points count",
 			answer: ok(promMatrix(t0, []string{"NaN", "10", "30"}), promMatrix(t0, []string{mib, mib})),
-			want: results.Usage{Samples: 1, CPUMean: 10, CPUMax: 10, RSSMean: 1 << 20, RSSMax: 1 << 20,
+			want: results.Usage{Samples: 1, CPUMean: 10, CPUMax: 10, Window: 6, RSSMean: 1 << 20, RSSMax: 1 << 20,
 				Series: []results.UsagePoint{{At: t0.Add(time.Second), CPU: 10, RSS: 1 << 20}}},
 		},
 		{
@@ -129,6 +129,7 @@ func TestPromSampling(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(&fakeProm{answer: tc.answer})
 			defer srv.Close()
+			// The window is the case's, start to end: 6s.
 			u, err := promWindow(t, srv.URL, t0.Add(-time.Second), t0.Add(5*time.Second), 0).stop()
 			want := tc.want
 			want.Prometheus = srv.URL

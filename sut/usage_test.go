@@ -129,7 +129,7 @@ func TestMonitorShareOfRAM(t *testing.T) {
 	page := float64(os.Getpagesize())
 	want := results.Usage{PID: 42, Samples: 2, HostMemTotal: 1 << 30, RSSMean: int64(512 * page), RSSMax: int64(768 * page),
 		RSSPct: 100 * 512 * page / (1 << 30), RSSMaxPct: 100 * 768 * page / (1 << 30), HostLoad1Max: 0.42}
-	opts := cmpopts.IgnoreFields(results.Usage{}, "Series", "CPUMean", "CPUMax", "HostCPUMean")
+	opts := cmpopts.IgnoreFields(results.Usage{}, "Series", "CPUMean", "CPUMax", "HostCPUMean", "Window")
 	if diff := cmp.Diff(want, u, opts, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}
@@ -188,6 +188,14 @@ func TestCPUFigures(t *testing.T) {
 			u := m.usage
 			if math.Abs(u.CPUMean-tc.mean) > 1e-9 || math.Abs(u.CPUMax-tc.cpuMax) > 1e-9 || u.Samples != len(tc.points)+1 {
 				t.Errorf("cpu mean %v max %v, %d samples; want %v, %v, %d", u.CPUMean, u.CPUMax, u.Samples, tc.mean, tc.cpuMax, len(tc.points)+1)
+			}
+			// The window the mean covers is every interval, short ones too.
+			var window float64
+			for _, p := range tc.points {
+				window += p.secs
+			}
+			if math.Abs(u.Window-window) > 1e-9 {
+				t.Errorf("window %vs, want %vs", u.Window, window)
 			}
 		})
 	}
