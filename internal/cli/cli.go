@@ -77,6 +77,9 @@ Usage:
                                        render HTML (default), Markdown or JUnit again from saved results
   loadgate history add|show|check|export --store DIR
                                        keep main's runs, find change points, gate on main's stable level
+  loadgate init [flags]                write a first scenario and a GitHub Actions workflow that runs it
+  loadgate import curl [flags] 'curl …'...
+                                       turn curl command lines into a scenario
   loadgate schema                      print the scenario JSON Schema
   loadgate schema --results            print the JSON Schema of results.json
   loadgate version                     print the version
@@ -119,6 +122,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 		err = schemaCommand(rest, env)
 	case "history":
 		err = historyCommand(rest, env)
+	case "init":
+		err = initCommand(rest, env)
+	case "import":
+		err = importCommand(rest, env)
 	case "version", "--version", "-version":
 		fmt.Fprintf(env.Stdout, "loadgate %s\n", Version)
 	case "help", "-h", "--help":
@@ -131,7 +138,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 }
 
 // commands are the names Main knows, for help COMMAND.
-var commands = []string{"run", "validate", "serve", "demo", "compare", "merge", "report", "history", "schema", "version"}
+var commands = []string{"run", "validate", "serve", "demo", "compare", "merge", "report", "history", "init", "import", "schema", "version"}
 
 // helpCommand prints the top-level help, or with a command name that
 // command's help (as COMMAND --help does), on stdout.

@@ -1,0 +1,309 @@
+package curl
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// document is the whole scenario: one target that sends the request, or,
+// for several commands, a flow that sends them in order.
+func (e *emitter) document() *yaml.Node {
+	e.shellVars()
+	first := e.reqs[0]
+	name := e.opts.Name
+	if name == "" {
+		name = hostName(first.u.Hostname())
+	}
+	target := newMapping()
+	target.set("name", str(hostName(first.u.Hostname())))
+	var notes []string
+	if len(e.reqs) == 1 {
+		target.set("http", e.single(first))
+		notes = first.notes
+	} else {
+		http, flowNotes := e.flow()
+		target.set("http", http)
+		notes = flowNotes
+	}
+	notes = append(notes, ignoredNotes(e.reqs)...)
+	if n := unsafeMethods(e.reqs); n != "" {
+		notes = append(notes, n)
+	}
+
+	root := newMapping()
+	root.set("version", plain("1"))
+	root.set("name", str(name))
+	root.set("description", str(escape(description(e.reqs), false, false)))
+	vars := newMapping()
+	vars.set("duration", plain(defaultDuration), "the load: --var duration=1m --var concurrency=10 changes it")
+	vars.set("concurrency", plain(defaultConcurrency))
+	vars.set("warmup", plain(defaultWarmup))
+	targets := seq(target.n)
+	if len(notes) > 0 {
+		targets.Content[0].HeadComment = comments(notes)
+	}
+	// The variables are known once the targets were written.
+	phases := seq(
+		mappingOf("name", plain("warmup"), "warmup", plain("true"), "duration", plain("${warmup}"), "concurrency", plain("${concurrency}")),
+		mappingOf("name", plain("measured"), "duration", plain("${duration}"), "concurrency", plain("${concurrency}")),
+	)
+	for _, v := range e.vars {
+		val := str("")
+		if v.secret {
+			val = flow("value", `""`, "secret", "true")
+			val.Content[1] = str("")
+		}
+		vars.set(v.name, val, v.comment)
+	}
+	root.set("vars", vars.n)
+	root.set("targets", targets)
+	root.set("phases", phases, "a short warm-up, then the measured phase")
+	root.set("thresholds", seq(plain("error_rate < 1%"), plain("p99 < 500ms")))
+
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root.n}}
+	var head []string
+	if e.opts.SchemaURL != "" {
+		head = append(head, "# yaml-language-server: $schema="+e.opts.SchemaURL)
+	}
+	head = append(head, fmt.Sprintf("# Imported from %s by loadgate import curl (docs/import.md).", plural(len(e.reqs), "curl command")))
+	doc.HeadComment = commentText(head)
+	return doc
+}
+
+func mappingOf(kv ...any) *yaml.Node {
+	m := newMapping()
+	for i := 0; i+1 < len(kv); i += 2 {
+		m.set(kv[i].(string), kv[i+1].(*yaml.Node))
+	}
+	return m.n
+}
+
+// single is the http: block of a target that sends one request.
+func (e *emitter) single(b *built) *yaml.Node {
+	m := newMapping()
+	m.set("url", str(e.text(b.full, false)))
+	if b.method != "GET" {
+		m.set("method", str(b.method))
+	}
+	if hs := e.headers(b.headers, false); hs != nil {
+		m.set("headers", hs)
+	}
+	e.body(m, b, false)
+	e.transport(m, []*built{b})
+	return m.n
+}
+
+func (e *emitter) headers(hs []header, templated bool) *yaml.Node {
+	if len(hs) == 0 {
+		return nil
+	}
+	m := newMapping()
+	for _, h := range hs {
+		m.set(h.name, str(e.text(h.value, templated)))
+	}
+	return m.n
+}
+
+func (e *emitter) body(m mapping, b *built, templated bool) {
+	switch {
+	case b.bodyFile != "":
+		m.set("body_file", str(escape(b.bodyFile, false, false)))
+	case b.body != nil:
+		m.set("body", str(e.text(*b.body, templated)))
+	}
+}
+
+// transport writes what the target's connections need: TLS without
+// verification (-k), HTTP/2, the timeout (-m). They belong to the
+// target, so a flow has them when any of its commands asked.
+func (e *emitter) transport(m mapping, reqs []*built) []string {
+	var notes []string
+	count := func(f func(r *request) bool) int {
+		n := 0
+		for _, b := range reqs {
+			if f(b.r) {
+				n++
+			}
+		}
+		return n
+	}
+	some := func(n int, what string) {
+		if n > 0 && n < len(reqs) {
+			notes = append(notes, fmt.Sprintf("%s was given to %d of the %d curl commands; it applies to every step", what, n, len(reqs)))
+		}
+	}
+	if n := count(func(r *request) bool { return r.insecure }); n > 0 {
+		m.set("tls", flow("insecure_skip_verify", "true"))
+		some(n, "-k")
+	}
+	if n := count(func(r *request) bool { return r.http2 }); n > 0 {
+		m.set("http2", plain("true"))
+		some(n, "--http2")
+		if count(func(r *request) bool { return r.http2 && !r.priorKnowledge }) > 0 && reqs[0].u.Scheme == "http" {
+			notes = append(notes, "--http2 over http://: curl asks the server to upgrade; loadgate speaks HTTP/2 with prior knowledge (h2c)")
+		}
+	}
+	var timeout int64
+	for _, b := range reqs {
+		timeout = max(timeout, int64(b.r.timeout))
+	}
+	if timeout > 0 {
+		m.set("timeout", plain(durationText(timeout)))
+		some(count(func(r *request) bool { return r.timeout > 0 }), "-m")
+	}
+	if len(reqs) == 1 {
+		reqs[0].notes = append(reqs[0].notes, notes...)
+	}
+	return notes
+}
+
+// hostName makes a scenario or target name of a host: api.example.com is
+// api-example-com; an address or localhost is "local".
+func hostName(host string) string {
+	host = strings.TrimPrefix(strings.ToLower(host), "www.")
+	if host == "localhost" || net.ParseIP(host) != nil {
+		return "local"
+	}
+	var b strings.Builder
+	for _, c := range host {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			b.WriteRune(c)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	name := strings.Trim(b.String(), "-")
+	if len(name) > 40 {
+		name = strings.TrimRight(name[:40], "-")
+	}
+	if name == "" {
+		return "imported"
+	}
+	return name
+}
+
+func description(reqs []*built) string {
+	b := reqs[0]
+	d := b.method + " " + maskedURL(b)
+	if len(reqs) > 1 {
+		d += fmt.Sprintf(" and %s", plural(len(reqs)-1, "more request"))
+	}
+	return d + ", imported from curl"
+}
+
+// maskedURL is the URL for the description as written, without its
+// query, which may hold what the variables keep out of the file.
+func maskedURL(b *built) string {
+	u, _, _ := strings.Cut(b.full.Text, "?")
+	return u
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// ignoredNotes lists the options that were ignored, with what the
+// scenario does instead where that matters.
+func ignoredNotes(reqs []*built) []string {
+	var names []string
+	for _, b := range reqs {
+		for _, n := range b.r.ignored {
+			names = appendNew(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	var shown, why []string
+	for _, n := range names {
+		s := displayName(longOption(n))
+		shown = append(shown, s)
+		if w := ignoredWhy[n]; w != "" {
+			why = append(why, s+": "+w)
+		}
+	}
+	return append([]string{"curl options ignored: " + strings.Join(shown, ", ")}, why...)
+}
+
+// unsafeMethods warns that a load test repeats what may change data.
+func unsafeMethods(reqs []*built) string {
+	var methods []string
+	for _, b := range reqs {
+		switch b.method {
+		case "GET", "HEAD", "OPTIONS":
+		default:
+			methods = appendNew(methods, b.method)
+		}
+	}
+	if len(methods) == 0 {
+		return ""
+	}
+	return "every iteration sends " + strings.Join(methods, ", ") + " again: load a system where repeating that is harmless"
+}
+
+// flow is the http: block of a target whose flow sends every command's
+// request in order. The target's url is the first request's origin; a
+// step to the same origin gives its path, any other its whole URL.
+func (e *emitter) flow() (*yaml.Node, []string) {
+	first := e.reqs[0]
+	m := newMapping()
+	m.set("url", str(escape(origin(first), false, false)))
+	notes := e.transport(m, e.reqs)
+	var steps []*yaml.Node
+	names := map[string]bool{}
+	for _, b := range e.reqs {
+		st := newMapping()
+		st.set("name", str(stepName(b, names)))
+		if b.method != "GET" {
+			st.set("method", str(b.method))
+		}
+		if strings.EqualFold(origin(b), origin(first)) {
+			path := slice(b.full, b.authEnd, len(b.full.Text))
+			if !strings.HasPrefix(path.Text, "/") {
+				path = join(lit("/"), path)
+			}
+			st.set("path", str(e.text(path, true)))
+		} else {
+			st.set("url", str(e.text(b.full, true)))
+		}
+		if hs := e.headers(b.headers, true); hs != nil {
+			st.set("headers", hs)
+		}
+		e.body(st, b, true)
+		if len(b.notes) > 0 {
+			st.n.HeadComment = comments(b.notes)
+		}
+		steps = append(steps, st.n)
+	}
+	m.set("flow", seq(steps...), "one iteration sends these steps in order, as the curl commands were given")
+	return m.n, notes
+}
+
+// origin is the scheme and host of b's URL as written.
+func origin(b *built) string { return b.full.Text[:b.authEnd] }
+
+// stepName names a step after its method and the last part of its path
+// (post-orders), unique within the flow.
+func stepName(b *built, taken map[string]bool) string {
+	segs := strings.Split(strings.Trim(b.u.Path, "/"), "/")
+	base := strings.ToLower(b.method)
+	if last := hostName(segs[len(segs)-1]); segs[len(segs)-1] != "" && last != "imported" && last != "local" {
+		base += "-" + last
+	}
+	name := base
+	for n := 2; taken[name]; n++ {
+		name = fmt.Sprintf("%s-%d", base, n)
+	}
+	taken[name] = true
+	return name
+}
+
+func durationText(ns int64) string { return time.Duration(ns).String() }
