@@ -25,7 +25,8 @@ func (j Judgement) AgainstRuns(runs []float64, cand []float64) Judgement {
 	if j.Status != Regressed || len(runs) < MinRuns || len(cand) == 0 {
 		return j
 	}
-	mean, sd := meanSD(runs)
+	mean, variance := MeanVar(runs)
+	sd := math.Sqrt(variance)
 	x := Median(cand)
 	if sd == 0 || x == mean {
 		return j
@@ -45,13 +46,19 @@ func (j Judgement) AgainstRuns(runs []float64, cand []float64) Judgement {
 	return j
 }
 
-func meanSD(xs []float64) (mean, sd float64) {
+// MeanVar is the mean and the unbiased sample variance of xs (0 with one
+// value), in two passes so that large, nearly equal values (latency in
+// nanoseconds) keep their precision.
+func MeanVar(xs []float64) (mean, variance float64) {
 	for _, x := range xs {
 		mean += x
 	}
 	mean /= float64(len(xs))
 	for _, x := range xs {
-		sd += (x - mean) * (x - mean)
+		variance += (x - mean) * (x - mean)
 	}
-	return mean, math.Sqrt(sd / float64(len(xs)-1))
+	if len(xs) > 1 {
+		variance /= float64(len(xs) - 1)
+	}
+	return mean, variance
 }

@@ -7,6 +7,8 @@ package changepoint
 import (
 	"math"
 	"slices"
+
+	"github.com/loadgate/loadgate/assertions/regression"
 )
 
 // Options are the detection's parameters; zero values take the defaults.
@@ -155,8 +157,8 @@ func describe(xs []float64, idx []int) []ChangePoint {
 		if i+1 < len(idx) {
 			hi = idx[i+1]
 		}
-		before, _ := meanVar(xs[lo:at])
-		after, _ := meanVar(xs[at:hi])
+		before, _ := regression.MeanVar(xs[lo:at])
+		after, _ := regression.MeanVar(xs[at:hi])
 		places := max(1, hi-lo-2*minSegment+1)
 		p := min(1, tTestPValue(xs[lo:at], xs[at:hi])*float64(places))
 		out[i] = ChangePoint{Index: at, PValue: p, Before: before, After: after}

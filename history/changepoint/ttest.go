@@ -19,8 +19,8 @@ func tTestPValue(a, b []float64) float64 {
 	if len(a) < 1 || len(b) < 1 || len(a)+len(b) < 3 {
 		return 1
 	}
-	ma, va := meanVar(a)
-	mb, vb := meanVar(b)
+	ma, va := regression.MeanVar(a)
+	mb, vb := regression.MeanVar(b)
 	df := na + nb - 2
 	pooled := ((na-1)*va + (nb-1)*vb) / df
 	if pooled == 0 {
@@ -31,21 +31,4 @@ func tTestPValue(a, b []float64) float64 {
 	}
 	t := (ma - mb) / math.Sqrt(pooled*(1/na+1/nb))
 	return regression.StudentTwoSided(t, df)
-}
-
-// meanVar is the mean and the unbiased sample variance of xs, computed
-// in two passes so that a series of large, nearly equal values (latency
-// in nanoseconds) keeps its precision.
-func meanVar(xs []float64) (mean, variance float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	for _, x := range xs {
-		variance += (x - mean) * (x - mean)
-	}
-	if len(xs) > 1 {
-		variance /= float64(len(xs) - 1)
-	}
-	return mean, variance
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/loadgate/loadgate/scenarios"
 )
 
 // document is the whole scenario: one target that sends the request, or,
@@ -161,30 +163,16 @@ func (e *emitter) transport(m mapping, reqs []*built) []string {
 	return notes
 }
 
-// hostName makes a scenario or target name of a host: api.example.com is
-// api-example-com; an address or localhost is "local".
+// hostName names a scenario or target after a host: "local" for
+// localhost or an address, "imported" where the host gives no name.
 func hostName(host string) string {
-	host = strings.TrimPrefix(strings.ToLower(host), "www.")
-	if host == "localhost" || net.ParseIP(host) != nil {
+	if name, ok := scenarios.NameOfHost(host); ok {
+		return name
+	}
+	if h := strings.ToLower(host); h == "localhost" || net.ParseIP(h) != nil {
 		return "local"
 	}
-	var b strings.Builder
-	for _, c := range host {
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			b.WriteRune(c)
-		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
-			b.WriteByte('-')
-		}
-	}
-	name := strings.Trim(b.String(), "-")
-	if len(name) > 40 {
-		name = strings.TrimRight(name[:40], "-")
-	}
-	if name == "" {
-		return "imported"
-	}
-	return name
+	return "imported"
 }
 
 func description(reqs []*built) string {

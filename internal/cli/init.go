@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -129,20 +128,7 @@ func validInitName(s string) bool { return initName.MatchString(s) && len(s) <= 
 // api-example-com. Without a host, or for an address or localhost, the
 // scenario is a smoke test.
 func nameOfHost(host string) string {
-	host = strings.TrimPrefix(strings.ToLower(host), "www.")
-	if host == "" || host == "localhost" || net.ParseIP(host) != nil {
-		return "smoke"
-	}
-	var b strings.Builder
-	for _, c := range host {
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-			b.WriteRune(c)
-		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
-			b.WriteByte('-')
-		}
-	}
-	if name := strings.Trim(b.String(), "-"); name != "" && len(name) <= 40 {
+	if name, ok := scenarios.NameOfHost(host); ok {
 		return name
 	}
 	return "smoke"
