@@ -19,6 +19,12 @@ set -f # globs reach loadgate as written
 
 temp=${RUNNER_TEMP:?RUNNER_TEMP is not set}
 read -r -d '' -a paths <<<"${SCENARIOS:-}"
+if [ "${#paths[@]}" -eq 0 ]; then
+  echo "::error title=loadgate::no scenarios: set the scenarios input (or install-only: true to install loadgate without running it)"
+  echo "exit-code=2" >>"${GITHUB_OUTPUT:-/dev/null}"
+  echo "passed=false" >>"${GITHUB_OUTPUT:-/dev/null}"
+  exit 0
+fi
 read -r -d '' -a extra <<<"${ARGS:-}"
 cmd=("${BIN:-loadgate}" run --out "${OUT:-}")
 if [ -n "${BASELINE:-}" ]; then
