@@ -12,6 +12,8 @@
 # LOADGATE names the binary; default: built from this checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source bench/lib.sh
 
 runs=10 duration=3s conc=16
 while getopts "n:d:c:" o; do
@@ -30,15 +32,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-lg=${LOADGATE:-}
-if [ -z "$lg" ]; then
-  lg="$work/loadgate"
-  go build -o "$lg" ./cmd/loadgate
-fi
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$lg" serve --http "127.0.0.1:$port" >"$work/serve.log" 2>&1 &
-server=$!
-for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.05; done
+lg=$(loadgate_bin "$work")
+serve_builtin "$lg" "$work/serve.log"
+server=$serve_pid port=$serve_port
 
 cat >"$work/s.yaml" <<YAML
 version: 1

@@ -185,3 +185,22 @@ phases:
     concurrency: $(($2 * $3))
 YAML
 }
+
+# loadgate_bin WORK prints $LOADGATE, or builds loadgate from this checkout
+# into WORK and prints that path.
+loadgate_bin() {
+  if [ -n "${LOADGATE:-}" ]; then echo "$LOADGATE"; return; fi
+  (cd "$bench_root" && go build -o "$1/loadgate" ./cmd/loadgate) && echo "$1/loadgate"
+}
+
+# serve_builtin LG LOG starts `LG serve` on a free 127.0.0.1 port, logging
+# to LOG, and waits until it answers; it sets serve_pid and serve_port.
+# The caller stops it by that PID.
+serve_builtin() {
+  serve_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  "$1" serve --http "127.0.0.1:$serve_port" >"$2" 2>&1 &
+  # shellcheck disable=SC2034 # read by the caller
+  serve_pid=$!
+  for _ in $(seq 100); do curl -fsS "http://127.0.0.1:$serve_port/health" >/dev/null 2>&1 && return 0; sleep 0.05; done
+  say "loadgate serve did not answer on 127.0.0.1:$serve_port"; return 1
+}
