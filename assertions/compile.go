@@ -44,6 +44,8 @@ type rule struct {
 	// usage says which sampled figures the rule reads, which a case (or
 	// a baseline case) without them cannot answer.
 	usage usageReads
+	// servers says which servers.NAME the rule reads.
+	servers serversReads
 	// byName: the rule reads requests_by_name, which costs a histogram
 	// merge per request of the mix, so it is only built when asked for.
 	byName bool
@@ -105,10 +107,12 @@ type known struct {
 	// setupNames are the flow setup steps, which are not measured: a rule
 	// reading one is told so rather than that the name is unknown.
 	setupNames []string
+	// serverNames are the names rules may read under servers.
+	serverNames []string
 }
 
 func knownOf(sc *scenarios.Scenario) *known {
-	k := &known{}
+	k := &known{serverNames: serverNamesOf(sc)}
 	for _, a := range sc.Matrix {
 		k.matrixKeys = append(k.matrixKeys, a.Key)
 	}
@@ -192,6 +196,7 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 	r.regressed = in.regressed
 	r.baseFigures = in.baseFigures
 	r.usage = in.usage
+	r.servers = in.servers
 	r.byName = in.byName
 	r.requests = in.requests
 	for _, name := range in.shownNames() {
@@ -200,7 +205,7 @@ func compileRule(th scenarios.Threshold, k *known) (*rule, scenarios.ErrorList) 
 			continue // a part that cannot stand alone is simply not listed
 		}
 		own := ownFigure(name)
-		r.shown = append(r.shown, shown{name: name, program: p, bytes: own == "server.rss" || own == "server.rss_max"})
+		r.shown = append(r.shown, shown{name: name, program: p, bytes: asServerFigure(own) == "server.rss" || asServerFigure(own) == "server.rss_max"})
 	}
 	return r, nil
 }

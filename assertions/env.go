@@ -169,6 +169,13 @@ type Env struct {
 	Target string         `expr:"target"` // the case's target name
 	Matrix map[string]any `expr:"matrix"` // the case's matrix values: int64, float64, bool or string
 
+	// Servers holds every server watched during the case by name: the
+	// one of server.* ("server", a target's name, or its key in
+	// `monitors:`) and the other entries of `monitors:`, such as the
+	// application's database: servers.db.cpu_max < 80. A rule reading a
+	// server the case does not watch, or one not sampled, is skipped.
+	Servers map[string]ServerMetrics `expr:"servers"`
+
 	// RequestsByName holds the metrics of each request of a weighted
 	// `requests:` mix, or of each step of a flow, keyed by its name.
 	RequestsByName map[string]Metrics `expr:"requests_by_name"`
@@ -237,11 +244,7 @@ func caseMetricsOf(st results.Stats, u *results.Usage) CaseMetrics {
 		cm.Trials, cm.RPSCV = st.Trials.N, st.Trials.RPSCV
 	}
 	if u != nil {
-		cm.Server = ServerMetrics{CPU: u.CPUMean, CPUMax: u.CPUMax, RSS: u.RSSMean, RSSMax: u.RSSMax,
-			RSSPct: u.RSSPct, RSSMaxPct: u.RSSMaxPct}
-		if u.CPUPerRequestUS != nil {
-			cm.Server.CPUPerRequest = *u.CPUPerRequestUS
-		}
+		cm.Server = serverMetricsOf(u)
 		cm.Host = HostMetrics{Load1: u.HostLoad1Max, CPU: u.HostCPUMean}
 	}
 	cm.Capacity = st.Capacity
@@ -249,6 +252,16 @@ func caseMetricsOf(st results.Stats, u *results.Usage) CaseMetrics {
 		cm.Iterations, cm.IterationsRPS, cm.Iteration = it.Iterations, it.RPS, it.Latency
 	}
 	return cm
+}
+
+// serverMetricsOf is what rules see of one server's usage.
+func serverMetricsOf(u *results.Usage) ServerMetrics {
+	m := ServerMetrics{CPU: u.CPUMean, CPUMax: u.CPUMax, RSS: u.RSSMean, RSSMax: u.RSSMax,
+		RSSPct: u.RSSPct, RSSMaxPct: u.RSSMaxPct}
+	if u.CPUPerRequestUS != nil {
+		m.CPUPerRequest = *u.CPUPerRequestUS
+	}
+	return m
 }
 
 // Names derived from the environment's shape, so documentation, hints and

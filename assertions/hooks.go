@@ -64,6 +64,8 @@ func liveErrors(ru *rule, what, when string) scenarios.ErrorList {
 		msg = "it cannot read baseline or call regressed(), which compare whole runs once they are over"
 	case ru.usage.server || ru.usage.host:
 		msg = "server.* and host.* are sampled for the whole case, not watched live"
+	case ru.servers.roots > 0:
+		msg = "servers.* are sampled for the whole case, not watched live"
 	case ru.byName:
 		msg = "requests_by_name is only summarised once the phase is over"
 	case ru.usage.capacity:

@@ -31,6 +31,7 @@ type inspector struct {
 	// evaluation can stand in for when the loads compared differ.
 	baseFigures bool
 	usage       usageReads
+	servers     serversReads
 	byName      bool
 	requests    []string // literal keys of requests_by_name
 	errs        []offError
@@ -80,6 +81,8 @@ func (in *inspector) Visit(n *ast.Node) {
 			in.usage.server = true
 		case "host":
 			in.usage.host = true
+		case "servers":
+			in.servers.roots++
 		}
 		if slices.Contains(flowFigures, x.Value) {
 			in.usage.flow = true
@@ -88,6 +91,7 @@ func (in *inspector) Visit(n *ast.Node) {
 	case *ast.MemberNode:
 		in.inner[x.Node] = true
 		in.checkKey(x)
+		in.visitServers(x)
 		if name, _, ok := chainText(x); ok && memPctFigures[ownFigure(name)] {
 			own := ownFigure(name) == name
 			in.usage.memPct = in.usage.memPct || own
@@ -223,7 +227,7 @@ func (in *inspector) checkPercent(b *ast.BinaryNode) {
 		if !ok || !isFloat || !in.src.Percents[lit.Location().From] {
 			continue
 		}
-		unit, ok := percentFigures[ownFigure(name)]
+		unit, ok := percentFigures[asServerFigure(ownFigure(name))]
 		if !ok {
 			continue
 		}

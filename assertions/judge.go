@@ -217,6 +217,8 @@ func (cj *caseJudge) unjudgeable(ru *rule, phases []*results.PhaseResult) (resul
 		return results.StatusSkip, ReasonNoPhase
 	case usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, ru.usage.cost, cj.c.Server) != "":
 		return results.StatusSkip, usageGap(ru.usage.server, ru.usage.host, ru.usage.memPct, ru.usage.cost, cj.c.Server)
+	case serversGap(&ru.servers, cj.c) != "":
+		return results.StatusSkip, serversGap(&ru.servers, cj.c)
 	case ru.usage.flow && !hasFlow(phases):
 		// Zero iterations would pass `iteration.p99 < 1s` in silence.
 		return results.StatusSkip, ReasonNoFlow
@@ -355,6 +357,7 @@ func (cj *caseJudge) env(phase string, phases []*results.PhaseResult, byName boo
 			Phase:       phase,
 			Target:      cj.c.Target,
 			Matrix:      cj.matrix,
+			Servers:     serversMetrics(cj.c),
 		}
 		if phase == "" {
 			e.Phase = "measured"

@@ -278,6 +278,10 @@ type CaseResult struct {
 	Server *Usage `json:"server,omitempty"`
 	// ServerName names the server: "server", or its target's name.
 	ServerName string `json:"server_name,omitempty"`
+	// Servers are the other servers watched over the same span, the
+	// entries of the scenario's `monitors:` (Server is then the first of
+	// them when nothing else stands for server.*).
+	Servers []NamedUsage `json:"servers,omitempty"`
 }
 
 // Measured returns the case's non-warm-up phases; name narrows to one phase.

@@ -109,6 +109,9 @@ type CaseRun struct {
 	// phases (SPEC §3, §8); nil when none was started or monitored.
 	Server     *Usage `json:"server,omitempty"`
 	ServerName string `json:"server_name,omitempty"`
+	// Servers are the other servers watched beside Server: the entries
+	// of the scenario's `monitors:`, such as its database, in file order.
+	Servers []NamedUsage `json:"servers,omitempty"`
 	// SearchSpecs are the SLO and precision of the case's capacity-search
 	// phases, for reports rendered without the scenario; nil without one.
 	SearchSpecs []SearchSpec `json:"search_specs,omitempty"`
@@ -286,6 +289,7 @@ func newScenarioRun(i int, in ScenarioInput, bl RunBaseline) *ScenarioRun {
 
 			Server:     c.Server,
 			ServerName: c.ServerName,
+			Servers:    c.Servers,
 
 			SearchSpecs: SearchSpecs(sc, c.ID),
 			Load:        LoadShapeOf(sc, c.ID),

@@ -102,6 +102,26 @@ func (u *Usage) SetCPUPerRequest(succeeded int64) {
 	}
 }
 
+// NamedUsage is what one more watched server, an entry of the scenario's
+// `monitors:` (its database, say), used during a case; Name is its key.
+type NamedUsage struct {
+	// Name is the monitor's key in `monitors:`, as rules read it:
+	// servers.NAME.cpu.
+	Name string `json:"name"`
+	Usage
+}
+
+// ServersOf lists every server watched during a case, the one of server.*
+// first under its name, then the others in the scenario's order; nil when
+// nothing was.
+func ServersOf(first *Usage, firstName string, others []NamedUsage) []NamedUsage {
+	var out []NamedUsage
+	if first.OfServer() {
+		out = append(out, NamedUsage{Name: firstName, Usage: *first})
+	}
+	return append(out, others...)
+}
+
 // UsagePoint is one sample.
 type UsagePoint struct {
 	At  time.Time `json:"at"`

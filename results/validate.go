@@ -45,6 +45,9 @@ func validate(run *Run) error {
 			if u := c.Server; u != nil {
 				v.usage(where+", server", u)
 			}
+			for i := range c.Servers {
+				v.usage(where+", server "+strconv.Quote(c.Servers[i].Name), &c.Servers[i].Usage)
+			}
 			if b := c.Baseline; b != nil {
 				v.rate(where+", baseline rps", b.RPS)
 				v.ratio(where+", baseline error_rate", b.ErrorRate)

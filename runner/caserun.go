@@ -24,31 +24,13 @@ type caseRun struct {
 // alternates trial k of every case before trial k+1; other phases run case
 // by case. The server of each case is sampled while its measured phases run.
 func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResults []*results.CaseResult, sys *sut.Systems, run *scenarioRun) error {
-	monitors := make([]*sut.Monitor, len(group))
+	watches := make([]caseWatch, len(group))
 	defer func() {
-		// The cases of a group end together, however long each monitor
-		// then takes to give its figures.
-		for _, m := range monitors {
-			if m != nil {
-				m.End()
-			}
-		}
-		for gi, m := range monitors {
-			if m != nil {
-				u, err := m.Stop()
-				switch id := caseResults[group[gi]].ID; {
-				case u.Exited:
-					run.Logger.Warn().Str("case", id).Msg(u.Reason + " during the case: its figures cover the case until then")
-				case err != nil:
-					run.Logger.Warn().Str("case", id).Msg("no sample of the server: " + u.Reason)
-				}
-				caseResults[group[gi]].Server = &u
-			}
-		}
 		inGroup := make([]*results.CaseResult, len(group))
 		for gi, i := range group {
 			inGroup[gi] = caseResults[i]
 		}
+		stopWatches(watches, inGroup, run)
 		setCPUPerRequest(inGroup)
 	}()
 	crs, closeShared, err := caseRuns(ctx, sc, group, run)
@@ -63,8 +45,9 @@ func runGroup(ctx context.Context, sc *scenarios.Scenario, group []int, caseResu
 		}
 		if !phases[j].Warmup {
 			for gi, i := range group {
-				if monitors[gi] == nil {
-					monitors[gi], caseResults[i].ServerName = sys.Watch(sc, &sc.Cases[i])
+				if !watches[gi].started {
+					watches[gi] = startWatch(sys, sc, &sc.Cases[i])
+					caseResults[i].ServerName = watches[gi].name
 				}
 			}
 		}

@@ -16,22 +16,31 @@ import (
 // cases' phases add only its idle CPU to the figure.
 func setCPUPerRequest(cases []*results.CaseResult) {
 	total := map[string]int64{}
+	eachUsage(cases, func(name string, u *results.Usage, cr *results.CaseResult) {
+		total[serverKey(name, u)] += windowSucceeded(cr.Phases)
+	})
+	eachUsage(cases, func(name string, u *results.Usage, _ *results.CaseResult) {
+		u.SetCPUPerRequest(total[serverKey(name, u)])
+	})
+}
+
+// eachUsage calls f with every server usage of the cases: the one of
+// server.* and those of `monitors:` beside it.
+func eachUsage(cases []*results.CaseResult, f func(name string, u *results.Usage, cr *results.CaseResult)) {
 	for _, cr := range cases {
 		if cr.Server != nil {
-			total[serverKey(cr)] += windowSucceeded(cr.Phases)
+			f(cr.ServerName, cr.Server, cr)
 		}
-	}
-	for _, cr := range cases {
-		if cr.Server != nil {
-			cr.Server.SetCPUPerRequest(total[serverKey(cr)])
+		for i := range cr.Servers {
+			f(cr.Servers[i].Name, &cr.Servers[i].Usage, cr)
 		}
 	}
 }
 
 // serverKey tells the servers of a group apart: a process by its pid, a
 // Prometheus monitor by its address and the name of what it watches.
-func serverKey(cr *results.CaseResult) string {
-	return cr.ServerName + "\x00" + strconv.Itoa(cr.Server.PID) + "\x00" + cr.Server.Prometheus
+func serverKey(name string, u *results.Usage) string {
+	return name + "\x00" + strconv.Itoa(u.PID) + "\x00" + u.Prometheus
 }
 
 // windowSucceeded counts the succeeded requests of the phases a monitor's

@@ -19,6 +19,8 @@ type rawScenario struct {
 	thresholds                 []*rawThreshold
 	server                     *rawServer
 	monitor                    *rawMonitor
+	monitorsKey                *yaml.Node
+	monitors                   []*rawMonitor // `monitors:`, each keyed by its name
 	data                       []*rawData
 }
 
@@ -52,6 +54,10 @@ var scenarioFields = []field[rawScenario]{
 	}},
 	{name: "server", set: func(d *decoder, s *rawScenario, k, v *yaml.Node) { s.server = d.server(k, v) }},
 	{name: "monitor", set: func(d *decoder, s *rawScenario, k, v *yaml.Node) { s.monitor = d.monitor(k, v) }},
+	{name: "monitors", set: func(d *decoder, s *rawScenario, k, v *yaml.Node) {
+		s.monitorsKey = k
+		s.monitors = d.monitorList(v)
+	}},
 	{name: "data", set: func(d *decoder, s *rawScenario, _, v *yaml.Node) { s.data = d.dataList(v) }},
 }
 
@@ -60,6 +66,9 @@ func (d *decoder) scenario(root *yaml.Node) *rawScenario {
 	s := &rawScenario{root: d.deref(root)}
 	s.ok = fields(d, root, "scenario", "scenario", scenarioFields, s)
 	d.oneProcess(s.server, s.monitor)
+	if s.monitor != nil && s.monitorsKey != nil {
+		d.errorf(later(s.monitor.key, s.monitorsKey), "monitor and monitors are exclusive: write the one monitor as an entry of monitors")
+	}
 	d.ownProcesses(s)
 	return s
 }

@@ -97,6 +97,26 @@ func (d *decoder) monitor(k, v *yaml.Node) *rawMonitor {
 	return m
 }
 
+// monitorList reads `monitors:`, a mapping from names to monitor blocks:
+// the processes watched beside the server, such as its database.
+func (d *decoder) monitorList(n *yaml.Node) []*rawMonitor {
+	n = d.deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "monitors: expected a mapping from names to monitors (monitors: { db: { process: postgres } }), got %s", describe(n))
+		return nil
+	}
+	var out []*rawMonitor
+	for _, kv := range d.pairs(n, 0) {
+		if d.exhausted() {
+			break
+		}
+		m := &rawMonitor{key: kv.key, node: d.deref(kv.val)}
+		m.ok = fields(d, kv.val, "monitors."+kv.key.Value, "monitor", monitorFields, m)
+		out = append(out, m)
+	}
+	return out
+}
+
 // oneProcess reports a server and a monitor given side by side, at
 // whichever was written later. The server loadgate starts is the process
 // it watches; a monitor is for one started elsewhere.

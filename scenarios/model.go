@@ -102,6 +102,11 @@ type Scenario struct {
 	// Monitor names a process started elsewhere whose CPU and memory are
 	// sampled during the run; nil for none. Ignored when Server is set.
 	Monitor *Monitor
+	// Monitors are the processes of `monitors:` watched beside the server
+	// during every case, in file order: the application's database, say.
+	// The first stands for server.* when no server is started or
+	// monitored otherwise.
+	Monitors []NamedMonitor
 	// Secrets are the scenario's secret values, longest first: those of
 	// credential headers (Authorization, Cookie, X-Api-Key…), URL
 	// passwords and secret-looking query parameters, of the variables
@@ -151,6 +156,25 @@ func (s *Scenario) ServerOf(c *Case) *Server {
 		return c.Server
 	}
 	return s.Server
+}
+
+// WatchedName is the name rules read case c's server by, as
+// servers.NAME: the server loadgate starts for it ("server", or its
+// target's name), its target's monitor (the target's name), the
+// scenario's monitor ("server"), else the first entry of `monitors:`; ""
+// when nothing is watched.
+func (s *Scenario) WatchedName(c *Case) string {
+	switch {
+	case s.ServerOf(c) != nil:
+		return s.ServerOf(c).Name
+	case c.Target.Monitor != nil:
+		return c.Target.Name
+	case s.Monitor != nil:
+		return "server"
+	case len(s.Monitors) > 0:
+		return s.Monitors[0].Name
+	}
+	return ""
 }
 
 // defaultTimeout bounds one request, call or iteration of a target of

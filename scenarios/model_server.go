@@ -35,6 +35,13 @@ type Monitor struct {
 	Pos        Pos
 }
 
+// NamedMonitor is one entry of `monitors:`. Rules read its figures as
+// servers.NAME.cpu and so on.
+type NamedMonitor struct {
+	Name string
+	Monitor
+}
+
 // Prometheus reads a server's CPU and memory from a Prometheus server
 // after each case, by range queries over the case's time window.
 type Prometheus struct {

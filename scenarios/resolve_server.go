@@ -38,6 +38,36 @@ func (d *decoder) processes(vt *varTable, raw *rawScenario, s *Scenario) []Targe
 	for i, t := range raw.targets {
 		out[i].Monitor = r.monitor(t.monitor)
 	}
+	s.Monitors = r.namedMonitors(raw)
+	return out
+}
+
+// monitorName is what a name of `monitors:` must look like: a word rules
+// can write as servers.NAME.
+var monitorName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// namedMonitors resolves `monitors:`. Their names share servers.* with
+// the servers loadgate starts, "server" and the targets' names, so those
+// are refused.
+func (r *resolver) namedMonitors(raw *rawScenario) []NamedMonitor {
+	var out []NamedMonitor
+	for _, m := range raw.monitors {
+		name := m.key.Value
+		switch {
+		case !monitorName.MatchString(name):
+			r.d.errorf(m.key, "monitors: %q is not a name rules can read as servers.%s: use letters, digits and _, starting with a letter", name, name)
+			continue
+		case name == "server" || slices.ContainsFunc(raw.targets, func(t *rawTarget) bool { return t.name != nil && t.name.Value == name }):
+			r.d.errorf(m.key, "monitors: %q names a server loadgate may start (the scenario's is \"server\", a target's has the target's name): pick another name", name)
+			continue
+		}
+		if mon := r.monitor(m); mon != nil {
+			if mon.Prometheus != nil {
+				mon.Prometheus.Name = name
+			}
+			out = append(out, NamedMonitor{Name: name, Monitor: *mon})
+		}
+	}
 	return out
 }
 

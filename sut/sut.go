@@ -182,6 +182,11 @@ func (s *Systems) Prepare(ctx context.Context, sc *scenarios.Scenario, group []*
 			}
 		}
 	}
+	for i := range sc.Monitors {
+		if err := s.ResolveMonitor(namedKey(sc.Monitors[i].Name), &sc.Monitors[i].Monitor); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -209,8 +214,17 @@ func (s *Systems) ResolveMonitors(sc *scenarios.Scenario) error {
 			}
 		}
 	}
+	for i := range sc.Monitors {
+		if err := s.ResolveMonitor(namedKey(sc.Monitors[i].Name), &sc.Monitors[i].Monitor); err != nil {
+			return err
+		}
+	}
 	return nil
 }
+
+// namedKey is the key an entry of `monitors:` keeps its pid under, apart
+// from the targets' names and "" of the scenario's monitor.
+func namedKey(name string) string { return "\x00monitors." + name }
 
 // CheckMonitors is ResolveMonitors for a scenario not run yet: a run of
 // several scenarios checks them all before the first sends any load.
@@ -252,7 +266,8 @@ func (s *Systems) ResolveMonitor(key string, m *scenarios.Monitor) error {
 }
 
 // Watch starts sampling whatever serves case c; nil when nothing does.
-// The name says what is sampled: a server's name or the target's.
+// The name is the one rules read it by under servers
+// (scenarios.Scenario.WatchedName).
 func (s *Systems) Watch(sc *scenarios.Scenario, c *scenarios.Case) (*Monitor, string) {
 	if srv := sc.ServerOf(c); srv != nil {
 		if r, ok := s.running[srv.Name]; ok {
@@ -264,21 +279,39 @@ func (s *Systems) Watch(sc *scenarios.Scenario, c *scenarios.Case) (*Monitor, st
 	if m == nil {
 		return nil, ""
 	}
-	if pid, ok := s.pids[key]; ok {
-		name := key
-		switch {
-		case key != "":
-		case m.Prometheus != nil:
-			name = m.Prometheus.Name
-		default:
-			name = "monitored process"
-		}
-		if m.Prometheus != nil {
-			return startPromMonitor(m.Prometheus, s.cfg.Kill), name
-		}
-		return startProcMonitor(pid, s.cfg.MonitorEvery), name
+	pid, ok := s.pids[key]
+	switch {
+	case !ok:
+		return nil, ""
+	case m.Prometheus != nil:
+		return startPromMonitor(m.Prometheus, s.cfg.Kill), sc.WatchedName(c)
 	}
-	return nil, ""
+	return startProcMonitor(pid, s.cfg.MonitorEvery), sc.WatchedName(c)
+}
+
+// Watched is one entry of `monitors:` being sampled.
+type Watched struct {
+	Name    string
+	Monitor *Monitor
+}
+
+// WatchNamed starts sampling every entry of the scenario's `monitors:`, in
+// file order. An entry whose process was not found before the run has
+// nothing to sample and is left out; ResolveMonitors refuses such a run.
+func (s *Systems) WatchNamed(sc *scenarios.Scenario) []Watched {
+	var out []Watched
+	for i := range sc.Monitors {
+		nm := &sc.Monitors[i]
+		pid, ok := s.pids[namedKey(nm.Name)]
+		switch {
+		case !ok:
+		case nm.Prometheus != nil:
+			out = append(out, Watched{nm.Name, startPromMonitor(nm.Prometheus, s.cfg.Kill)})
+		default:
+			out = append(out, Watched{nm.Name, startProcMonitor(pid, s.cfg.MonitorEvery)})
+		}
+	}
+	return out
 }
 
 // findProcess returns the oldest process (other than this one) whose
