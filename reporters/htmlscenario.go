@@ -30,6 +30,8 @@ type htmlScenario struct {
 	Statuses []caseStatuses
 	Flows    []htmlFlow
 	Cases    []htmlCase
+	// Servers are the servers side by side, when a case watched several.
+	Servers *serversTable
 }
 
 type htmlRow struct {
@@ -112,6 +114,12 @@ func htmlScenarioOf(sr *results.ScenarioRun, withBaseline bool) htmlScenario {
 	}
 	knees := findKnees(sr)
 	htmlCaseTable(&hs, sr, knees, withBaseline)
+	hs.Servers = serversTableOf(sr)
+	for _, c := range sr.Cases {
+		for _, n := range namedUsageNotes(c) {
+			hs.Notes = append(hs.Notes, "⚠️ "+n)
+		}
+	}
 	for _, k := range knees {
 		hs.Knees = append(hs.Knees, htmlKneeNote(k))
 	}

@@ -411,6 +411,12 @@ func junitSuiteProperties(run *results.Run, sr *results.ScenarioRun) []junitProp
 				add(id+".host_load1_max", fmtLoad(u.HostLoad1Max))
 			}
 		}
+		for _, sv := range c.Servers {
+			if serverSampled(&sv.Usage) {
+				add(id+".servers."+sv.Name+".cpu_mean", strconv.FormatFloat(sv.CPUMean, 'f', 2, 64))
+				add(id+".servers."+sv.Name+".rss_max", strconv.FormatInt(sv.RSSMax, 10))
+			}
+		}
 		junitFlowProperties(id, c, add)
 		if cb := c.Baseline; cb != nil {
 			add(id+".baseline.rps", strconv.FormatFloat(cb.RPS, 'f', 2, 64))

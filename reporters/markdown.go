@@ -198,6 +198,7 @@ func mdScenario(b *bytes.Buffer, sr *results.ScenarioRun, withBaseline bool) {
 	if len(sr.Cases) > 0 {
 		knees := findKnees(sr)
 		mdCaseTable(b, sr, knees, withBaseline)
+		mdServersTable(b, sr)
 		for _, k := range knees {
 			b.WriteString(k.note() + "\n")
 		}

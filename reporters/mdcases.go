@@ -180,6 +180,33 @@ func (cols caseColumns) writeLegend(b *bytes.Buffer, sr *results.ScenarioRun) {
 	}
 }
 
+// mdServersTable writes the servers side by side, when some case watched
+// more than one.
+func mdServersTable(b *bytes.Buffer, sr *results.ScenarioRun) {
+	t := serversTableOf(sr)
+	if t == nil {
+		return
+	}
+	b.WriteString("**Servers side by side**\n\n|")
+	for _, c := range t.Columns {
+		b.WriteString(" " + mdText(c) + " |")
+	}
+	b.WriteString("\n|:--|" + strings.Repeat("--:|", len(t.Columns)-1) + "\n")
+	for _, r := range t.Rows {
+		b.WriteString("| " + mdCode(r.Case) + " |")
+		for _, c := range r.Cells {
+			b.WriteString(" " + mdText(c) + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nEach server's CPU in percent of one core, over the case's measured phases; RSS summed over its process tree" + ramNote(sr) + promNote(sr) + ".\n\n")
+	for _, c := range sr.Cases {
+		for _, n := range namedUsageNotes(c) {
+			fmt.Fprintf(b, "> ⚠️ %s\n\n", mdText(n))
+		}
+	}
+}
+
 // mdCaseWarnings writes, per case, what makes its figures doubtful: usage
 // that was not sampled, a load that changed against the baseline, arrivals
 // that were dropped.

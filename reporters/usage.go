@@ -154,11 +154,18 @@ func usageCells(u *results.Usage) (cpu, rss, load string) {
 // "Server: cpu mean 45.2% (max 98.0%), rss max 12.3 MiB, host load1 max 1.20".
 // A server started for one target carries that target's name.
 func consoleUsage(b *bytes.Buffer, cr *results.CaseResult) {
-	u := cr.Server
 	label := "Server"
 	if cr.ServerName != "" && cr.ServerName != "server" {
 		label += " " + cr.ServerName
 	}
+	consoleServer(b, label, cr.Server, cr.ID)
+	for i := range cr.Servers {
+		consoleServer(b, "Server "+cr.Servers[i].Name, &cr.Servers[i].Usage, cr.ID)
+	}
+}
+
+// consoleServer is consoleUsage's line of one server.
+func consoleServer(b *bytes.Buffer, label string, u *results.Usage, caseID string) {
 	switch {
 	case u == nil:
 		return
@@ -187,7 +194,7 @@ func consoleUsage(b *bytes.Buffer, cr *results.CaseResult) {
 	}
 	fmt.Fprintf(b, "%s: %s, rss max %s%s\n", label, cpu, rss, host)
 	if u.Exited {
-		fmt.Fprintf(b, "%s: %s during case %q: the figures above cover the case until then\n", label, u.Reason, cr.ID)
+		fmt.Fprintf(b, "%s: %s during case %q: the figures above cover the case until then\n", label, u.Reason, caseID)
 	}
 	b.WriteString("\n")
 }
