@@ -101,8 +101,8 @@ func TestPrometheusMonitorJudged(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := doc.Scenarios[0].Cases[0]
-	if s := c.Server; s.PID != 0 || s.Prometheus != prom.URL || s.Samples < 1 || s.CPUMean != 40 || s.RSSMax != 50<<20 || c.ServerName != "api" {
-		t.Errorf("server %+v named %q: want 40%% and 50 MiB read from %s for group api", s, c.ServerName, prom.URL)
+	if s := c.Server; s.PID != 0 || s.Prometheus != prom.URL || s.Samples < 1 || s.CPUMean != 40 || s.RSSMax != 50<<20 || c.ServerName != "server" {
+		t.Errorf("server %+v named %q: want 40%% and 50 MiB read from %s, named server as rules read it", s, c.ServerName, prom.URL)
 	}
 	want := map[string]string{"server.cpu < 80": "pass", "server.rss_max < 100MiB": "pass", "host.load1 < 100": "skip"}
 	for _, v := range c.Verdicts {
@@ -117,7 +117,7 @@ func TestPrometheusMonitorJudged(t *testing.T) {
 		t.Errorf("%d verdicts, want %d", len(c.Verdicts), len(want))
 	}
 	// The CPU per request depends on how many requests the case sent.
-	if !regexp.MustCompile(`Server api: cpu mean 40\.0% \(max 40\.0%\), cpu per request [0-9.,]+ µs, rss max 50\.0 MiB \(read from Prometheus\)`).MatchString(inv.stdout) {
+	if !regexp.MustCompile(`Server: cpu mean 40\.0% \(max 40\.0%\), cpu per request [0-9.,]+ µs, rss max 50\.0 MiB \(read from Prometheus\)`).MatchString(inv.stdout) {
 		t.Errorf("the console does not show the figures read from Prometheus:\n%s", inv.stdout)
 	}
 	summary, err := os.ReadFile(filepath.Join(out, "summary.md"))
