@@ -172,6 +172,26 @@ func fields[T any](d *decoder, n *yaml.Node, label, what string, table []field[T
 
 type pair struct{ key, val *yaml.Node }
 
+// namedEntries reads a mapping from names to blocks, such as `data:` or
+// `monitors:`, in file order: entry makes each entry's raw block from its
+// key and value. A node that is not a mapping is reported as label:
+// expected want.
+func namedEntries[T any](d *decoder, n *yaml.Node, label, want string, entry func(kv pair) *T) []*T {
+	n = d.deref(n)
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, "%s: expected %s, got %s", label, want, describe(n))
+		return nil
+	}
+	var out []*T
+	for _, kv := range d.pairs(n, 0) {
+		if d.exhausted() {
+			break
+		}
+		out = append(out, entry(kv))
+	}
+	return out
+}
+
 // pairs returns the entries of mapping n in file order, with `<<:` merge
 // keys expanded (explicit keys win over merged ones, as in YAML 1.1) and
 // duplicate keys reported.

@@ -18,19 +18,9 @@ var dataFields = []field[rawData]{
 
 // dataList reads `data:`, a mapping from source names to their settings.
 func (d *decoder) dataList(n *yaml.Node) []*rawData {
-	n = d.deref(n)
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "data: expected a mapping from names to data sources, got %s", describe(n))
-		return nil
-	}
-	var out []*rawData
-	for _, kv := range d.pairs(n, 0) {
-		if d.exhausted() {
-			break
-		}
+	return namedEntries(d, n, "data", "a mapping from names to data sources", func(kv pair) *rawData {
 		r := &rawData{key: kv.key, node: d.deref(kv.val)}
 		r.ok = fields(d, kv.val, "data."+kv.key.Value, "data source", dataFields, r)
-		out = append(out, r)
-	}
-	return out
+		return r
+	})
 }

@@ -61,19 +61,9 @@ func (d *decoder) flowSteps(n *yaml.Node, label string) []*rawFlowStep {
 // extracts reads a step's `extract:`, a mapping from variable names to
 // where each value comes from.
 func (d *decoder) extracts(n *yaml.Node) []*rawExtract {
-	n = d.deref(n)
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "extract: expected a mapping from variable names to {json: PATH}, {header: NAME} or {regex: RE}, got %s", describe(n))
-		return nil
-	}
-	var out []*rawExtract
-	for _, kv := range d.pairs(n, 0) {
-		if d.exhausted() {
-			break
-		}
+	return namedEntries(d, n, "extract", "a mapping from variable names to {json: PATH}, {header: NAME} or {regex: RE}", func(kv pair) *rawExtract {
 		e := &rawExtract{key: kv.key, node: d.deref(kv.val)}
 		e.ok = fields(d, kv.val, "extract."+kv.key.Value, "extraction", extractFields, e)
-		out = append(out, e)
-	}
-	return out
+		return e
+	})
 }

@@ -100,21 +100,11 @@ func (d *decoder) monitor(k, v *yaml.Node) *rawMonitor {
 // monitorList reads `monitors:`, a mapping from names to monitor blocks:
 // the processes watched beside the server, such as its database.
 func (d *decoder) monitorList(n *yaml.Node) []*rawMonitor {
-	n = d.deref(n)
-	if n.Kind != yaml.MappingNode {
-		d.errorf(n, "monitors: expected a mapping from names to monitors (monitors: { db: { process: postgres } }), got %s", describe(n))
-		return nil
-	}
-	var out []*rawMonitor
-	for _, kv := range d.pairs(n, 0) {
-		if d.exhausted() {
-			break
-		}
+	return namedEntries(d, n, "monitors", "a mapping from names to monitors (monitors: { db: { process: postgres } })", func(kv pair) *rawMonitor {
 		m := &rawMonitor{key: kv.key, node: d.deref(kv.val)}
 		m.ok = fields(d, kv.val, "monitors."+kv.key.Value, "monitor", monitorFields, m)
-		out = append(out, m)
-	}
-	return out
+		return m
+	})
 }
 
 // oneProcess reports a server and a monitor given side by side, at
