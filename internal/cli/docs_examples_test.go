@@ -87,16 +87,22 @@ func TestGitHubMatrixExample(t *testing.T) {
 	if out := fmt.Sprint(dig(t, jobs["plan"], "outputs", "start-at")); !strings.Contains(out, "steps.start.outputs.start-at") {
 		t.Errorf("plan does not export the start time: %s", out)
 	}
+	// Every step that runs loadgate runs the release image.
+	image := fmt.Sprint(dig(t, doc, "env", "LOADGATE_IMAGE"))
+	if !strings.HasPrefix(image, "ghcr.io/loadgate/loadgate:") {
+		t.Errorf("env.LOADGATE_IMAGE = %q, want the release image", image)
+	}
+	const inImage = `"$LOADGATE_IMAGE" `
 	var run, upload string
 	for _, st := range dig(t, load, "steps").([]any) {
-		if r, ok := dig(t, st, "run").(string); ok && strings.Contains(r, "loadgate run") {
+		if r, ok := dig(t, st, "run").(string); ok && strings.Contains(r, inImage+"run ") {
 			run = r + " " + fmt.Sprint(dig(t, st, "env"))
 		}
 		if u, ok := dig(t, st, "uses").(string); ok && strings.HasPrefix(u, "actions/upload-artifact") {
 			upload = fmt.Sprint(dig(t, st, "with", "name"))
 		}
 	}
-	for _, want := range []string{fmt.Sprintf("--segment ${{ matrix.segment }}/%d", n), "--start-at", "needs.plan.outputs.start-at"} {
+	for _, want := range []string{"docker run --rm --network host", fmt.Sprintf("--segment ${{ matrix.segment }}/%d", n), "--start-at", "needs.plan.outputs.start-at"} {
 		if !strings.Contains(run, want) {
 			t.Errorf("the load step lacks %q:\n%s", want, run)
 		}
@@ -111,7 +117,7 @@ func TestGitHubMatrixExample(t *testing.T) {
 	}
 	var merged bool
 	for _, st := range dig(t, merge, "steps").([]any) {
-		if r, ok := dig(t, st, "run").(string); ok && strings.Contains(r, "loadgate merge") {
+		if r, ok := dig(t, st, "run").(string); ok && strings.Contains(r, inImage+"merge ") {
 			merged = true
 			if strings.Contains(r, "||") || fmt.Sprint(dig(t, st, "continue-on-error")) == "true" {
 				t.Error("the merge step must fail the workflow on exit 1")
@@ -119,7 +125,7 @@ func TestGitHubMatrixExample(t *testing.T) {
 		}
 	}
 	if !merged {
-		t.Error("no step runs loadgate merge")
+		t.Error("no step runs loadgate merge in the image")
 	}
 }
 
