@@ -13,9 +13,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The distributed examples of docs/distributed.md are checked here, since
-// kubeconform needs schemas from the network; actionlint checks the
-// workflow's syntax in CI (.ci/run).
+// The distributed examples of docs/distributed.md are checked here;
+// actionlint checks the workflow's syntax in CI (.ci/run), and
+// internal/manifests decodes the Kubernetes example into the API types.
 const distributedExamples = "../../docs/examples/distributed"
 
 func readExample(t *testing.T, name string) []byte {
@@ -67,80 +67,6 @@ func dig(t *testing.T, v any, path ...any) any {
 	return v
 }
 
-// script joins a container's command and args as the shell sees them.
-func script(t *testing.T, container any) string {
-	t.Helper()
-	var words []string
-	for _, key := range []string{"command", "args"} {
-		if l, ok := dig(t, container, key).([]any); ok {
-			for _, w := range l {
-				words = append(words, fmt.Sprint(w))
-			}
-		}
-	}
-	return strings.Join(words, " ")
-}
-
-func TestK8sIndexedJobExample(t *testing.T) {
-	docs := yamlDocs(t, readExample(t, "k8s-indexed-job.yaml"))
-	jobs := map[string]map[string]any{}
-	claims := map[string]bool{}
-	for _, d := range docs {
-		switch d["kind"] {
-		case "Job":
-			if d["apiVersion"] != "batch/v1" {
-				t.Errorf("Job apiVersion %v, want batch/v1", d["apiVersion"])
-			}
-			jobs[fmt.Sprint(dig(t, d, "metadata", "name"))] = d
-		case "PersistentVolumeClaim":
-			claims[fmt.Sprint(dig(t, d, "metadata", "name"))] = true
-		}
-	}
-	seg, merge := jobs["loadgate-segments"], jobs["loadgate-merge"]
-	if seg == nil || merge == nil {
-		t.Fatalf("want Jobs loadgate-segments and loadgate-merge, have %v", jobs)
-	}
-
-	spec := dig(t, seg, "spec")
-	if dig(t, spec, "completionMode") != "Indexed" {
-		t.Error("the segments Job is not completionMode: Indexed")
-	}
-	n, _ := dig(t, spec, "completions").(int)
-	if n < 2 || dig(t, spec, "parallelism") != n {
-		t.Errorf("completions %v, parallelism %v: want N ≥ 2 pods all at once", dig(t, spec, "completions"), dig(t, spec, "parallelism"))
-	}
-	if dig(t, spec, "template", "spec", "restartPolicy") != "Never" {
-		t.Error("a Job's pods need restartPolicy Never (or OnFailure)")
-	}
-	run := script(t, dig(t, spec, "template", "spec", "containers", 0))
-	for _, want := range []string{"JOB_COMPLETION_INDEX + 1", "loadgate run --segment", fmt.Sprintf(`"$segment/%d"`, n)} {
-		if !strings.Contains(run, want) {
-			t.Errorf("segment container does not contain %q:\n%s", want, run)
-		}
-	}
-	env := map[string]any{}
-	for _, e := range dig(t, spec, "template", "spec", "containers", 0, "env").([]any) {
-		env[fmt.Sprint(dig(t, e, "name"))] = dig(t, e, "value")
-	}
-	if env["LOADGATE_START_AT"] == nil {
-		t.Error("the segments do not share a start time (LOADGATE_START_AT)")
-	}
-	for _, vol := range dig(t, spec, "template", "spec", "volumes").([]any) {
-		if c, ok := dig(t, vol, "persistentVolumeClaim").(map[string]any); ok && !claims[fmt.Sprint(c["claimName"])] {
-			t.Errorf("volume claim %v is not in the manifest", c["claimName"])
-		}
-	}
-
-	mspec := dig(t, merge, "spec", "template", "spec")
-	wait := script(t, dig(t, mspec, "initContainers", 0))
-	if !strings.Contains(wait, fmt.Sprintf("-ge %d", n)) {
-		t.Errorf("the merge Job does not wait for %d parts:\n%s", n, wait)
-	}
-	if m := script(t, dig(t, mspec, "containers", 0)); !strings.Contains(m, "loadgate merge") {
-		t.Errorf("the merge Job does not run loadgate merge:\n%s", m)
-	}
-}
-
 func TestGitHubMatrixExample(t *testing.T) {
 	doc := yamlDocs(t, readExample(t, "github-matrix.yml"))[0]
 	jobs := dig(t, doc, "jobs").(map[string]any)
@@ -161,16 +87,22 @@ func TestGitHubMatrixExample(t *testing.T) {
 	if out := fmt.Sprint(dig(t, jobs["plan"], "outputs", "start-at")); !strings.Contains(out, "steps.start.outputs.start-at") {
 		t.Errorf("plan does not export the start time: %s", out)
 	}
+	// Every step that runs loadgate runs the release image.
+	image := fmt.Sprint(dig(t, doc, "env", "LOADGATE_IMAGE"))
+	if !strings.HasPrefix(image, "ghcr.io/loadgate/loadgate:") {
+		t.Errorf("env.LOADGATE_IMAGE = %q, want the release image", image)
+	}
+	const inImage = `"$LOADGATE_IMAGE" `
 	var run, upload string
 	for _, st := range dig(t, load, "steps").([]any) {
-		if r, ok := dig(t, st, "run").(string); ok && strings.Contains(r, "loadgate run") {
+		if r, ok := dig(t, st, "run").(string); ok && strings.Contains(r, inImage+"run ") {
 			run = r + " " + fmt.Sprint(dig(t, st, "env"))
 		}
 		if u, ok := dig(t, st, "uses").(string); ok && strings.HasPrefix(u, "actions/upload-artifact") {
 			upload = fmt.Sprint(dig(t, st, "with", "name"))
 		}
 	}
-	for _, want := range []string{fmt.Sprintf("--segment ${{ matrix.segment }}/%d", n), "--start-at", "needs.plan.outputs.start-at"} {
+	for _, want := range []string{"docker run --rm --network host", fmt.Sprintf("--segment ${{ matrix.segment }}/%d", n), "--start-at", "needs.plan.outputs.start-at"} {
 		if !strings.Contains(run, want) {
 			t.Errorf("the load step lacks %q:\n%s", want, run)
 		}
@@ -185,7 +117,7 @@ func TestGitHubMatrixExample(t *testing.T) {
 	}
 	var merged bool
 	for _, st := range dig(t, merge, "steps").([]any) {
-		if r, ok := dig(t, st, "run").(string); ok && strings.Contains(r, "loadgate merge") {
+		if r, ok := dig(t, st, "run").(string); ok && strings.Contains(r, inImage+"merge ") {
 			merged = true
 			if strings.Contains(r, "||") || fmt.Sprint(dig(t, st, "continue-on-error")) == "true" {
 				t.Error("the merge step must fail the workflow on exit 1")
@@ -193,7 +125,7 @@ func TestGitHubMatrixExample(t *testing.T) {
 		}
 	}
 	if !merged {
-		t.Error("no step runs loadgate merge")
+		t.Error("no step runs loadgate merge in the image")
 	}
 }
 
