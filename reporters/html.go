@@ -97,6 +97,7 @@ const (
 	outcomeAborted
 	outcomeNotCarriedOut
 	outcomeInvalid
+	outcomeNotJudged // a merge that lacks some segment's load
 )
 
 // runOutcome decides the headline the way the Markdown report does.
@@ -106,6 +107,8 @@ func runOutcome(run *results.Run) outcome {
 		return outcomeInterrupted
 	case run.Invalid():
 		return outcomeInvalid
+	case run.Merged.NotJudged():
+		return outcomeNotJudged
 	case run.Aborted() != nil:
 		return outcomeAborted
 	case run.NotCarriedOut():
@@ -135,6 +138,9 @@ func htmlRunOf(nr NamedRun) htmlRun {
 	}
 	if run.Interrupted {
 		hr.Banners = append(hr.Banners, htmlBanner{Class: "warn", Text: "⏹ Interrupted: the run was stopped early; figures are partial."})
+	}
+	if b, ok := htmlSegments(run); ok {
+		hr.Banners = append(hr.Banners, b)
 	}
 	if bi := run.Baseline; bi != nil {
 		switch {

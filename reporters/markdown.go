@@ -68,6 +68,7 @@ func mdHeadline(b *bytes.Buffer, run *results.Run) {
 		b.WriteString("> ⏹ **Interrupted:** the run was stopped early; figures are partial.\n\n")
 	}
 	mdBaseline(b, run.Baseline)
+	mdSegments(b, run)
 
 	meta := runMeta(run)
 	if !run.Start.IsZero() && run.End.After(run.Start) {
