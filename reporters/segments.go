@@ -55,6 +55,8 @@ func segmentRows(mi *results.MergeInfo) []segmentRow {
 func segmentStatus(s results.MergedSegment) string {
 	st := "ok"
 	switch {
+	case s.Missing && s.Share == 0:
+		st = "missing, with no share of the load"
 	case s.Missing:
 		st = "missing: no part arrived"
 	case s.Incomplete != "":

@@ -42,7 +42,9 @@ func (mi *MergeInfo) Partial() []MergedSegment {
 	}
 	var out []MergedSegment
 	for _, s := range mi.Segments {
-		if s.Missing || s.Incomplete != "" {
+		// A missing segment with no share of the load (more segments
+		// than workers) took nothing from the whole.
+		if s.Missing && s.Share > 0 || s.Incomplete != "" {
 			out = append(out, s)
 		}
 	}
@@ -134,13 +136,18 @@ func (m *Merged) assessParts(parts []Part, count int) {
 		} else {
 			s = MergedSegment{Index: i, Missing: true}
 		}
-		if sum > 0 {
+		switch {
+		case sum > 0:
 			s.Share = float64(total[i-1]) / float64(sum)
+		default:
+			// No part got as far as a scenario (all interrupted while
+			// waiting): the split is unknown, so take it as even.
+			s.Share = 1 / float64(count)
 		}
 		segs = append(segs, s)
 	}
 	for i := range segs {
-		if p, ok := byIndex[segs[i].Index]; ok && segs[i].Share > 0 {
+		if p, ok := byIndex[segs[i].Index]; ok && !segs[i].NothingToSend {
 			segs[i].Incomplete = incomplete(p, parts, phaseLoads)
 		}
 	}

@@ -52,7 +52,12 @@ func partPhase(start time.Time, workers int, perSecond int64, from, to int, gaps
 
 func lostPart(t *testing.T, index int, start time.Time, ph *PhaseResult) Part {
 	t.Helper()
-	sc, err := scenarios.Parse("lost.yaml", []byte(partialScenario), scenarios.LoadOptions{JudgeOnly: true})
+	return partOf(t, partialScenario, index, start, ph)
+}
+
+func partOf(t *testing.T, source string, index int, start time.Time, ph *PhaseResult) Part {
+	t.Helper()
+	sc, err := scenarios.Parse("lost.yaml", []byte(source), scenarios.LoadOptions{JudgeOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +65,7 @@ func lostPart(t *testing.T, index int, start time.Time, ph *PhaseResult) Part {
 	return Part{Name: "part" + string(rune('0'+index)) + ".json", Run: &Run{
 		Schema: Schema, Start: start, End: start.Add(10 * time.Second), Host: Host{Hostname: "lg" + string(rune('0'+index))},
 		Segment: &SegmentInfo{Index: index, Count: 3, StartAt: &at},
-		Scenarios: []*ScenarioRun{{Name: "lost", Hash: sc.Hash, Source: partialScenario, Start: start, End: start.Add(10 * time.Second),
+		Scenarios: []*ScenarioRun{{Name: "lost", Hash: sc.Hash, Source: source, Start: start, End: start.Add(10 * time.Second),
 			Cases: []*CaseRun{{ID: sc.Cases[0].ID, Target: "api", Phases: []*PhaseResult{ph}}}}},
 	}}
 }
@@ -184,5 +189,29 @@ func TestPercent(t *testing.T) {
 		if got := Percent(tc.share); got != tc.want {
 			t.Errorf("Percent(%v) = %q, want %q", tc.share, got, tc.want)
 		}
+	}
+}
+
+// A segment with no share of the load takes nothing from the whole when
+// its part is missing; parts interrupted before any scenario began leave
+// the split unknown, taken as even, and the merge is still partial.
+func TestMergeWithoutShares(t *testing.T) {
+	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	two := strings.Replace(partialScenario, "concurrency: 4", "concurrency: 2", 1)
+	m, err := MergeParts([]Part{partOf(t, two, 1, t0, partPhase(t0, 1, 50, 0, 10)), partOf(t, two, 2, t0, partPhase(t0, 1, 50, 0, 10))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := m.Info.Segments[2]; !s.Missing || s.Share != 0 || m.Info.NotJudged() {
+		t.Errorf("segment 3/3 of concurrency 2: %+v, not judged %v; want missing with no share, and judged", s, m.Info.NotJudged())
+	}
+	waited := lostPart(t, 1, t0, partPhase(t0, 2, 100, 0, 10))
+	waited.Run.Interrupted, waited.Run.Scenarios = true, nil
+	m, err = MergeParts([]Part{waited})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Info.PartialText(), "segment 1/3 incomplete (interrupted): 33 % of the load; segment 2/3 missing: 33 % of the load; segment 3/3 missing: 33 % of the load"; got != want {
+		t.Errorf("partial %q, want %q", got, want)
 	}
 }
