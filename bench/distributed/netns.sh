@@ -113,6 +113,7 @@ if [ -z "$lg" ]; then
 fi
 
 failed=0
+"$lg" validate "$root/bench/distributed/sizing.yaml" >/dev/null # the sizing scenario of docs/distributed.md
 check() { # check WHAT CONDITION-EXIT-STATUS
   if [ "$2" = 0 ]; then echo "  ok: $1"; else echo "  FAIL: $1"; failed=1; fi
 }
