@@ -158,7 +158,7 @@ func htmlRunOf(nr NamedRun) htmlRun {
 	for _, sr := range run.Scenarios {
 		all = append(all, sr.AllVerdicts()...)
 		cases += len(sr.Cases)
-		hr.Scenarios = append(hr.Scenarios, htmlScenarioOf(sr, run.Baseline != nil))
+		hr.Scenarios = append(hr.Scenarios, htmlScenarioOf(sr, run.Baseline != nil, run.Merged.NotJudged()))
 	}
 	hr.Summary = fmt.Sprintf("%s, %s · thresholds: %s", plural(len(run.Scenarios), "scenario"), plural(cases, "case"), tally(all))
 	return hr
