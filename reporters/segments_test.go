@@ -59,3 +59,29 @@ func TestHeadlineOfAPartialMerge(t *testing.T) {
 		})
 	}
 }
+
+func TestAnnotationsOfAPartialMerge(t *testing.T) {
+	missing := []results.MergedSegment{{Index: 1, Share: 0.5, Requests: 10, Succeeded: 10}, {Index: 2, Share: 0.5, Missing: true, Late: ""}}
+	for _, tc := range []struct {
+		name  string
+		mi    *results.MergeInfo
+		want  string
+		wantN int
+	}{
+		{"not judged", &results.MergeInfo{Segments: missing},
+			"::error title=loadgate%3A partial — not judged::segment 2/2 missing: 50 %25 of the load; thresholds not judged", 1},
+		{"judged anyway", &results.MergeInfo{Segments: missing, AllowPartial: true},
+			"::warning title=loadgate%3A partial%2C judged on what arrived (--allow-partial)::segment 2/2 missing: 50 %25 of the load", 1},
+		{"late", &results.MergeInfo{Segments: []results.MergedSegment{{Index: 1, Share: 0.5}, {Index: 2, Share: 0.5, Late: "started 2s after --start-at"}}},
+			"::warning title=loadgate%3A segments out of step::segment 2/2 started 2s after --start-at", 1},
+		{"every part in step", &results.MergeInfo{Segments: []results.MergedSegment{{Index: 1, Share: 1}}}, "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			WriteAnnotations(&b, results.NewRun(results.Meta{Merged: tc.mi}, nil), nil)
+			if n := strings.Count(b.String(), "::"); n/2 != tc.wantN || !strings.Contains(b.String(), tc.want) {
+				t.Errorf("annotations:\n%s\nwant %d containing %q", b.String(), tc.wantN, tc.want)
+			}
+		})
+	}
+}
