@@ -23,12 +23,13 @@ import (
 // for a late start.
 const MergeTolerance = time.Second
 
-// Dark seconds: a segment is taken as cut off when, in the seconds in which
-// the other segments were answered, it got no answer although its share
-// of their answers says it should have had at least minDarkAnswers. Both
-// bounds keep a slow or lightly loaded segment (a few answers per second,
-// seconds with none by chance) from being taken for a lost one: with 20
-// answers expected, none arriving by chance has odds of e⁻²⁰.
+// Dark seconds: a segment is taken as cut off when, in one unbroken
+// stretch of seconds without an answer, at least minDarkSeconds of which
+// the other segments were answered in, its share of their answers says it
+// should have had at least minDarkAnswers. Both bounds keep a slow or
+// lightly loaded segment (a few answers per second, seconds with none when
+// its requests take long) from being taken for a lost one: a stretch with
+// 20 answers due and none coming is not a slow server but a lost link.
 const (
 	minDarkSeconds = 2
 	minDarkAnswers = 20
@@ -252,11 +253,10 @@ func shorter(ph *PhaseResult, others []segPhase) string {
 	return ""
 }
 
-// dark says when segment index got no answer in at least minDarkSeconds
-// whole seconds of its phase in which the other segments were answered,
-// and its share of their answers in those seconds was at least
-// minDarkAnswers: its link to the target was cut while theirs worked.
-// Seconds are aligned on the wall clock, as the merged series is.
+// dark says when segment index went without answers through a stretch of
+// its phase in which the other segments were answered (see minDarkSeconds):
+// its link to the target was cut while theirs worked. Seconds are whole
+// and aligned on the wall clock, as the merged series is.
 func dark(index int, ph *PhaseResult, others []segPhase, loads []scenarios.SegmentLoad, key scenarios.PhaseKey) string {
 	if len(others) == 0 || index > len(loads) {
 		return ""
@@ -283,24 +283,39 @@ func dark(index int, ph *PhaseResult, others []segPhase, loads []scenarios.Segme
 	}
 	own := answersBySecond(ph, t0)
 	first := wallSecond(ph.Start, 0, t0)
-	last := first + int(ph.Elapsed/time.Second) - 1 // whole seconds only
-	seconds, expected, missed := 0, 0.0, int64(0)
-	for k := first; k <= last; k++ {
-		if own[k] > 0 || answered[k] == 0 {
+	last := first + int(ph.Elapsed/time.Second) - 1
+	var worst, cur darkStretch
+	for k := first; k <= last+1; k++ {
+		if k > last || own[k] > 0 {
+			if cur.expected > worst.expected {
+				worst = cur
+			}
+			cur = darkStretch{}
 			continue
 		}
-		seconds++
-		missed += answered[k]
-		expected += float64(answered[k]) * float64(mine) / float64(theirs)
+		if answered[k] > 0 {
+			cur.seconds++
+			cur.missed += answered[k]
+			cur.expected += float64(answered[k]) * float64(mine) / float64(theirs)
+		}
 	}
-	if seconds < minDarkSeconds || expected < minDarkAnswers {
+	if worst.seconds < minDarkSeconds || worst.expected < minDarkAnswers {
 		return ""
 	}
-	why := fmt.Sprintf("no answer in %d s of phase %q while the other segments had %d", seconds, ph.Name, missed)
+	why := fmt.Sprintf("no answer in %d s of phase %q while the other segments had %d", worst.seconds, ph.Name, worst.missed)
 	if e := errorSummary(ph.Errors); e != "" {
 		why += "; its errors: " + e
 	}
 	return why
+}
+
+// darkStretch is an unbroken run of seconds in which a segment got no
+// answer: how many of them the others were answered in, with how many
+// answers, and how many of those the segment's share would have had.
+type darkStretch struct {
+	seconds  int
+	missed   int64
+	expected float64
 }
 
 // answersBySecond counts a phase's succeeded requests by second of the

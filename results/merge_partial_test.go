@@ -104,6 +104,7 @@ func TestMergeNamesMissingAndIncompleteSegments(t *testing.T) {
 			`segment 2/3 incomplete (no answer in 6 s of phase "measured" while the other segments had 900; its errors: timeout 6): 25 % of the load`, "", false, nil, nil},
 		{"cut off for 3 s, then back", []Part{full(1, 2), full(2, 1), lostPart(t, 3, t0, partPhase(t0, 1, 50, 0, 10, 4, 5, 6))},
 			`segment 3/3 incomplete (no answer in 3 s of phase "measured" while the other segments had 450; its errors: timeout 3): 25 % of the load`, "", false, nil, nil},
+		{"answers every other second (long requests) is not a lost link", []Part{full(1, 2), full(2, 1), lostPart(t, 3, t0, partPhase(t0, 1, 50, 0, 10, 1, 3, 5, 7, 9))}, "", "", true, nil, nil},
 		{"one second without answers is not a lost link", []Part{full(1, 2), full(2, 1), lostPart(t, 3, t0, partPhase(t0, 1, 50, 0, 10, 5))}, "", "", true, nil, nil},
 		{"slow, not lost: one answer a second, none in some", []Part{slow(1), slow(2), lostPart(t, 3, t0, partPhase(t0, 1, 1, 0, 7))}, "", "", true, nil, nil},
 		{"late start", []Part{full(1, 2), full(2, 1), late}, "", "segment 3/3 started 2.5s after --start-at", true, nil, nil},
