@@ -236,7 +236,9 @@ func otherPhases(p Part, parts []Part, scenario, caseID, phase string) []segPhas
 }
 
 // shorter says when a timed phase (one that ended by its duration in the
-// other segments) ran markedly shorter in this one.
+// other segments) ran markedly shorter in this one without a reason that
+// would have stopped it on one machine too: its requests all sent, its
+// data used up, a search decided, an abort rule.
 func shorter(ph *PhaseResult, others []segPhase) string {
 	var longest time.Duration
 	for _, o := range others {
@@ -244,7 +246,11 @@ func shorter(ph *PhaseResult, others []segPhase) string {
 			longest = max(longest, o.ph.Elapsed)
 		}
 	}
-	if longest == 0 || ph.Ended == EndDuration || ph.Ended == EndSchedule {
+	switch ph.Ended {
+	case EndDuration, EndSchedule, EndRequests, EndData, EndSearch, EndAborted:
+		return ""
+	}
+	if longest == 0 {
 		return ""
 	}
 	if longest-ph.Elapsed > max(MergeTolerance, longest/10) {

@@ -216,3 +216,17 @@ func TestMergeWithoutShares(t *testing.T) {
 		t.Errorf("partial %q, want %q", got, want)
 	}
 }
+
+// A segment that sent all its requests before the others' duration ran
+// out is complete; one cut short by the run's time limit is not.
+func TestShorterOnlyWhenCutShort(t *testing.T) {
+	done := &PhaseResult{Name: "p", Elapsed: time.Second, Ended: EndRequests}
+	others := []segPhase{{2, &PhaseResult{Name: "p", Elapsed: 30 * time.Second, Ended: EndDuration}}}
+	if why := shorter(done, others); why != "" {
+		t.Errorf("a part that sent its requests: %q", why)
+	}
+	cut := &PhaseResult{Name: "p", Elapsed: time.Second, Ended: EndInterrupted}
+	if why := shorter(cut, others); why != `ran 1s of phase "p", the other segments 30s` {
+		t.Errorf("an interrupted phase: %q", why)
+	}
+}
