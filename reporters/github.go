@@ -23,7 +23,8 @@ func GitHubGroup(w io.Writer, title string) (end func()) {
 
 // WriteAnnotations prints one workflow command per failing, warning or
 // inconclusive verdict of run, and one for a baseline from a different
-// environment, an interrupted run or an aborted scenario. path maps a
+// environment, an interrupted run, a merge lacking a segment's load or
+// with segments out of step, or an aborted scenario. path maps a
 // scenario file to the path GitHub resolves against the repository (nil:
 // as given).
 func WriteAnnotations(w io.Writer, run *results.Run, path func(string) string) {
@@ -40,6 +41,18 @@ func WriteAnnotations(w io.Writer, run *results.Run, path func(string) string) {
 		// Its verdicts are not judged; the annotation says why, so the
 		// run never reads as green.
 		fmt.Fprintf(w, "::error title=%s::%s\n", escapeProperty("loadgate: invalid — not judged"), escapeData(why))
+	}
+	if mi := run.Merged; len(mi.Partial()) > 0 {
+		// A merge lacking a segment's load: not judged, or judged on
+		// what arrived, and never green without saying so.
+		level, title, why := "error", "loadgate: partial — not judged", mi.PartialText()+"; thresholds not judged"
+		if mi.AllowPartial {
+			level, title, why = "warning", "loadgate: partial, judged on what arrived (--allow-partial)", mi.PartialText()
+		}
+		fmt.Fprintf(w, "::%s title=%s::%s\n", level, escapeProperty(title), escapeData(why))
+	}
+	if t := run.Merged.SkewText(); t != "" {
+		fmt.Fprintf(w, "::warning title=%s::%s\n", escapeProperty("loadgate: segments out of step"), escapeData(t))
 	}
 	if bi := run.Baseline; bi != nil && !bi.FingerprintMatch {
 		level := "warning"

@@ -22,8 +22,9 @@ func (h headline) String() string { return h.Mark + " " + h.Text }
 // Headline is a run's headline as one line, for the console and logs.
 func Headline(run *results.Run) string { return runHeadline(run).String() }
 
-// runHeadline decides the headline. An interrupted, invalid, aborted or
-// not-carried-out run is never "passed"; a run that passed with verdicts
+// runHeadline decides the headline. An interrupted, invalid, aborted,
+// not-carried-out run or a merge lacking a segment's load is never
+// "passed" (one judged anyway by --allow-partial says so); a run that passed with verdicts
 // it could not decide says how many, so that an undecided comparison never
 // reads as a plain green pass.
 func runHeadline(run *results.Run) headline {
@@ -33,6 +34,8 @@ func runHeadline(run *results.Run) headline {
 		h = headline{"⏹", "warn", "loadgate: interrupted — not judged"}
 	case outcomeInvalid:
 		h = headline{"⚠", "fail", "loadgate: invalid — not judged"}
+	case outcomeNotJudged:
+		h = headline{"⚠", "fail", "loadgate: partial — " + run.Merged.PartialText() + "; thresholds not judged"}
 	case outcomeAborted:
 		h = headline{"⛔", "fail", "loadgate: aborted — " + oneLine(abortedRule(run.Aborted()))}
 	case outcomeNotCarriedOut:
@@ -41,6 +44,12 @@ func runHeadline(run *results.Run) headline {
 		h = headline{"❌", "fail", "loadgate: failed"}
 	default:
 		h = headline{"✅", "pass", "loadgate: passed"}
+	}
+	if n := partialNote(run); n != "" {
+		h.Text += " · " + n
+		if h.Class == "pass" {
+			h.Class = "warn"
+		}
 	}
 	if run.Interrupted || run.Invalid() {
 		return h

@@ -97,6 +97,7 @@ const (
 	outcomeAborted
 	outcomeNotCarriedOut
 	outcomeInvalid
+	outcomeNotJudged // a merge that lacks some segment's load
 )
 
 // runOutcome decides the headline the way the Markdown report does.
@@ -106,6 +107,8 @@ func runOutcome(run *results.Run) outcome {
 		return outcomeInterrupted
 	case run.Invalid():
 		return outcomeInvalid
+	case run.Merged.NotJudged():
+		return outcomeNotJudged
 	case run.Aborted() != nil:
 		return outcomeAborted
 	case run.NotCarriedOut():
@@ -136,6 +139,9 @@ func htmlRunOf(nr NamedRun) htmlRun {
 	if run.Interrupted {
 		hr.Banners = append(hr.Banners, htmlBanner{Class: "warn", Text: "⏹ Interrupted: the run was stopped early; figures are partial."})
 	}
+	if b, ok := htmlSegments(run); ok {
+		hr.Banners = append(hr.Banners, b)
+	}
 	if bi := run.Baseline; bi != nil {
 		switch {
 		case bi.FingerprintMatch:
@@ -152,7 +158,7 @@ func htmlRunOf(nr NamedRun) htmlRun {
 	for _, sr := range run.Scenarios {
 		all = append(all, sr.AllVerdicts()...)
 		cases += len(sr.Cases)
-		hr.Scenarios = append(hr.Scenarios, htmlScenarioOf(sr, run.Baseline != nil))
+		hr.Scenarios = append(hr.Scenarios, htmlScenarioOf(sr, run.Baseline != nil, run.Merged.NotJudged()))
 	}
 	hr.Summary = fmt.Sprintf("%s, %s · thresholds: %s", plural(len(run.Scenarios), "scenario"), plural(cases, "case"), tally(all))
 	return hr

@@ -78,7 +78,9 @@ func verdictCSS(v results.Verdict) string {
 	return "pass"
 }
 
-func htmlScenarioOf(sr *results.ScenarioRun, withBaseline bool) htmlScenario {
+// htmlScenarioOf lays out one scenario; notJudged marks a merge lacking
+// some segment's load, whose scenarios were not judged.
+func htmlScenarioOf(sr *results.ScenarioRun, withBaseline, notJudged bool) htmlScenario {
 	hs := htmlScenario{Name: sr.Name, Description: sr.Description, File: sr.File, Error: sr.Error}
 	if len(sr.Hash) > 12 {
 		hs.Hash = sr.Hash[:12]
@@ -95,6 +97,8 @@ func htmlScenarioOf(sr *results.ScenarioRun, withBaseline bool) htmlScenario {
 		hs.Icon, hs.Class = "⛔ aborted", "fail"
 	case !sr.Passed():
 		hs.Icon, hs.Class = "❌ failed", "fail"
+	case notJudged:
+		hs.Icon, hs.Class = "⚠ partial — not judged", "fail"
 	case t[classWarn] > 0:
 		hs.Icon, hs.Class = "⚠️ warned", "warn"
 	case t[classInconclusive] > 0:

@@ -2,7 +2,8 @@ package reporters
 
 // An interrupted run measured only part of its load: its figures are
 // partial and its verdicts judge a different load than the scenario's.
-// It is never shown as passed, never compared and never merged.
+// It is never shown as passed and never compared; merge names an
+// interrupted part as incomplete and judges nothing without it.
 
 // interruptedConsole is what the console prints for an interrupted scenario.
 const interruptedConsole = "⏹ INTERRUPTED — not judged: the run was stopped early; figures are partial and the verdicts below cover only what was measured.\n\n"

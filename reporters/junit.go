@@ -266,6 +266,21 @@ func junitScenarioCases(run *results.Run, sr *results.ScenarioRun) ([]junitCase,
 			})
 		}
 	}
+	if mi := run.Merged; len(mi.Partial()) > 0 {
+		text := oneLine(mi.PartialText())
+		if mi.AllowPartial {
+			out = append(out, "PARTIAL, JUDGED ON WHAT ARRIVED (--allow-partial): "+text)
+		} else {
+			out = append(out, "PARTIAL — NOT JUDGED: "+text)
+			cases = append(cases, junitCase{
+				Name:  "every segment's load",
+				Error: &junitProblem{Message: text + "; thresholds not judged", Type: "partial", Body: xmlSafe(text + "\n")},
+			})
+		}
+	}
+	if t := run.Merged.SkewText(); t != "" {
+		out = append(out, "SEGMENTS OUT OF STEP: "+oneLine(t))
+	}
 	if sr.Error != "" {
 		cases = append(cases, junitCase{
 			Name:  "run",

@@ -22,7 +22,7 @@ func WriteMarkdown(w io.Writer, run *results.Run) error {
 	var b bytes.Buffer
 	mdHeadline(&b, run)
 	for _, sr := range run.Scenarios {
-		mdScenario(&b, sr, run.Baseline != nil)
+		mdScenario(&b, sr, run.Baseline != nil, run.Merged.NotJudged())
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return fmt.Errorf("write Markdown: %w", err)
@@ -68,6 +68,7 @@ func mdHeadline(b *bytes.Buffer, run *results.Run) {
 		b.WriteString("> ⏹ **Interrupted:** the run was stopped early; figures are partial.\n\n")
 	}
 	mdBaseline(b, run.Baseline)
+	mdSegments(b, run)
 
 	meta := runMeta(run)
 	if !run.Start.IsZero() && run.End.After(run.Start) {
@@ -149,7 +150,9 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func mdScenario(b *bytes.Buffer, sr *results.ScenarioRun, withBaseline bool) {
+// mdScenario writes one scenario; notJudged marks a merge lacking some
+// segment's load, whose scenarios were not judged.
+func mdScenario(b *bytes.Buffer, sr *results.ScenarioRun, withBaseline, notJudged bool) {
 	icon := "✅"
 	t := tally(sr.AllVerdicts())
 	switch {
@@ -161,6 +164,8 @@ func mdScenario(b *bytes.Buffer, sr *results.ScenarioRun, withBaseline bool) {
 		icon = "⛔"
 	case !sr.Passed():
 		icon = "❌"
+	case notJudged:
+		icon = "⚠"
 	case t[classWarn] > 0:
 		icon = "⚠️"
 	case t[classInconclusive] > 0:

@@ -7,7 +7,8 @@ import (
 
 // An interrupted run measured only part of its load: its figures are
 // partial and its verdicts judge a different load than the scenario's.
-// It is never shown as passed, never compared and never merged.
+// It is never shown as passed and never compared; merge names an
+// interrupted part as incomplete and judges nothing without it.
 
 // ErrInterrupted is wrapped by every refusal of an interrupted document.
 var ErrInterrupted = errors.New("the run was interrupted")

@@ -44,21 +44,43 @@ type MergeInfo struct {
 	// ("series") and of each trial ("trials"). Phase and case percentiles
 	// are exact: they come from the merged histograms.
 	UpperBounds []string `json:"upper_bounds"`
+	// AllowPartial: merge was told (--allow-partial) to judge the
+	// segments that arrived when some are missing or incomplete; without
+	// it such a merge judges nothing and never passes.
+	AllowPartial bool `json:"allow_partial,omitempty"`
 }
 
 // MergedSegment is one part of a merged run.
 type MergedSegment struct {
 	Index       int           `json:"index"`
-	File        string        `json:"file"`
+	File        string        `json:"file,omitempty"`
 	Hostname    string        `json:"hostname,omitempty"`
-	Start       time.Time     `json:"start"`
-	End         time.Time     `json:"end"`
+	Start       time.Time     `json:"start,omitzero"`
+	End         time.Time     `json:"end,omitzero"`
 	StartAt     *time.Time    `json:"start_at,omitempty"`
 	Skew        time.Duration `json:"skew_ns,omitempty"`
 	Interrupted bool          `json:"interrupted,omitempty"`
 	// NothingToSend: the segment had no share of any scenario; it did not
 	// wait for StartAt, so its Start says nothing about alignment.
 	NothingToSend bool `json:"nothing_to_send,omitempty"`
+	// Share is the fraction (0..1) of the scenarios' measured load that
+	// the segment was to send, from the scenario's split alone
+	// (scenarios.SegmentLoads): what the whole lacks when it is missing.
+	Share float64 `json:"share"`
+	// Requests is the part's measured requests, all phases and cases
+	// added up; 0 for a missing part.
+	Requests int64 `json:"requests"`
+	// Succeeded is how many of Requests passed every expect check.
+	Succeeded int64 `json:"succeeded"`
+	// Missing: no part of this segment was given to merge.
+	Missing bool `json:"missing,omitempty"`
+	// Incomplete says why the part did not deliver its share of the load
+	// ("interrupted", "no answer in 5 s of phase …"); empty when it did.
+	Incomplete string `json:"incomplete,omitempty"`
+	// Late says how the segment started out of step with the others by
+	// more than MergeTolerance ("started 2.4s after --start-at"); empty
+	// when it started with them.
+	Late string `json:"late,omitempty"`
 }
 
 // Part is one segment's results document and the name it was read under.
@@ -69,9 +91,8 @@ type Part struct {
 
 // Merged is a distributed run put back together, ready to be judged.
 type Merged struct {
-	Info        *MergeInfo
-	Start, End  time.Time // earliest start and latest end of the parts
-	Interrupted bool      // some segment was interrupted: the figures are partial
+	Info       *MergeInfo
+	Start, End time.Time // earliest start and latest end of the parts
 	// Version, Commit and Host are segment 1's; Warnings says where the
 	// other segments differ.
 	Version, Commit string
@@ -100,40 +121,36 @@ type MergedScenario struct {
 // on wall-clock seconds and trials are merged trial by trial (see
 // mergePhase). An error means the input is wrong and nothing was merged.
 func MergeParts(parts []Part) (*Merged, error) {
-	parts, err := checkSegments(parts)
+	parts, count, err := checkSegments(parts)
 	if err != nil {
 		return nil, err
 	}
+	first := parts[0].Run
 	m := &Merged{
 		Info:    &MergeInfo{UpperBounds: []string{"series", "trials"}},
-		Start:   parts[0].Run.Start,
-		End:     parts[0].Run.End,
-		Version: parts[0].Run.LoadgateVersion,
-		Commit:  parts[0].Run.Commit,
-		Host:    parts[0].Run.Host,
+		Start:   first.Start,
+		End:     first.End,
+		Version: first.LoadgateVersion,
+		Commit:  first.Commit,
+		Host:    first.Host,
 	}
 	for _, p := range parts {
 		r := p.Run
-		m.Info.Segments = append(m.Info.Segments, MergedSegment{
-			Index: r.Segment.Index, File: p.Name, Hostname: r.Host.Hostname, Start: r.Start, End: r.End,
-			StartAt: r.Segment.StartAt, Skew: r.Segment.Skew, Interrupted: r.Interrupted,
-			NothingToSend: len(r.Scenarios) > 0 && !slices.ContainsFunc(r.Scenarios, func(sr *ScenarioRun) bool { return !sr.NothingToSend }),
-		})
 		if r.Start.Before(m.Start) {
 			m.Start = r.Start
 		}
 		if r.End.After(m.End) {
 			m.End = r.End
 		}
-		m.Interrupted = m.Interrupted || r.Interrupted
-		if r.Segment.Index == 1 {
+		if r == first {
 			continue
 		}
 		seg := "segment " + r.Segment.String()
+		from := "segment " + first.Segment.String()
 		if r.Commit != m.Commit {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("%s tested commit %q, segment 1 %q", seg, r.Commit, m.Commit))
+			m.Warnings = append(m.Warnings, fmt.Sprintf("%s tested commit %q, %s %q", seg, r.Commit, from, m.Commit))
 		}
-		m.Warnings = append(m.Warnings, FingerprintDiff(parts[0].Run.Fingerprint(), r.Fingerprint(), "segment 1", seg)...)
+		m.Warnings = append(m.Warnings, FingerprintDiff(first.Fingerprint(), r.Fingerprint(), from, seg)...)
 	}
 	names, err := checkScenarios(parts)
 	if err != nil {
@@ -146,15 +163,16 @@ func MergeParts(parts []Part) (*Merged, error) {
 		}
 		m.Scenarios = append(m.Scenarios, ms)
 	}
+	m.assessParts(parts, count)
 	return m, nil
 }
 
-// checkSegments refuses anything but segments 1..N of one N, each once and
-// none interrupted (a partial segment would pass off part of the load as
-// the whole), and returns the parts in segment order.
-func checkSegments(parts []Part) ([]Part, error) {
+// checkSegments refuses anything but segments of one N, each at most once,
+// and returns the parts in segment order with N. A missing segment is not
+// refused: the merge names it with its share of the load (assessParts).
+func checkSegments(parts []Part) ([]Part, int, error) {
 	if len(parts) == 0 {
-		return nil, errors.New("no parts to merge")
+		return nil, 0, errors.New("no parts to merge")
 	}
 	count, countFrom := 0, ""
 	byIndex := map[int]Part{}
@@ -162,45 +180,29 @@ func checkSegments(parts []Part) ([]Part, error) {
 		seg := p.Run.Segment
 		switch {
 		case seg == nil:
-			return nil, fmt.Errorf("%s is not a segment part: it has no \"segment\" block (parts are written by loadgate run --segment I/N)", p.Name)
+			return nil, 0, fmt.Errorf("%s is not a segment part: it has no \"segment\" block (parts are written by loadgate run --segment I/N)", p.Name)
 		case seg.Count < 1 || seg.Index < 1 || seg.Index > seg.Count:
-			return nil, fmt.Errorf("%s: invalid segment %d/%d", p.Name, seg.Index, seg.Count)
+			return nil, 0, fmt.Errorf("%s: invalid segment %d/%d", p.Name, seg.Index, seg.Count)
 		case count == 0:
 			count, countFrom = seg.Count, p.Name
 		case seg.Count != count:
-			return nil, fmt.Errorf("parts of different runs: %s is segment %s, %s is one of %d segments", p.Name, seg, countFrom, count)
-		}
-		if err := RefuseInterrupted(p.Run, "merged"); err != nil {
-			return nil, fmt.Errorf("%s (segment %s): %w: its figures are partial; run that segment again", p.Name, seg, err)
+			return nil, 0, fmt.Errorf("parts of different runs: %s is segment %s, %s is one of %d segments", p.Name, seg, countFrom, count)
 		}
 		if err := RefuseInvalid(p.Run, "merged"); err != nil {
-			return nil, fmt.Errorf("%s (segment %s): %w: its figures describe the generator; run that segment again on a less loaded machine", p.Name, seg, err)
+			return nil, 0, fmt.Errorf("%s (segment %s): %w: its figures describe the generator; run that segment again on a less loaded machine", p.Name, seg, err)
 		}
 		if prev, dup := byIndex[seg.Index]; dup {
-			return nil, fmt.Errorf("segment %s is given twice: %s and %s", seg, prev.Name, p.Name)
+			return nil, 0, fmt.Errorf("segment %s is given twice: %s and %s", seg, prev.Name, p.Name)
 		}
 		byIndex[seg.Index] = p
 	}
-	var missing, have []string
+	sorted := make([]Part, 0, len(byIndex))
 	for i := 1; i <= count; i++ {
-		if _, ok := byIndex[i]; ok {
-			have = append(have, fmt.Sprintf("%d/%d", i, count))
-		} else {
-			missing = append(missing, fmt.Sprintf("%d/%d", i, count))
+		if p, ok := byIndex[i]; ok {
+			sorted = append(sorted, p)
 		}
 	}
-	if len(missing) > 0 {
-		word := "segment"
-		if len(missing) > 1 {
-			word += "s"
-		}
-		return nil, fmt.Errorf("missing %s %s (have %s)", word, strings.Join(missing, ", "), strings.Join(have, ", "))
-	}
-	sorted := make([]Part, 0, count)
-	for i := 1; i <= count; i++ {
-		sorted = append(sorted, byIndex[i])
-	}
-	return sorted, nil
+	return sorted, count, nil
 }
 
 // checkScenarios makes sure every part ran the same scenarios (same name,
@@ -235,6 +237,9 @@ func checkScenarios(parts []Part) ([]string, error) {
 		}
 	}
 	for _, p := range parts {
+		if p.Run.Interrupted {
+			continue // stopped before it got to every scenario: incomplete, not foreign
+		}
 		for _, name := range names {
 			if !slices.ContainsFunc(p.Run.Scenarios, func(sr *ScenarioRun) bool { return sr.Name == name }) {
 				return nil, fmt.Errorf("parts of different runs: %s (segment %s) has no scenario %q, which %s ran",
@@ -351,7 +356,6 @@ func gatherCases(res *ScenarioResult, runs []*ScenarioRun, segs []*SegmentInfo) 
 		if sr.End.After(res.End) {
 			res.End = sr.End
 		}
-		res.Interrupted = res.Interrupted || sr.Interrupted
 		if sr.Error != "" {
 			errs = append(errs, fmt.Errorf("segment %s: %s", segs[i], sr.Error))
 		}

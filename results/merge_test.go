@@ -230,8 +230,6 @@ func TestMergePartsRefusesPartsThatDoNotBelongTogether(t *testing.T) {
 		{"not a part", []Part{noSeg, part(2, 2, "h", vars)}, `not a segment part`},
 		{"counts differ", []Part{part(1, 2, "h", vars), part(2, 3, "h", vars)}, "parts of different runs"},
 		{"duplicate", []Part{part(1, 2, "h", vars), part(1, 2, "h", vars), part(2, 2, "h", vars)}, "segment 1/2 is given twice"},
-		{"missing", []Part{part(1, 4, "h", vars), part(3, 4, "h", vars)}, "missing segments 2/4, 4/4 (have 1/4, 3/4)"},
-		{"missing one", []Part{part(2, 2, "h", vars)}, "missing segment 1/2 (have 2/2)"},
 		{"different scenario file", []Part{part(1, 2, "h1", vars), part(2, 2, "h2", vars)}, "parts of different scenarios"},
 		{"different variables", []Part{part(1, 2, "h", vars), part(2, 2, "h", map[string]string{"host": "b"})}, `host = "a" and "b"`},
 		{"no source", []Part{part(1, 2, "h", vars), noSource}, "carries no source"},

@@ -165,6 +165,9 @@ type Meta struct {
 	Baseline RunBaseline
 	// StrictEnv makes a baseline from a different environment fail the run.
 	StrictEnv bool
+	// Merged lists the parts of a run that loadgate merge put together;
+	// nil for any other run.
+	Merged *MergeInfo
 }
 
 // ScenarioInput is what one scenario produced: its result, its verdicts and
@@ -195,6 +198,7 @@ func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 		Host:            meta.Host,
 		Passed:          true,
 		Baseline:        BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv),
+		Merged:          meta.Merged,
 		Scenarios:       make([]*ScenarioRun, 0, len(inputs)),
 	}
 	for i, in := range inputs {
@@ -206,11 +210,12 @@ func NewRun(meta Meta, inputs []ScenarioInput) *Run {
 
 // passed derives Passed from the document's figures and verdicts: never
 // for an interrupted run, a --strict-env baseline from another
-// environment, or a scenario that does not pass (ScenarioRun.Passed).
+// environment, a merge that lacks some segment's load and was not told to
+// judge what arrived, or a scenario that does not pass (ScenarioRun.Passed).
 // ReadRun derives it again, and refuses a document whose stored flag
 // differs (checkPassed).
 func (r *Run) passed() bool {
-	if r.Baseline.EnvFailed() || r.Interrupted {
+	if r.Baseline.EnvFailed() || r.Interrupted || r.Merged.NotJudged() {
 		return false
 	}
 	for _, sr := range r.Scenarios {

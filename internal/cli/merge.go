@@ -25,6 +25,8 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 	opts.registerOutputs(fs, env)
 	opts.registerProgress(fs, env)
 	opts.registerJudging(fs, env)
+	allowPartial := fs.Bool("allow-partial", envBool(env, "allow-partial"),
+		"judge the segments that arrived when some are missing or incomplete (every report says so); without it such a merge judges nothing and exits 3")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return silentUsage(err)
@@ -48,9 +50,11 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("merge: %w", err))
 	}
+	m.Info.AllowPartial = *allowPartial
+	m.Info.NoteClocksAhead(time.Now())
 
 	meta := results.Meta{Version: m.Version, Commit: m.Commit, Host: m.Host, Start: m.Start, End: m.End,
-		Interrupted: m.Interrupted, StrictEnv: opts.strictEnv}
+		StrictEnv: opts.strictEnv, Merged: m.Info}
 	var scs []*scenarios.Scenario
 	for _, ms := range m.Scenarios {
 		scs = append(scs, ms.Scenario)
@@ -66,17 +70,25 @@ func mergeCommand(ctx context.Context, args []string, env Env) error {
 	console := reporters.NewConsole(human, reporters.ConsoleOptions{Quiet: opts.quiet, NoProgress: true, Now: time.Now})
 	console.BaselineNote(results.BaselineInfoFor(meta.Baseline, meta.Host, meta.Version, meta.StrictEnv))
 	fmt.Fprintln(human, mergeHeadline(m))
+	reporters.WriteSegmentRows(human, m.Info)
 	inputs, runFailed, err := judgeMerged(m, judgeOpts, console, gh, human, env.Stderr)
 	if err != nil {
 		return err
 	}
+	meta.Interrupted = ctx.Err() != nil
+	run := results.NewRun(meta, inputs)
+	console.Headline(run)
 	if err := console.Err(); err != nil {
 		fmt.Fprintf(env.Stderr, "loadgate: console output failed: %v\n", err)
 	}
-	meta.Interrupted = meta.Interrupted || ctx.Err() != nil
-	run := results.NewRun(meta, inputs)
-	run.Merged = m.Info
-	return finish(run, opts, env.Stdout, human, gh, runFailed, false)
+	notJudged := m.Info.NotJudged()
+	err = finish(run, opts, env.Stdout, human, gh, runFailed, notJudged)
+	if err == nil && notJudged {
+		// Not a slow result but no result: the figures lack a share
+		// of the load, so no threshold can pass or fail on them.
+		return withCode(ExitRun, fmt.Errorf("merge: %s; thresholds not judged (--allow-partial judges what arrived)", m.Info.PartialText()))
+	}
+	return err
 }
 
 // mergeParts puts the parts together, refusing parts that do not belong
@@ -106,7 +118,11 @@ func judgeMerged(m *results.Merged, judge assertions.JudgeOptions, console *repo
 			return nil, false, withCode(ExitUsage, fmt.Errorf("merge: scenario %q: %w", ms.Scenario.Name, err))
 		}
 		in := results.ScenarioInput{Result: ms.Result, Err: ms.Err, Scenario: ms.Scenario}
-		in.Verdicts = rules.Judge(ms.Result, judge)
+		if !m.Info.NotJudged() {
+			// Without a segment's share, a threshold on the whole would
+			// judge a smaller load than the scenario's: none is judged.
+			in.Verdicts = rules.Judge(ms.Result, judge)
+		}
 		endGroup := gh.group(human, "loadgate: "+ms.Scenario.Name)
 		console.Summary(ms.Result, in.Verdicts)
 		endGroup()

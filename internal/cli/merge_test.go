@@ -135,7 +135,6 @@ func TestMergeRefusesPartsThatDoNotBelongTogether(t *testing.T) {
 	}{
 		{"different scenario file", []string{dirs[0], other[1]}, `parts of different scenarios: "distributed"`},
 		{"duplicate segment", []string{dirs[0], dirs[0], dirs[1]}, "segment 1/2 is given twice"},
-		{"missing segment", []string{dirs[1]}, "missing segment 1/2 (have 2/2)"},
 		{"not a part", []string{whole, dirs[1]}, "is not a segment part"},
 		{"not results", []string{path}, "not valid JSON"},
 	} {
@@ -190,6 +189,68 @@ func TestMergeTakesRunsConsoleFlags(t *testing.T) {
 			}
 			if full := strings.Contains(r.stdout, "Connection Times"); full == tc.quiet {
 				t.Errorf("quiet %v, but the ab block is there: %v\n%s", tc.quiet, full, r.stdout)
+			}
+		})
+	}
+}
+
+// TestMergeNamesALostSegment: a missing or interrupted part is named with
+// its share of the load; nothing is judged (exit 3, never passed) unless
+// --allow-partial, which judges what arrived and says so in every report.
+func TestMergeNamesALostSegment(t *testing.T) {
+	srv := startServer(t, demoserver.Config{})
+	dirs := runSegments(t, 2, writeScenario(t, distributedScenario), srv.HTTPAddr())
+	interrupted := mutated(t, filepath.Join(dirs[1], "results.json"), "results.json", func(d map[string]any) { d["interrupted"], d["passed"] = true, false })
+	const missing = "segment 1/2 missing: 50 % of the load"
+	for _, tc := range []struct {
+		name     string
+		env      map[string]string
+		args     []string
+		code     int
+		headline string
+	}{
+		{"missing", nil, []string{dirs[1]}, ExitRun, "loadgate: partial — " + missing + "; thresholds not judged"},
+		{"interrupted", nil, []string{dirs[0], interrupted}, ExitRun,
+			"loadgate: partial — segment 2/2 incomplete (interrupted): 50 % of the load; thresholds not judged"},
+		// requests == 600 fails on the 300 that arrived: judged, and said.
+		{"--allow-partial", nil, []string{"--allow-partial", dirs[1]}, ExitFailed,
+			"loadgate: failed · ⚠ partial, judged on what arrived (--allow-partial): " + missing},
+		{"LOADGATE_ALLOW_PARTIAL", map[string]string{"LOADGATE_ALLOW_PARTIAL": "true"}, []string{dirs[1]}, ExitFailed,
+			"loadgate: failed · ⚠ partial, judged on what arrived (--allow-partial): " + missing},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := t.TempDir()
+			r := invoke(t, context.Background(), tc.env, append([]string{"merge", "--no-progress", "-o", out}, tc.args...)...)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, tc.code, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stdout, tc.headline) {
+				t.Errorf("console lacks %q:\n%s", tc.headline, r.stdout)
+			}
+			if tc.code == ExitRun && !strings.Contains(r.stderr, "thresholds not judged (--allow-partial judges what arrived)") {
+				t.Errorf("stderr does not say why:\n%s", r.stderr)
+			}
+			merged := readRun(t, filepath.Join(out, "results.json"))
+			if merged.Passed || len(merged.Merged.Partial()) != 1 {
+				t.Errorf("merged passed %v, partial %+v", merged.Passed, merged.Merged.Partial())
+			}
+			verdicts := len(merged.Scenarios[0].Cases[0].Verdicts)
+			if judged := tc.code != ExitRun; judged != (verdicts > 0) {
+				t.Errorf("%d verdicts in results.json, judged %v", verdicts, judged)
+			}
+			for _, f := range []string{"summary.md", "junit.xml", "report.html"} {
+				b, err := os.ReadFile(filepath.Join(out, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := tc.headline
+				if f == "report.html" {
+					// The page draws ⚠ as an icon: the words after it.
+					want = want[strings.LastIndex(want, "⚠ ")+len("⚠ "):]
+				}
+				if !strings.Contains(string(b), want) {
+					t.Errorf("%s lacks the headline's %q", f, want)
+				}
 			}
 		})
 	}

@@ -14,8 +14,8 @@ import (
 // it were the whole. The cases the parts ran together are taken as the
 // selection, and each part must have run every one of them that its
 // segment has a share of (scenarios.Split), as a segment of the
-// same selection would. A part whose scenario errored or was aborted
-// stopped early, and says so itself.
+// same selection would. A part whose scenario errored, was aborted or
+// interrupted stopped early, and says so itself.
 func checkSameCases(parts []results.Part, m *results.Merged) error {
 	for _, ms := range m.Scenarios {
 		sc := ms.Scenario
@@ -38,7 +38,7 @@ func checkSameCases(parts []results.Part, m *results.Merged) error {
 		selected.Cases = slices.DeleteFunc(slices.Clone(sc.Cases), func(c scenarios.Case) bool { _, ok := ran[c.ID]; return !ok })
 		for i, p := range parts {
 			sr := runs[i]
-			if sr == nil || sr.Error != "" || sr.Aborted != nil || p.Run.Segment == nil {
+			if sr == nil || sr.Error != "" || sr.Aborted != nil || sr.Interrupted || p.Run.Interrupted || p.Run.Segment == nil {
 				continue
 			}
 			seg := scenarios.Segment{Index: p.Run.Segment.Index, Count: p.Run.Segment.Count}

@@ -221,8 +221,6 @@ func TestMergeRefusesInterruptedAndImpossibleParts(t *testing.T) {
 		edit func(map[string]any)
 		want string
 	}{
-		{"interrupted part", func(d map[string]any) { d["interrupted"], d["passed"] = true, false },
-			"(segment 2/2): the run was interrupted; an interrupted run cannot be merged: its figures are partial"},
 		{"negative requests", func(d map[string]any) { firstPhase(d)["requests"] = -100000 }, "requests is negative (-100000)"},
 		{"invalid part: 300 of 30,000 due arrivals sent by a busy generator", func(d map[string]any) {
 			p := firstPhase(d)
