@@ -17,10 +17,11 @@ type fakeRedis struct {
 	ln     net.Listener
 	answer func(cmd []string) string
 
-	mu    sync.Mutex
-	cmds  [][]string
-	conns int
-	wg    sync.WaitGroup
+	mu     sync.Mutex
+	cmds   [][]string
+	conns  int
+	hungUp int // connections the client closed
+	wg     sync.WaitGroup
 }
 
 func startFakeRedis(t testing.TB, answer func(cmd []string) string) *fakeRedis {
@@ -66,6 +67,9 @@ func (f *fakeRedis) serve(c net.Conn) {
 	for {
 		cmd, err := readRESPCommand(r)
 		if err != nil {
+			f.mu.Lock()
+			f.hungUp++
+			f.mu.Unlock()
 			return
 		}
 		f.mu.Lock()

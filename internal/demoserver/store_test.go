@@ -145,6 +145,32 @@ func TestTCPStoreRedisGone(t *testing.T) {
 	}
 }
 
+// TestTCPStoreClosedWithServer: Close closes the pool's connections.
+func TestTCPStoreClosedWithServer(t *testing.T) {
+	redis := startFakeRedis(t, redisLike(false))
+	s, err := Start(context.Background(), Config{TCPAddr: "127.0.0.1:0", TCPStore: redis.addr()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shortAgent(s.TCPAddr()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		redis.mu.Lock()
+		conns, hungUp := redis.conns, redis.hungUp
+		redis.mu.Unlock()
+		if conns > 0 && hungUp == conns {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after Close, %d of the pool's %d connections are still open", conns-hungUp, conns)
+		}
+	}
+}
+
 func TestTCPStoreConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name string
