@@ -133,3 +133,24 @@ func TestWarmupThenMeasure(t *testing.T) {
 		t.Errorf("console lacks the ab-style failure breakdown:\n%s", stdout)
 	}
 }
+
+// TestEveryExampleValidates checks every example's scenario as `loadgate
+// validate` does, so one that no other test runs still cannot rot. vars
+// point at files an example reads that a running server writes.
+func TestEveryExampleValidates(t *testing.T) {
+	cert := filepath.Join(t.TempDir(), "cert.pem")
+	start(t, demoserver.Config{HTTPSAddr: "127.0.0.1:0", CertFile: cert})
+	vars := map[string][]string{"http2": {"--var", "ca=" + cert}}
+	files, _ := filepath.Glob("*/scenario.yaml")
+	if len(files) < 13 {
+		t.Fatalf("%d examples found, want every one of examples/", len(files))
+	}
+	for _, f := range files {
+		t.Run(filepath.Dir(f), func(t *testing.T) {
+			args := append(append([]string{"validate"}, vars[filepath.Dir(f)]...), f)
+			if code, stdout, stderr := run(t, args...); code != cli.ExitOK {
+				t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+		})
+	}
+}

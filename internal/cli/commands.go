@@ -75,6 +75,9 @@ func serveCommand(ctx context.Context, args []string, env Env) error {
 	if a := srv.TCPAddr(); a != "" {
 		fmt.Fprintf(env.Stdout, "loadgate serve: framed TCP on %s\n", a)
 	}
+	if cfg.TCPStore != "" {
+		fmt.Fprintf(env.Stdout, "loadgate serve: storing its monitor messages in Redis at %s\n", cfg.TCPStore)
+	}
 	if a := srv.HTTPSAddr(); a != "" {
 		fmt.Fprintf(env.Stdout, "loadgate serve: https://%s/\n", a)
 	}

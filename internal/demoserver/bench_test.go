@@ -144,3 +144,21 @@ func BenchmarkAPIItemHandler(b *testing.B) {
 		b.Fatalf("no 200 counted: %v", s.Stats().API)
 	}
 }
+
+// BenchmarkTCPStorePush measures storing one monitor message in a real
+// redis-server: LPUSH and LTRIM pipelined in one round trip over a pooled
+// connection, the work --tcp-store adds to every Ack.
+func BenchmarkTCPStorePush(b *testing.B) {
+	st, err := newRedisStore(b.Context(), startRealRedis(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.close()
+	body := []byte(`{"T":"MonitorItemData","S":39,"D":{"UsedPhysicalMemorySize":1908174848},"TS":1288273090499}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := st.push(b.Context(), body); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

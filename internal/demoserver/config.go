@@ -41,6 +41,15 @@ type Config struct {
 	// scenario mixing both kinds of target needs one server.
 	TCPAddr string
 
+	// TCPStore, when set, is the address of a Redis server, with the same
+	// rules as HTTPAddr, that every monitor message after the handshake
+	// on the TCP listener is stored in: pushed onto the list agent:items,
+	// trimmed to its newest 10000 entries, over a pool of 4 connections
+	// that every agent connection shares. A message the store fails to
+	// keep is answered with an error frame. Start fails when Redis does
+	// not answer. It needs TCPAddr.
+	TCPStore string
+
 	// HTTP2 makes the HTTP listener speak cleartext HTTP/2 (h2c) with prior
 	// knowledge alongside HTTP/1.1: a connection that opens with the
 	// HTTP/2 preface is served as HTTP/2. The Upgrade: h2c dance is not
@@ -208,7 +217,7 @@ func (c Config) validate() (Config, error) {
 		return c, err
 	}
 	c.HTTPAddr = norm
-	for _, a := range []*string{&c.TCPAddr, &c.HTTPSAddr, &c.GRPCAddr} {
+	for _, a := range []*string{&c.TCPAddr, &c.TCPStore, &c.HTTPSAddr, &c.GRPCAddr} {
 		if *a != "" {
 			if *a, err = loopbackAddr(*a); err != nil {
 				return c, err
@@ -216,6 +225,8 @@ func (c Config) validate() (Config, error) {
 		}
 	}
 	switch {
+	case c.TCPStore != "" && c.TCPAddr == "":
+		return c, errors.New("tcp-store needs a TCP listener (--tcp)")
 	case c.HTTPSNoHTTP2 && c.HTTPSAddr == "":
 		return c, errors.New("https-http1-only needs an HTTPS listener")
 	case c.GRPCTLS && c.GRPCAddr == "":
@@ -284,6 +295,7 @@ func loopbackAddr(addr string) (string, error) {
 //
 //	--http ADDR          HTTP listen address (default 127.0.0.1:8080; loopback only, :PORT binds 127.0.0.1)
 //	--tcp ADDR           framed TCP listen address (u16 type + u32 length + body; off by default)
+//	--tcp-store ADDR     store every monitor message of --tcp in the Redis server there
 //	--http2              also speak cleartext HTTP/2 (h2c, prior knowledge) on --http
 //	--https ADDR         serve the routes over TLS too (in-memory self-signed cert; ALPN h2, http/1.1)
 //	--https-http1-only   offer only http/1.1 by ALPN on --https (a server that refuses h2)
@@ -310,6 +322,8 @@ func RegisterFlags(fs *flag.FlagSet, cfg *Config) {
 	fs.StringVar(&cfg.HTTPAddr, "http", defaultHTTPAddr, "HTTP listen `address` (loopback only; :PORT binds 127.0.0.1)")
 	fs.StringVar(&cfg.TCPAddr, "tcp", "", "also listen for framed TCP (u16 type + u32 big-endian length + body) on `address`,\n"+
 		"e.g. "+exampleTCPAddr+" (loopback only; off when not given)")
+	fs.StringVar(&cfg.TCPStore, "tcp-store", "", "store every monitor message after the handshake on --tcp in the Redis server\n"+
+		"at `address` (LPUSH agent:items, kept to the newest 10000; a pool of 4 connections; loopback only)")
 	fs.BoolVar(&cfg.HTTP2, "http2", false, "also speak cleartext HTTP/2 with prior knowledge (h2c) on the HTTP listener")
 	fs.StringVar(&cfg.HTTPSAddr, "https", "", "also serve the routes over TLS on `address` with a self-signed certificate\n"+
 		"made at start for 127.0.0.1, ::1 and localhost; ALPN offers h2 and http/1.1")

@@ -34,6 +34,7 @@ func TestParseFlags(t *testing.T) {
 		CertFile     string
 		GRPCAddr     string
 		GRPCTLS      bool
+		TCPStore     string
 	}
 	tests := []struct {
 		name    string
@@ -69,6 +70,10 @@ func TestParseFlags(t *testing.T) {
 		{name: "tcp listener", args: []string{"--tcp", exampleTCPAddr}, want: knobs{HTTPAddr: "127.0.0.1:8080", TCPAddr: exampleTCPAddr}},
 		{name: "tcp bare port binds loopback", args: []string{"--tcp=:0"}, want: knobs{HTTPAddr: "127.0.0.1:8080", TCPAddr: "127.0.0.1:0"}},
 		{name: "tcp on every interface refused", args: []string{"--tcp", "0.0.0.0:13888"}, wantErr: "not a loopback"},
+		{name: "tcp store", args: []string{"--tcp", ":0", "--tcp-store", ":6379"},
+			want: knobs{HTTPAddr: "127.0.0.1:8080", TCPAddr: "127.0.0.1:0", TCPStore: "127.0.0.1:6379"}},
+		{name: "tcp store elsewhere refused", args: []string{"--tcp", ":0", "--tcp-store", "10.1.2.3:6379"}, wantErr: "not a loopback"},
+		{name: "tcp store without tcp", args: []string{"--tcp-store", "127.0.0.1:6379"}, wantErr: "needs a TCP listener"},
 
 		{name: "h2c", args: []string{"--http2"}, want: knobs{HTTPAddr: "127.0.0.1:8080", HTTP2: true}},
 		{name: "https with certificate file", args: []string{"--https", ":8443", "--cert-out", "cert.pem"},
@@ -125,7 +130,7 @@ func TestParseFlags(t *testing.T) {
 				t.Fatalf("unexpected error: %v", err)
 			}
 			got := knobs{cfg.HTTPAddr, cfg.TCPAddr, cfg.Delay, cfg.Jitter, cfg.DelayDist, cfg.ErrorRate, cfg.StallEvery, cfg.StallFor, cfg.CloseAfter, cfg.Seed,
-				cfg.HTTP2, cfg.HTTPSAddr, cfg.HTTPSNoHTTP2, cfg.CertFile, cfg.GRPCAddr, cfg.GRPCTLS}
+				cfg.HTTP2, cfg.HTTPSAddr, cfg.HTTPSNoHTTP2, cfg.CertFile, cfg.GRPCAddr, cfg.GRPCTLS, cfg.TCPStore}
 			if got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
@@ -140,7 +145,7 @@ func TestParseFlagsHelp(t *testing.T) {
 		t.Fatalf("err = %v, want flag.ErrHelp", err)
 	}
 	for _, want := range []string{"loadgate serve", "-http", "-error-rate", "-seed",
-		"-delay-dist distribution", "exponential", "-stall EVERY/FOR", "-close-after N", "-tcp address",
+		"-delay-dist distribution", "exponential", "-stall EVERY/FOR", "-close-after N", "-tcp address", "-tcp-store address",
 		"-http2", "-https address", "-cert-out file", "-grpc address", "-grpc-tls", "-https-http1-only"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage does not mention %q:\n%s", want, stderr.String())

@@ -68,6 +68,12 @@
 //	{"T":"<anything else>","S":N} →  {"T":"Ack","S":N}
 //	any body that is not such a JSON object is echoed unchanged
 //
+// With Config.TCPStore set as well, the server has a database behind it:
+// every monitor message but Connect is pushed onto a Redis list before it
+// is acknowledged, over a small pool of connections that all agents
+// share, so a load test sees the application and its database at work
+// and a monitor can watch both.
+//
 // Fault knobs in [Config] make it misbehave on purpose, so that a load
 // generator's accuracy (coordinated omission above all) can be tested
 // without other tools:

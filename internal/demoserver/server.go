@@ -86,6 +86,23 @@ type Stats struct {
 	// Capacity holds the counters of the capacity model, nil (left out)
 	// without Config.Capacity.
 	Capacity *CapacityStats `json:"capacity,omitempty"`
+
+	// Store holds the counters of the TCP listener's database, nil (left
+	// out) without Config.TCPStore.
+	Store *StoreStats `json:"store,omitempty"`
+}
+
+// StoreStats are the counters of the Redis store behind the TCP listener.
+type StoreStats struct {
+	// Stored is the number of messages pushed onto the list.
+	Stored int64 `json:"stored"`
+	// Errors is the number of messages the store failed to keep, each
+	// answered with an error frame.
+	Errors int64 `json:"errors"`
+	// Dials is the number of connections the pool opened to Redis: at
+	// most its size, however many agents connect, unless Redis dropped
+	// some and they were opened again.
+	Dials int64 `json:"dials"`
 }
 
 // counters are updated by every connection and handler goroutine, so they
@@ -104,6 +121,8 @@ type counters struct {
 	grpcMessages atomic.Int64
 	wsConns      atomic.Int64
 	wsMessages   atomic.Int64
+	stored       atomic.Int64
+	storeErrors  atomic.Int64
 }
 
 // Server is a running built-in target server. It is created by Start and
@@ -136,6 +155,7 @@ type Server struct {
 	tcpMu     sync.Mutex
 	tcpConns  map[net.Conn]struct{}
 	tcpClosed bool
+	store     *redisStore // nil without Config.TCPStore
 
 	// base is the parent of every request context. Cancelling it on shutdown
 	// wakes handlers sleeping in a delay or a stall, which http.Server.Close
@@ -218,6 +238,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s.log.Info().
 		Str("http", s.HTTPAddr()).
 		Str("tcp", s.TCPAddr()).
+		Str("tcp_store", s.cfg.TCPStore).
 		Str("https", s.HTTPSAddr()).
 		Str("grpc", s.GRPCAddr()).
 		Bool("h2c", s.cfg.HTTP2).
@@ -348,6 +369,9 @@ func (s *Server) Stats() Stats {
 	}
 	if s.pool != nil {
 		st.Capacity = s.pool.stats()
+	}
+	if s.store != nil {
+		st.Store = &StoreStats{Stored: s.ctr.stored.Load(), Errors: s.ctr.storeErrors.Load(), Dials: s.store.dialed()}
 	}
 	return st
 }

@@ -29,6 +29,13 @@ func (s *Server) startTCP(ctx context.Context) error {
 	if s.cfg.TCPAddr == "" {
 		return nil
 	}
+	if s.cfg.TCPStore != "" {
+		st, err := newRedisStore(ctx, s.cfg.TCPStore)
+		if err != nil {
+			return err
+		}
+		s.store = st
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", s.cfg.TCPAddr)
 	if err != nil {
@@ -103,18 +110,22 @@ func (s *Server) untrackTCP(c net.Conn) {
 
 // closeTCP stops accepting and closes every TCP connection, which ends
 // their reads; a handler held by a delay or stall wakes on the base
-// context, which shutdown cancels next.
+// context, which shutdown cancels next. The store's pool is closed after
+// the connections, so no agent is answered with an error frame for it.
 func (s *Server) closeTCP() error {
-	if s.tcpLn == nil {
-		return nil
+	var err error
+	if s.tcpLn != nil {
+		err = s.tcpLn.Close()
+		s.tcpMu.Lock()
+		s.tcpClosed = true
+		for c := range s.tcpConns {
+			_ = c.Close()
+		}
+		s.tcpMu.Unlock()
 	}
-	err := s.tcpLn.Close()
-	s.tcpMu.Lock()
-	s.tcpClosed = true
-	for c := range s.tcpConns {
-		_ = c.Close()
+	if s.store != nil {
+		s.store.close()
 	}
-	s.tcpMu.Unlock()
 	if errors.Is(err, net.ErrClosed) {
 		err = nil
 	}
@@ -159,10 +170,7 @@ func (s *Server) serveTCP(c net.Conn) {
 		if f.stalls() && wait > 0 && !s.sleep(timer, f.stallWait(time.Now())) {
 			return
 		}
-		if fail {
-			s.ctr.errors.Add(1)
-		}
-		reply = appendTCPReply(reply[:0], body, fail)
+		reply = appendTCPReply(reply[:0], body, s.tcpFailure(body, fail))
 		binary.BigEndian.PutUint32(hdr[2:], uint32(len(reply)))
 		_, _ = w.Write(hdr[:])
 		_, _ = w.Write(reply)
@@ -199,11 +207,44 @@ func (s *Server) sleep(t *time.Timer, d time.Duration) bool {
 	}
 }
 
+// tcpFailure decides what a frame's reply reports as failed, "" for
+// nothing: an injected error, or a message the store could not keep. A
+// frame whose error was injected is not stored: the server "failed"
+// before it got that far.
+func (s *Server) tcpFailure(body []byte, injected bool) string {
+	if injected {
+		s.ctr.errors.Add(1)
+		return "injected error"
+	}
+	if s.store == nil || !storable(body) {
+		return ""
+	}
+	if err := s.store.push(s.base, body); err != nil {
+		// Logged at 1, 2, 4, 8, … failures: a Redis that went away fails
+		// every frame, and one line per frame would drown the log.
+		if n := s.ctr.storeErrors.Add(1); n&(n-1) == 0 {
+			s.log.Warn().Err(err).Int64("store_errors", n).Msg("tcp store error")
+		}
+		return "store error"
+	}
+	s.ctr.stored.Add(1)
+	return ""
+}
+
+// storable reports whether body is a message the store keeps: one of the
+// monitor protocol's after the Connect handshake.
+func storable(body []byte) bool {
+	typ, isMsg := jsonField(body, "T")
+	return isMsg && !bytes.Equal(typ, []byte(`"Connect"`))
+}
+
 // appendTCPReply appends the body answering body. A JSON object with a
 // "T" (type) field is the monitor protocol: Connect is answered with
 // ConnectAck, anything else with Ack, each carrying the request's "S".
-// Any other body is echoed. An injected failure is an Error message.
-func appendTCPReply(dst, body []byte, fail bool) []byte {
+// Any other body is echoed. A failure (failMsg not "") is an Error
+// message carrying failMsg, which must need no JSON escaping.
+func appendTCPReply(dst, body []byte, failMsg string) []byte {
+	fail := failMsg != ""
 	typ, isMsg := jsonField(body, "T")
 	if !isMsg && !fail {
 		return append(dst, body...)
@@ -216,7 +257,9 @@ func appendTCPReply(dst, body []byte, fail bool) []byte {
 	case fail:
 		dst = append(dst, `{"T":"Error","S":`...)
 		dst = append(dst, seq...)
-		return append(dst, `,"Msg":"injected error"}`...)
+		dst = append(dst, `,"Msg":"`...)
+		dst = append(dst, failMsg...)
+		return append(dst, `"}`...)
 	case bytes.Equal(typ, []byte(`"Connect"`)):
 		dst = append(dst, `{"T":"ConnectAck","S":`...)
 	default:
