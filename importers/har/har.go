@@ -151,11 +151,19 @@ func decode(name string, data []byte) (*harLog, error) {
 	return lg, nil
 }
 
-// findKey is the offset of the first "key" in data, else 0: where a
-// refusal about log.version or log.entries points.
+// findKey is the offset of the value of the first "key" in data, else 0:
+// where a refusal about log.version or log.entries points.
 func findKey(data []byte, key string) int64 {
 	i := bytes.Index(data, []byte(`"`+key+`"`))
-	return int64(max(i, 0))
+	if i < 0 {
+		return 0
+	}
+	i += len(key) + 2
+	rest := bytes.TrimLeft(data[i:], " \t\r\n")
+	if len(rest) > 0 && rest[0] == ':' {
+		i = len(data) - len(bytes.TrimLeft(rest[1:], " \t\r\n"))
+	}
+	return int64(i)
 }
 
 // started is when the entry's request started; ok false when the entry

@@ -49,7 +49,7 @@ func newEmitter(file string, lg *harLog, rec *recording, opts Options) *emitter 
 	for i, t := range rec.targets {
 		name := "origin"
 		if i > 0 {
-			name = e.newName("origin_" + emit.VarName(t.steps[0].u.Hostname()))
+			name = e.newName(fmt.Sprintf("origin_%d", i+1))
 		}
 		e.taken[name] = true
 		e.base[t] = name
