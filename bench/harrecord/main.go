@@ -8,7 +8,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -66,7 +68,27 @@ func run(out, chromium string) error {
 	if hits.Load() == 0 {
 		return errors.New("the dashboard sent no beacon to the third-party origin")
 	}
+	for _, name := range []string{"shop.har", "builtin-api.har"} {
+		if err := indent(filepath.Join(abs, name)); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// indent rewrites a HAR file with one field a line, as the browsers'
+// "Save all as HAR" does, so that a test can point at a line of it.
+func indent(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, data, "", "  "); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	buf.WriteByte('\n')
+	return os.WriteFile(path, buf.Bytes(), 0o644)
 }
 
 // server is a loopback HTTP server on a port of its own.

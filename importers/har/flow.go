@@ -119,8 +119,17 @@ func (e *emitter) header() []string {
 	for _, t := range e.rec.targets {
 		kept += len(t.steps)
 	}
+	left := e.rec.leftOut()
+	if e.rec.assets > 0 || len(e.rec.origins) > 0 {
+		left += " (" + e.rec.hint() + ")"
+	}
+	think := "the recorded pause after it is its think_time (at most " + e.opts.MaxThink.String() + ", --max-think)"
+	if e.opts.NoThink {
+		think = "no think times (--no-think)"
+	}
 	out = append(out, fmt.Sprintf("Imported from %s (HAR %s%s) by loadgate import har (docs/import.md).", e.file, e.lg.Version, by),
-		fmt.Sprintf("Kept %d of the %s in recorded order; left out: %s.", kept, plural(len(e.rec.entries), "request"), e.rec.leftOut()))
+		fmt.Sprintf("Kept %d of the %s in recorded order; left out: %s.", kept, plural(len(e.rec.entries), "request"), left),
+		"Each step expects the status it got when recorded; "+think+".")
 	for _, o := range e.rec.other {
 		out = append(out, "  "+o)
 	}
@@ -135,7 +144,7 @@ func (e *emitter) header() []string {
 		} else {
 			out = append(out, prefix+"Extracted, as a later request sends what an earlier response gave:")
 			for _, r := range t.reused {
-				out = append(out, fmt.Sprintf("  %s: %s %s of %s's response; sent in %s", r.name, r.kind, r.spec, r.from.name, strings.Join(r.usedBy, ", ")))
+				out = append(out, fmt.Sprintf("  %s: %s %s of %s's response; sent in %s", r.name, r.kind, r.spec, r.from.name, r.usedText()))
 			}
 		}
 		if len(t.missed) > 0 {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -123,11 +124,11 @@ func decode(name string, data []byte) (*harLog, error) {
 		case errors.As(err, &syn):
 			return nil, fail(syn.Offset-1, "not JSON: %s", syn.Error())
 		case errors.As(err, &typ):
-			what := typ.Field
+			what, at := typ.Field, valueStart(data, typ.Offset)
 			if what == "" {
-				return nil, fail(typ.Offset-1, "not a HAR file: a JSON %s where an object with \"log\" was expected", typ.Value)
+				return nil, fail(at, "not a HAR file: a JSON %s where an object with \"log\" was expected", typ.Value)
 			}
-			return nil, fail(typ.Offset-1, "not a HAR file: %s is a JSON %s, want %s", what, typ.Value, typ.Type)
+			return nil, fail(at, "not a HAR file: %s is a JSON %s, want %s", what, typ.Value, jsonKind(typ.Type))
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return nil, fail(int64(len(data)), "not JSON: the file ends before the JSON does")
 		}
@@ -149,6 +150,46 @@ func decode(name string, data []byte) (*harLog, error) {
 		return nil, fail(findKey(data, "entries"), "the HAR file has no entries: record with the network panel open, then export")
 	}
 	return lg, nil
+}
+
+// jsonKind names what a Go type reads in JSON's words.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int64:
+		return "an integer"
+	}
+	return "a number"
+}
+
+// valueStart is where the JSON value that ends at offset end starts:
+// the opening quote of a string, the first character of a number or
+// literal. An object or array is named by where the decoder stopped.
+func valueStart(data []byte, end int64) int64 {
+	end = min(max(end, 1), int64(len(data)))
+	i := end - 1
+	switch c := data[i]; {
+	case c == '"':
+		for i--; i >= 0; i-- {
+			if data[i] == '"' && (i == 0 || data[i-1] != '\\') {
+				return i
+			}
+		}
+		return end - 1
+	case c == '}' || c == ']':
+		return end - 1
+	}
+	for i > 0 && !bytes.ContainsRune([]byte(" \t\r\n:,["), rune(data[i-1])) {
+		i--
+	}
+	return i
 }
 
 // findKey is the offset of the value of the first "key" in data, else 0:

@@ -16,7 +16,33 @@ type reuse struct {
 	from       *step
 	kind, spec string // "json", "header" or "regex", and its path, name or expression
 	value      string
-	usedBy     []string // "the body of post-login"
+	usedBy     []use    // where later steps send it
+}
+
+// use is where a step sends an extracted value.
+type use struct{ where, step string }
+
+// usedText says where the value is sent: "header Authorization of
+// get-items and get-orders, the path of get-notes".
+func (r *reuse) usedText() string {
+	var wheres []string
+	steps := map[string][]string{}
+	for _, u := range r.usedBy {
+		if _, ok := steps[u.where]; !ok {
+			wheres = append(wheres, u.where)
+		}
+		steps[u.where] = emit.AppendNew(steps[u.where], u.step)
+	}
+	var parts []string
+	for _, w := range wheres {
+		s := steps[w]
+		list := s[0]
+		if len(s) > 1 {
+			list = strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+		}
+		parts = append(parts, w+" of "+list)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // candidate is a value a request sends that may come from an earlier
@@ -58,7 +84,7 @@ func (t *target) findReuse() {
 			raw := c.v.s[c.off:c.end]
 			if c.v.replace(c.off, c.end, "{{"+r.name+"}}") {
 				whole = whole || c.path
-				r.usedBy = emit.AppendNew(r.usedBy, c.where+" of "+s.name)
+				r.usedBy = append(r.usedBy, use{c.where, s.name})
 				if raw != r.value {
 					s.notes = append(s.notes, "{{"+r.name+"}} is inserted as it is, where the recording had it percent-encoded")
 				}

@@ -1,0 +1,173 @@
+package har
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/loadgate/loadgate/assertions"
+	"github.com/loadgate/loadgate/scenarios"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden scenarios under testdata/")
+
+// load validates an imported scenario as loadgate validate does (rules
+// compiled too) and returns it.
+func load(t testing.TB, yaml []byte, secrets map[string]string) (*scenarios.Scenario, error) {
+	t.Helper()
+	sc, err := scenarios.Parse(filepath.Join(t.TempDir(), "imported.yaml"), yaml, scenarios.LoadOptions{SecretVars: secrets})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := assertions.Compile(sc); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// extracted lists "step: name" for every extraction of the first target's flow.
+func extracted(sc *scenarios.Scenario) []string {
+	var out []string
+	for _, st := range sc.Targets[0].HTTP.Flow.Steps {
+		for _, x := range st.Extract {
+			out = append(out, st.Name+": "+x.Var)
+		}
+	}
+	return out
+}
+
+// TestImportRecordings: the Chromium recordings become valid scenarios
+// with the extractions their sites need, and no recorded credential.
+func TestImportRecordings(t *testing.T) {
+	tests := []struct {
+		file      string
+		extracts  []string
+		secrets   []string // recorded credentials that must not be in the file
+		paths     []string // the steps' paths
+		cookieJar bool
+	}{
+		{"shop.har", []string{"get-login: csrf_token", "get-dashboard: csrf_token_2", "get-me: api_token", "post-notes: location"},
+			[]string{"wonderland", "656ed8e62ac490c6df051981c4af696b", "4c6664465d6af296e3a25a3c68ca649e32cd5b20c6ad7a0d", "3bacd2cfc0ca846e2a2ed5f71f9b2e5e771bae4b"},
+			[]string{"/login", "/login", "/dashboard", "/api/me", "/api/notes", "{{location}}"}, true},
+		{"builtin-api.har", []string{"post-login: access_token", "get-items: id", "post-orders: location"},
+			[]string{"pw-user1"},
+			[]string{"/", "/api/login", "/api/items?page=2", "/api/items/{{id}}", "/api/orders", "{{location}}"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join("testdata", tt.file)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := Import(tt.file, data, Options{SchemaURL: "https://raw.githubusercontent.com/loadgate/loadgate/main/docs/loadgate.schema.json"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := load(t, out, nil)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if d := cmp.Diff(tt.extracts, extracted(sc)); d != "" {
+				t.Errorf("extractions (-want +got):\n%s", d)
+			}
+			var paths []string
+			for _, l := range strings.Split(string(out), "\n") {
+				if p, ok := strings.CutPrefix(strings.TrimSpace(l), "path: "); ok {
+					paths = append(paths, strings.Trim(p, "'"))
+				}
+			}
+			if d := cmp.Diff(tt.paths, paths); d != "" {
+				t.Errorf("paths (-want +got):\n%s", d)
+			}
+			if sc.Targets[0].HTTP.Flow.Cookies != tt.cookieJar {
+				t.Errorf("cookies: %v, want %v", sc.Targets[0].HTTP.Flow.Cookies, tt.cookieJar)
+			}
+			for _, s := range tt.secrets {
+				if !strings.Contains(string(data), s) {
+					t.Fatalf("%q is not in the recording: the test is out of date", s)
+				}
+				if strings.Contains(string(out), s) {
+					t.Errorf("the recorded credential %q is in the scenario", s)
+				}
+			}
+			golden := strings.TrimSuffix(path, ".har") + ".yaml"
+			if *update {
+				if err := os.WriteFile(golden, out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (go test -run TestImportRecordings -update writes it)", err)
+			}
+			if d := cmp.Diff(string(want), string(out)); d != "" {
+				t.Errorf("%s differs (-want +got; go test -update rewrites it):\n%s", golden, d)
+			}
+		})
+	}
+}
+
+// TestImportErrors: what is not a HAR file is refused at its place.
+func TestImportErrors(t *testing.T) {
+	tests := []struct{ har, want string }{
+		{"", "in: empty: not a HAR file"},
+		{"  \n", "in: empty: not a HAR file"},
+		{"<html>", "in:1:1: not JSON: invalid character '<'"},
+		{"{\n  \"log\": {\n    \"version\": \"1.2\",,", "in:3:22: not JSON: invalid character ','"},
+		{`{"log": {"version": "1.2", "entries": [`, "in:1:40: not JSON: the file ends before the JSON does"},
+		{`[1, 2]`, `in:1:1: not a HAR file: a JSON array where an object with "log" was expected`},
+		{`{"foo": 1}`, `in:1:1: not a HAR file: no "log" object`},
+		{`{"log": {"entries": [{}]}}`, "in:1:1: not a HAR file: log.version is missing (want 1.1 or 1.2)"},
+		{`{"log": {"version": "2.0", "entries": [{}]}}`, `in:1:21: HAR version "2.0" is not supported (want 1.1 or 1.2)`},
+		{`{"log": {"version": "1.2"}}`, "in:1:1: the HAR file has no entries"},
+		{`{"log": {"version": "1.2", "entries": []}}`, "in:1:39: the HAR file has no entries"},
+		{"{\"log\": {\"version\": \"1.2\", \"entries\": [\n {\"response\": {\"status\": \"200\"}}]}}", "in:2:26: not a HAR file: log.entries.response.status is a JSON string, want an integer"},
+		{`{"log": {"version": "1.2", "entries": [{"time": true}]}}`, "in:1:49: not a HAR file: log.entries.time is a JSON bool, want a number"},
+		{`{"log": {"version": 1.2, "entries": [{}]}}`, "in:1:21: not a HAR file: log.version is a JSON number, want a string"},
+		{`{"log": []}`, "in:1:9: not a HAR file: log is a JSON array, want an object"},
+		{`{"log": {"version": "1.2", "entries": []}} {}`, "in:1:44: not a HAR file: more JSON after the HAR object"},
+		{`{"log": {"version": "1.2", "entries": [{"request": {"method": "GET", "url": "data:text/plain,x"}, "response": {"status": 200}}]}}`,
+			"in: no request left to import: 1 request loadgate cannot send"},
+		{`{"log": {"version": "1.2", "entries": [{"request": {"method": "GET", "url": "http://h/a.png"}, "response": {"status": 200}}]}}`,
+			"in: no request left to import: 1 static asset (--include-assets keeps static assets"},
+	}
+	for _, tt := range tests {
+		_, err := Import("in", []byte(tt.har), Options{})
+		var e *Error
+		if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%q:\n got %v\nwant %s", tt.har, err, tt.want)
+		}
+	}
+	if _, err := Import("in", []byte("{}"), Options{Origins: []string{"h:80"}}); err == nil || !strings.Contains(err.Error(), `--origin "h:80"`) {
+		t.Errorf("a bad --origin: %v", err)
+	}
+}
+
+// TestImportErrorPlaceOfRecording: a broken recording is refused at the
+// line and column of the problem.
+func TestImportErrorPlaceOfRecording(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "builtin-api.har"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, `"status": 201`) })
+	if i < 0 {
+		t.Fatal("no status 201 in the recording")
+	}
+	col := strings.Index(lines[i], "201") + 1
+	lines[i] = strings.Replace(lines[i], "201", "2O1", 1)
+	_, err = Import("b.har", []byte(strings.Join(lines, "\n")), Options{})
+	want := "b.har:" + itoa(i+1) + ":" + itoa(col+1) + ": not JSON: invalid character 'O'"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
