@@ -16,7 +16,7 @@ type reuse struct {
 	from       *step
 	kind, spec string // "json", "header" or "regex", and its path, name or expression
 	value      string
-	usedBy     []use    // where later steps send it
+	usedBy     []use // where later steps send it
 }
 
 // use is where a step sends an extracted value.
