@@ -128,7 +128,7 @@ func (e *emitter) header() []string {
 		think = "no think times (--no-think)"
 	}
 	out = append(out, fmt.Sprintf("Imported from %s (HAR %s%s) by loadgate import har (docs/import.md).", e.file, e.lg.Version, by),
-		fmt.Sprintf("Kept %d of the %s in recorded order; left out: %s.", kept, plural(len(e.rec.entries), "request"), left),
+		fmt.Sprintf("Kept %d of %s, in recorded order; left out: %s.", kept, plural(len(e.rec.entries), "request"), left),
 		"Each step expects the status it got when recorded; "+think+".")
 	for _, o := range e.rec.other {
 		out = append(out, "  "+o)

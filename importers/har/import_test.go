@@ -1,6 +1,7 @@
 package har
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -169,5 +171,54 @@ func TestImportErrorPlaceOfRecording(t *testing.T) {
 	want := "b.har:" + itoa(i+1) + ":" + itoa(col+1) + ": not JSON: invalid character 'O'"
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got %v\nwant %s", err, want)
+	}
+}
+
+// FuzzImportHAR: any file is either refused as an *Error, or becomes a
+// scenario that loadgate validate accepts; so does any text standing in
+// the URL, a header, the body and the response of a recorded exchange.
+func FuzzImportHAR(f *testing.F) {
+	// Small recordings: the fuzzer minimises every new input it finds,
+	// which takes minutes for inputs the size of a real recording.
+	f.Add(string(recorded(f, ent{url: "http://h/", kind: "document", respType: "text/html", respHeaders: []string{"Set-Cookie: s=1"},
+		resp: `<input name="t" value="abc123def"><meta name="c" content="x9y8z7w6">`},
+		ent{method: "POST", url: "http://h/login?t=abc123def", bodyType: "application/x-www-form-urlencoded", body: "t=abc123def&password=p", headers: []string{"Cookie: s=1", "X-C: x9y8z7w6"},
+			status: 302, respHeaders: []string{"Location: /u/42"}, resp: `{"id": 42, "token": "tok123456"}`},
+		ent{url: "http://h/u/42", at: time.Second, headers: []string{"Authorization: Bearer tok123456"}},
+		ent{url: "http://o/x.png"})), "")
+	for _, s := range []string{
+		`{"log": {"version": "1.2", "entries": [{"request": {"method": "GET", "url": "http://h/a"}, "response": {"status": 200}}]}}`,
+		`{"log": {"version": "1.1", "entries": [{"request": {"method": "POST", "url": "https://h:8443/a?b=c", "postData": {"text": "x"}}, "response": {"status": 201}}]}}`,
+		`[`, `{"log": null}`,
+	} {
+		f.Add(s, "")
+	}
+	for _, s := range []string{"abc123def", "${x}{{y}}$", "/p?q=1&r=${s}", "a\nb", "\x00", "{\"id\":\"abc123def\"}", "<input name=\"t\" value=\"abc123def\">"} {
+		f.Add("", s)
+	}
+	f.Fuzz(func(t *testing.T, file, field string) {
+		importOrRefuse(t, []byte(file))
+		tmpl := `{"log": {"version": "1.2", "entries": [
+		 {"startedDateTime": "2026-01-02T10:00:00Z", "time": 5, "request": {"method": "GET", "url": "http://h/s", "headers": []}, "response": {"status": 200, "headers": [{"name": "X-T", "value": F}], "content": {"mimeType": "text/html", "text": F}}},
+		 {"startedDateTime": "2026-01-02T10:00:01Z", "time": 5, "request": {"method": "POST", "url": "http://h/" + F, "headers": [{"name": "X-F", "value": F}, {"name": "Cookie", "value": F}], "postData": {"mimeType": "application/json", "text": F}}, "response": {"status": 200}}]}}`
+		q, _ := json.Marshal(field)
+		u, _ := json.Marshal("http://h/" + field)
+		doc := strings.ReplaceAll(strings.Replace(tmpl, `"http://h/" + F`, string(u), 1), "F", string(q))
+		importOrRefuse(t, []byte(doc))
+	})
+}
+
+func importOrRefuse(t *testing.T, data []byte) {
+	t.Helper()
+	out, err := Import("fuzz", data, Options{IncludeAssets: true})
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || e.Input != "fuzz" || e.Line < 0 || e.Line > strings.Count(string(data), "\n")+1 {
+			t.Fatalf("%q: not an error at a place in the file: %v", data, err)
+		}
+		return
+	}
+	if _, err := load(t, out, nil); err != nil {
+		t.Fatalf("%q: the scenario is not valid: %v\n%s", data, err, out)
 	}
 }

@@ -104,14 +104,20 @@ func pathReused(cs []candidate) bool {
 	return false
 }
 
-// missedText says where a reused-looking value was sent, and its start
-// unless it is a credential.
+// missedText says where a reused-looking value was sent: a credential
+// by name only, as it becomes a secret variable; another value with
+// its start.
 func missedText(c candidate, why string) string {
-	shown := c.value
-	if emit.SecretQuery(c.hint) || emit.SecretHeader(c.hint) || len(shown) > 24 {
-		shown = shown[:min(len(shown), 4)] + "…"
+	var out string
+	if emit.SecretQuery(c.hint) || emit.SecretHeader(c.hint) {
+		out = fmt.Sprintf("%s of %s (a credential: a secret variable)", c.where, c.s.name)
+	} else {
+		shown := c.value
+		if len(shown) > 24 {
+			shown = shown[:12] + "…"
+		}
+		out = fmt.Sprintf("%s of %s (%q)", c.where, c.s.name, shown)
 	}
-	out := fmt.Sprintf("%s of %s (%q)", c.where, c.s.name, shown)
 	if why != "" {
 		out += ": " + why
 	}
