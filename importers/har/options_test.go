@@ -13,11 +13,11 @@ import (
 
 // ent is a recorded exchange, written short.
 type ent struct {
-	method, url string
-	at          time.Duration // when the request started, from the first
-	took        time.Duration
-	kind        string // _resourceType
-	headers     []string
+	method, url    string
+	at             time.Duration // when the request started, from the first
+	took           time.Duration
+	kind           string // _resourceType
+	headers        []string
 	body, bodyType string
 	status         int
 	respHeaders    []string
