@@ -29,8 +29,25 @@ func (e *emitter) target(t *target) *yaml.Node {
 		notes = append(notes, n)
 	}
 	notes = append(notes, t.notes...)
+	if n := protocolNote(t.steps); n != "" {
+		notes = append(notes, n)
+	}
 	m.N.HeadComment = emit.Comments(notes)
 	return m.N
+}
+
+// protocolNote says when the browser spoke another HTTP than the
+// scenario's HTTP/1.1.
+func protocolNote(steps []*step) string {
+	for _, s := range steps {
+		switch v := strings.ToLower(s.e.Request.HTTPVersion); v {
+		case "h2", "http/2", "http/2.0":
+			return "recorded over HTTP/2; the scenario speaks HTTP/1.1 (add http2: true to speak HTTP/2)"
+		case "h3", "http/3", "http/3.0":
+			return "recorded over HTTP/3, which loadgate does not speak; the scenario speaks HTTP/1.1"
+		}
+	}
+	return ""
 }
 
 func (e *emitter) step(s *step) *yaml.Node {
@@ -101,6 +118,10 @@ func unsafeMethods(steps []*step) string {
 	return "every iteration sends " + strings.Join(methods, ", ") + " again: load a system where repeating that is harmless"
 }
 
+// maxMissed bounds the list of values not found, which a large
+// recording could make longer than the scenario.
+const maxMissed = 20
+
 // header is the comment at the top: where the scenario came from, what
 // was left out, and which values were carried from response to request.
 func (e *emitter) header() []string {
@@ -149,7 +170,11 @@ func (e *emitter) header() []string {
 		}
 		if len(t.missed) > 0 {
 			out = append(out, prefix+"Reused-looking values found in no earlier response, sent as recorded (check them):")
-			for _, m := range t.missed {
+			for i, m := range t.missed {
+				if i == maxMissed {
+					out = append(out, fmt.Sprintf("  and %d more", len(t.missed)-maxMissed))
+					break
+				}
 				out = append(out, "  "+m)
 			}
 		}

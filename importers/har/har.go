@@ -41,10 +41,11 @@ type harEntry struct {
 }
 
 type harRequest struct {
-	Method   string       `json:"method"`
-	URL      string       `json:"url"`
-	Headers  []nameValue  `json:"headers"`
-	PostData *harPostData `json:"postData"`
+	Method      string       `json:"method"`
+	URL         string       `json:"url"`
+	HTTPVersion string       `json:"httpVersion"`
+	Headers     []nameValue  `json:"headers"`
+	PostData    *harPostData `json:"postData"`
 }
 
 type nameValue struct {

@@ -2,6 +2,7 @@ package har
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -22,7 +23,7 @@ func (p *step) locate(c candidate) (kind, spec, name string) {
 		return "", "", ""
 	}
 	for _, h := range resp.Headers {
-		if !contains(unreadHeaders, strings.ToLower(h.Name)) && h.Value == c.value && isToken(h.Name) {
+		if !slices.Contains(unreadHeaders, strings.ToLower(h.Name)) && h.Value == c.value && isToken(h.Name) {
 			return "header", h.Name, h.Name
 		}
 	}
@@ -101,7 +102,7 @@ func textRegex(text, value string) (string, string) {
 		return "", ""
 	}
 	name := ""
-	if m := attrBefore.FindStringSubmatch(prefix); m != nil {
+	if m := attrBefore.FindStringSubmatch(prefix); m != nil && !slices.Contains([]string{"value", "content", "data"}, strings.ToLower(m[1])) {
 		name = m[1]
 	}
 	return re, name

@@ -22,6 +22,7 @@ type ent struct {
 	status         int
 	respHeaders    []string
 	respType, resp string
+	proto          string // httpVersion
 }
 
 // recorded is a HAR file of the entries.
@@ -42,7 +43,7 @@ func recorded(t testing.TB, entries ...ent) []byte {
 			StartedDateTime: start.Add(e.at).Format(time.RFC3339Nano),
 			Time:            float64(e.took) / float64(time.Millisecond),
 			ResourceType:    e.kind,
-			Request:         harRequest{Method: e.method, URL: e.url, Headers: pairs(e.headers)},
+			Request:         harRequest{Method: e.method, URL: e.url, Headers: pairs(e.headers), HTTPVersion: e.proto},
 			Response:        harResponse{Status: e.status, Headers: pairs(e.respHeaders), Content: harContent{MimeType: e.respType, Text: e.resp}},
 		}
 		if e.method == "" {
@@ -159,6 +160,9 @@ func TestImportSteps(t *testing.T) {
 		{"statuses as recorded, none for a cached 304", Options{}, []ent{{url: page + "/a", status: 404}, {url: page + "/b", status: 304}},
 			nil, []sentStep{{Name: "get-a", Method: "GET", URL: page + "/a", Status: []int{404}}, {Name: "get-b", Method: "GET", URL: page + "/b"}},
 			[]string{"recorded 304 Not Modified"}},
+		{"another HTTP; an id after a name in the path", Options{}, []ent{{url: page + "/user/12345", proto: "h2"}},
+			nil, []sentStep{{Name: "get-user", Method: "GET", URL: page + "/user/12345", Status: []int{200}}},
+			[]string{"recorded over HTTP/2; the scenario speaks HTTP/1.1", `the path of get-user ("12345")`}},
 		{"text that looks like variables or placeholders is sent as it is", Options{}, []ent{{method: "PUT", url: page + "/p/$x?a={{b}}", body: "${v} {{w}} $$ $", bodyType: "text/plain", headers: []string{"X-T: ${t}{{u}}"}}},
 			nil, []sentStep{{Name: "put-x", Method: "PUT", URL: page + "/p/$x?a={{b}}", Body: "${v} {{w}} $$ $", Headers: []string{"X-T: ${t}{{u}}", "Content-Type: text/plain"}, Status: []int{200}}}, nil},
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/loadgate/loadgate/importers/emit"
@@ -71,7 +72,7 @@ func (t *target) findReuse() {
 				continue
 			case whole && c.v == s.path:
 				continue // a Location gave the whole path
-			case !c.path && !reusedLooking(c), typed(c.hint):
+			case !c.path && !reusedLooking(c), c.where != "the path" && typed(c.hint):
 				continue
 			}
 			r, why := t.source(i, c)
@@ -243,7 +244,7 @@ func pairs(s *step, v *val, from, to int, what string) []candidate {
 // typed: a field of this name holds what a person typed, a password,
 // never what a response gave.
 func typed(name string) bool {
-	return contains([]string{"pass", "password", "passwd", "pwd", "pw", "passphrase", "username", "user", "email", "login"}, strings.ToLower(name))
+	return slices.Contains([]string{"pass", "password", "passwd", "pwd", "pw", "passphrase", "username", "user", "email", "login"}, strings.ToLower(name))
 }
 
 // idName: a field or parameter of this name holds an id or a token.
@@ -322,20 +323,11 @@ func (t *target) varName(hint string) string {
 				return true
 			}
 		}
-		return contains(reservedFlowNames, n)
+		return slices.Contains(reservedFlowNames, n)
 	}
 	name := base
 	for n := 2; taken(name); n++ {
 		name = fmt.Sprintf("%s_%d", base, n)
 	}
 	return name
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
