@@ -222,3 +222,25 @@ func importOrRefuse(t *testing.T, data []byte) {
 		t.Fatalf("%q: the scenario is not valid: %v\n%s", data, err, out)
 	}
 }
+
+// TestDocsExample: the example of docs/import.md is the shop's
+// recording as imported now.
+func TestDocsExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "import.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "The shop's recording, imported")
+	_, block, ok2 := strings.Cut(after, "```yaml\n")
+	block, _, ok3 := strings.Cut(block, "```\n")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("docs/import.md has no example of the shop's recording")
+	}
+	want, err := os.ReadFile(filepath.Join("testdata", "shop.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(want), block); d != "" {
+		t.Errorf("docs/import.md's example differs from testdata/shop.yaml (-want +got):\n%s", d)
+	}
+}
