@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loadgate/loadgate/internal/demoserver"
 	"github.com/loadgate/loadgate/internal/testpeer"
@@ -98,21 +101,53 @@ func TestImportedBuiltinAPIRuns(t *testing.T) {
 	}
 }
 
+// harOrigins are the origins of a recording's requests, in order of
+// first appearance: a new recording has other ports.
+func harOrigins(t *testing.T, file string) []string {
+	t.Helper()
+	var f struct {
+		Log struct {
+			Entries []struct {
+				Request struct{ URL string } `json:"request"`
+			} `json:"entries"`
+		} `json:"log"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, file)), &f); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range f.Log.Entries {
+		u, err := url.Parse(e.Request.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := u.Scheme + "://" + u.Host; !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // TestImportHARFlags: each flag changes the scenario as it says, and
 // every scenario passes validate.
 func TestImportHARFlags(t *testing.T) {
 	shop := filepath.Join(harRecordings, "shop.har")
+	origins := harOrigins(t, shop)
+	if len(origins) != 2 {
+		t.Fatalf("the shop's recording has the origins %q, want the shop's and the beacon's", origins)
+	}
 	tests := []struct {
 		name     string
 		args     []string
 		has, not []string
+		maxThink time.Duration // every think_time at most this; 0 for no check
 	}{
-		{"default", nil, []string{"\n          think_time: ", "\n  - name: local\n", "5 static assets"}, []string{"/static/", "/collect"}},
-		{"no think", []string{"--no-think"}, nil, []string{"think_time:"}},
-		{"max think", []string{"--max-think", "100ms"}, []string{"think_time: 100ms\n", "shortened to it (--max-think)"}, []string{"think_time: 1.389s"}},
-		{"assets", []string{"--include-assets"}, []string{"path: /static/app.js\n", "path: /static/logo.png\n"}, nil},
-		{"origin", []string{"--origin", "http://127.0.0.1:38415/", "--origin", "http://127.0.0.1:42967"}, []string{"path: /collect\n", "\n  - name: local-2\n", "origin_2: http://127.0.0.1:42967\n", "url: ${origin_2}\n"}, nil},
-		{"name", []string{"--name", "shop"}, []string{"\nname: shop\n"}, nil},
+		{"default", nil, []string{"\n          think_time: ", "\n  - name: local\n", "5 static assets"}, []string{"/static/", "/collect"}, 0},
+		{"no think", []string{"--no-think"}, nil, []string{"think_time:"}, 0},
+		{"max think", []string{"--max-think", "100ms"}, []string{"think_time: 100ms\n", "shortened to it (--max-think)"}, nil, 100 * time.Millisecond},
+		{"assets", []string{"--include-assets"}, []string{"path: /static/app.js\n", "path: /static/logo.png\n"}, nil, 0},
+		{"origin", []string{"--origin", origins[0] + "/login", "--origin", origins[1]}, []string{"path: /collect\n", "\n  - name: local-2\n", "origin_2: " + origins[1] + "\n", "url: ${origin_2}\n"}, nil, 0},
+		{"name", []string{"--name", "shop"}, []string{"\nname: shop\n"}, nil, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -130,6 +165,12 @@ func TestImportHARFlags(t *testing.T) {
 			for _, s := range tt.not {
 				if strings.Contains(text, s) {
 					t.Errorf("%q in:\n%s", s, text)
+				}
+			}
+			for _, l := range strings.Split(text, "\n") {
+				v, ok := strings.CutPrefix(strings.TrimSpace(l), "think_time: ")
+				if d, err := time.ParseDuration(v); ok && tt.maxThink > 0 && (err != nil || d > tt.maxThink) {
+					t.Errorf("think_time %s, want at most %s", v, tt.maxThink)
 				}
 			}
 			if v := invoke(t, context.Background(), nil, "validate", out); v.code != ExitOK {
@@ -155,6 +196,8 @@ func TestImportHARStdin(t *testing.T) {
 // TestImportHARMistakes: usage errors and files that are not HAR exit 2
 // and name the place.
 func TestImportHARMistakes(t *testing.T) {
+	shop := filepath.Join(harRecordings, "shop.har")
+	origins := harOrigins(t, shop)
 	dir := t.TempDir()
 	file := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -176,7 +219,7 @@ func TestImportHARMistakes(t *testing.T) {
 		{[]string{"import", "har", "a.har", "b.har"}, "import har: give one HAR file"},
 		{[]string{"import", "har", "--max-think", "0s", notJSON}, "--max-think 0s: want a duration > 0"},
 		{[]string{"import", "har", "--origin", "ftp://h", notJSON}, `--origin "ftp://h": want an http:// or https:// URL`},
-		{[]string{"import", "har", "--origin", "http://elsewhere.example", filepath.Join(harRecordings, "shop.har")}, "no request left to import: 5 static assets, 7 requests to http://127.0.0.1:38415, http://127.0.0.1:42967"},
+		{[]string{"import", "har", "--origin", "http://elsewhere.example", shop}, "no request left to import: 5 static assets, 7 requests to " + strings.Join(slices.Sorted(slices.Values(origins)), ", ")},
 	}
 	for _, tt := range tests {
 		r := invoke(t, context.Background(), nil, tt.args...)
