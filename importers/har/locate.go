@@ -27,7 +27,7 @@ func (p *step) locate(c candidate) (kind, spec, name string) {
 			return "header", h.Name, h.Name
 		}
 	}
-	if kind, spec, name := bodyLocate(resp.Content.body(), c); kind != "" {
+	if kind, spec, name := p.bodyLocate(c); kind != "" {
 		return kind, spec, name
 	}
 	for _, h := range resp.Headers {
@@ -41,15 +41,29 @@ func (p *step) locate(c candidate) (kind, spec, name string) {
 	return "", "", ""
 }
 
-// bodyLocate finds c's value in a recorded response body: at a JSON path,
-// else by a regular expression.
-func bodyLocate(body string, c candidate) (kind, spec, name string) {
+// response is the recorded response body as text, and its JSON values
+// when it is JSON, read once: every later step's values are looked for
+// in it.
+func (p *step) response() (string, []leaf) {
+	if !p.read {
+		p.read = true
+		p.resp = p.e.Response.Content.body()
+		if isJSON(p.resp) {
+			p.leaves = leaves(p.resp)
+		}
+	}
+	return p.resp, p.leaves
+}
+
+// bodyLocate finds c's value in p's recorded response body: at a JSON
+// path, else by a regular expression.
+func (p *step) bodyLocate(c candidate) (kind, spec, name string) {
+	body, ls := p.response()
 	if body == "" || !strings.Contains(body, c.value) {
 		return "", "", ""
 	}
-	if isJSON(body) {
+	if ls != nil {
 		var found *leaf
-		ls := leaves(body)
 		for k := range ls {
 			l := &ls[k]
 			if l.value != c.value || len(l.path) == 0 {

@@ -23,6 +23,10 @@ type step struct {
 	think   time.Duration
 	extract []*reuse // extractions this step's response gives
 	notes   []string
+
+	read   bool   // response holds the recorded response, read once
+	resp   string // the response body as text
+	leaves []leaf // its JSON values, nil when it is not JSON
 }
 
 type hdr struct {

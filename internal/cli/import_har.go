@@ -79,8 +79,11 @@ func importHAR(args []string, env Env) error {
 	return nil
 }
 
-// readHAR reads the file, or standard input for "-", bounded as import
-// curl's inputs are.
+// maxHARInput bounds the recording read: one with its assets' contents
+// embedded is often tens of MiB.
+const maxHARInput = 256 << 20
+
+// readHAR reads the file, or standard input for "-", bounded.
 func readHAR(name string, env Env) (string, []byte, error) {
 	r, label := env.Stdin, "stdin"
 	if name != "-" {
@@ -91,12 +94,12 @@ func readHAR(name string, env Env) (string, []byte, error) {
 		defer f.Close()
 		r, label = f, name
 	}
-	data, err := io.ReadAll(io.LimitReader(r, maxImportInput+1))
+	data, err := io.ReadAll(io.LimitReader(r, maxHARInput+1))
 	if err != nil {
 		return "", nil, fmt.Errorf("read %s: %w", label, err)
 	}
-	if len(data) > maxImportInput {
-		return "", nil, fmt.Errorf("%s is larger than %d MiB", label, maxImportInput>>20)
+	if len(data) > maxHARInput {
+		return "", nil, fmt.Errorf("%s is larger than %d MiB", label, maxHARInput>>20)
 	}
 	return label, data, nil
 }
