@@ -1,6 +1,10 @@
 package curl
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/loadgate/loadgate/importers/emit"
+)
 
 // Input is one text holding curl commands: an argument, a file, stdin.
 type Input struct {
@@ -36,7 +40,7 @@ func Import(inputs []Input, opts Options) ([]byte, error) {
 	if len(reqs) == 0 {
 		return nil, errors.New("no curl command found")
 	}
-	return encode(newEmitter(reqs, opts).document())
+	return emit.Encode(newEmitter(reqs, opts).document())
 }
 
 func importInput(text string, opts Options) ([]*built, error) {

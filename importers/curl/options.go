@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loadgate/loadgate/importers/emit"
 )
 
 // An option of curl's command line and what importing does with it.
@@ -250,7 +252,7 @@ func (r *request) apply(o *option, flag, val Word) error {
 		return errorAt(flag.Pos, "%s (--%s) cannot be imported: %s", flag.Text, o.long, why)
 	}
 	if o.set == nil {
-		r.ignored = appendNew(r.ignored, o.long)
+		r.ignored = emit.AppendNew(r.ignored, o.long)
 		return nil
 	}
 	if !o.arg || acceptsRefs(o.long) {
@@ -292,13 +294,6 @@ func displayName(o *option) string {
 
 func unknownOption(p Pos, name string) error {
 	return errorAt(p, "unknown curl option %s (docs/import.md lists the options an import understands)", name)
-}
-
-func appendNew(list []string, s string) []string {
-	if slices.Contains(list, s) {
-		return list
-	}
-	return append(list, s)
 }
 
 // isCurl: the command's program is curl, by name or path.

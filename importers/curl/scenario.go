@@ -2,13 +2,12 @@ package curl
 
 import (
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/loadgate/loadgate/scenarios"
+	"github.com/loadgate/loadgate/importers/emit"
 )
 
 // document is the whole scenario: one target that sends the request, or,
@@ -18,17 +17,17 @@ func (e *emitter) document() *yaml.Node {
 	first := e.reqs[0]
 	name := e.opts.Name
 	if name == "" {
-		name = hostName(first.u.Hostname())
+		name = emit.HostName(first.u.Hostname())
 	}
-	target := newMapping()
-	target.set("name", str(hostName(first.u.Hostname())))
+	target := emit.NewMapping()
+	target.Set("name", emit.Str(emit.HostName(first.u.Hostname())))
 	var notes []string
 	if len(e.reqs) == 1 {
-		target.set("http", e.single(first))
+		target.Set("http", e.single(first))
 		notes = first.notes
 	} else {
 		http, flowNotes := e.flow()
-		target.set("http", http)
+		target.Set("http", http)
 		notes = flowNotes
 	}
 	notes = append(notes, ignoredNotes(e.reqs)...)
@@ -36,93 +35,93 @@ func (e *emitter) document() *yaml.Node {
 		notes = append(notes, n)
 	}
 
-	root := newMapping()
-	root.set("version", plain("1"))
-	root.set("name", str(name))
-	root.set("description", str(escape(description(e.reqs), false, false)))
-	vars := newMapping()
-	vars.set("duration", plain(defaultDuration), "the load: --var duration=1m --var concurrency=10 changes it")
-	vars.set("concurrency", plain(defaultConcurrency))
-	vars.set("warmup", plain(defaultWarmup))
-	targets := seq(target.n)
+	root := emit.NewMapping()
+	root.Set("version", emit.Plain("1"))
+	root.Set("name", emit.Str(name))
+	root.Set("description", emit.Str(emit.Escape(description(e.reqs), false, false)))
+	vars := emit.NewMapping()
+	vars.Set("duration", emit.Plain(defaultDuration), "the load: --var duration=1m --var concurrency=10 changes it")
+	vars.Set("concurrency", emit.Plain(defaultConcurrency))
+	vars.Set("warmup", emit.Plain(defaultWarmup))
+	targets := emit.Seq(target.N)
 	if len(notes) > 0 {
-		targets.Content[0].HeadComment = comments(notes)
+		targets.Content[0].HeadComment = emit.Comments(notes)
 	}
 	// The variables are known once the targets were written.
-	phases := seq(
-		mappingOf("name", plain("warmup"), "warmup", plain("true"), "duration", plain("${warmup}"), "concurrency", plain("${concurrency}")),
-		mappingOf("name", plain("measured"), "duration", plain("${duration}"), "concurrency", plain("${concurrency}")),
+	phases := emit.Seq(
+		mappingOf("name", emit.Plain("warmup"), "warmup", emit.Plain("true"), "duration", emit.Plain("${warmup}"), "concurrency", emit.Plain("${concurrency}")),
+		mappingOf("name", emit.Plain("measured"), "duration", emit.Plain("${duration}"), "concurrency", emit.Plain("${concurrency}")),
 	)
 	for _, v := range e.vars {
-		val := str("")
+		val := emit.Str("")
 		if v.secret {
-			val = flow("value", `""`, "secret", "true")
-			val.Content[1] = str("")
+			val = emit.Flow("value", `""`, "secret", "true")
+			val.Content[1] = emit.Str("")
 		}
-		vars.set(v.name, val, v.comment)
+		vars.Set(v.name, val, v.comment)
 	}
-	root.set("vars", vars.n)
-	root.set("targets", targets)
-	root.set("phases", phases, "a short warm-up, then the measured phase")
-	root.set("thresholds", seq(plain("error_rate < 1%"), plain("p99 < 500ms")))
+	root.Set("vars", vars.N)
+	root.Set("targets", targets)
+	root.Set("phases", phases, "a short warm-up, then the measured phase")
+	root.Set("thresholds", emit.Seq(emit.Plain("error_rate < 1%"), emit.Plain("p99 < 500ms")))
 
-	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root.n}}
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root.N}}
 	var head []string
 	if e.opts.SchemaURL != "" {
 		head = append(head, "# yaml-language-server: $schema="+e.opts.SchemaURL)
 	}
 	head = append(head, fmt.Sprintf("# Imported from %s by loadgate import curl (docs/import.md).", plural(len(e.reqs), "curl command")))
-	doc.HeadComment = commentText(head)
+	doc.HeadComment = emit.CommentText(head)
 	return doc
 }
 
 func mappingOf(kv ...any) *yaml.Node {
-	m := newMapping()
+	m := emit.NewMapping()
 	for i := 0; i+1 < len(kv); i += 2 {
-		m.set(kv[i].(string), kv[i+1].(*yaml.Node))
+		m.Set(kv[i].(string), kv[i+1].(*yaml.Node))
 	}
-	return m.n
+	return m.N
 }
 
 // single is the http: block of a target that sends one request.
 func (e *emitter) single(b *built) *yaml.Node {
-	m := newMapping()
-	m.set("url", str(e.text(b.full, false)))
+	m := emit.NewMapping()
+	m.Set("url", emit.Str(e.text(b.full, false)))
 	if b.method != "GET" {
-		m.set("method", str(b.method))
+		m.Set("method", emit.Str(b.method))
 	}
 	if hs := e.headers(b.headers, false); hs != nil {
-		m.set("headers", hs)
+		m.Set("headers", hs)
 	}
 	e.body(m, b, false)
 	e.transport(m, []*built{b})
-	return m.n
+	return m.N
 }
 
 func (e *emitter) headers(hs []header, templated bool) *yaml.Node {
 	if len(hs) == 0 {
 		return nil
 	}
-	m := newMapping()
+	m := emit.NewMapping()
 	for _, h := range hs {
-		m.set(h.name, str(e.text(h.value, templated)))
+		m.Set(h.name, emit.Str(e.text(h.value, templated)))
 	}
-	return m.n
+	return m.N
 }
 
-func (e *emitter) body(m mapping, b *built, templated bool) {
+func (e *emitter) body(m emit.Mapping, b *built, templated bool) {
 	switch {
 	case b.bodyFile != "":
-		m.set("body_file", str(escape(b.bodyFile, false, false)))
+		m.Set("body_file", emit.Str(emit.Escape(b.bodyFile, false, false)))
 	case b.body != nil:
-		m.set("body", str(e.text(*b.body, templated)))
+		m.Set("body", emit.Str(e.text(*b.body, templated)))
 	}
 }
 
 // transport writes what the target's connections need: TLS without
 // verification (-k), HTTP/2, the timeout (-m). They belong to the
 // target, so a flow has them when any of its commands asked.
-func (e *emitter) transport(m mapping, reqs []*built) []string {
+func (e *emitter) transport(m emit.Mapping, reqs []*built) []string {
 	var notes []string
 	count := func(f func(r *request) bool) int {
 		n := 0
@@ -139,11 +138,11 @@ func (e *emitter) transport(m mapping, reqs []*built) []string {
 		}
 	}
 	if n := count(func(r *request) bool { return r.insecure }); n > 0 {
-		m.set("tls", flow("insecure_skip_verify", "true"))
+		m.Set("tls", emit.Flow("insecure_skip_verify", "true"))
 		some(n, "-k")
 	}
 	if n := count(func(r *request) bool { return r.http2 }); n > 0 {
-		m.set("http2", plain("true"))
+		m.Set("http2", emit.Plain("true"))
 		some(n, "--http2")
 		if count(func(r *request) bool { return r.http2 && !r.priorKnowledge }) > 0 && reqs[0].u.Scheme == "http" {
 			notes = append(notes, "--http2 over http://: curl asks the server to upgrade; loadgate speaks HTTP/2 with prior knowledge (h2c)")
@@ -154,25 +153,13 @@ func (e *emitter) transport(m mapping, reqs []*built) []string {
 		timeout = max(timeout, int64(b.r.timeout))
 	}
 	if timeout > 0 {
-		m.set("timeout", plain(durationText(timeout)))
+		m.Set("timeout", emit.Plain(durationText(timeout)))
 		some(count(func(r *request) bool { return r.timeout > 0 }), "-m")
 	}
 	if len(reqs) == 1 {
 		reqs[0].notes = append(reqs[0].notes, notes...)
 	}
 	return notes
-}
-
-// hostName names a scenario or target after a host: "local" for
-// localhost or an address, "imported" where the host gives no name.
-func hostName(host string) string {
-	if name, ok := scenarios.NameOfHost(host); ok {
-		return name
-	}
-	if h := strings.ToLower(host); h == "localhost" || net.ParseIP(h) != nil {
-		return "local"
-	}
-	return "imported"
 }
 
 func description(reqs []*built) string {
@@ -204,7 +191,7 @@ func ignoredNotes(reqs []*built) []string {
 	var names []string
 	for _, b := range reqs {
 		for _, n := range b.r.ignored {
-			names = appendNew(names, n)
+			names = emit.AppendNew(names, n)
 		}
 	}
 	if len(names) == 0 {
@@ -228,7 +215,7 @@ func unsafeMethods(reqs []*built) string {
 		switch b.method {
 		case "GET", "HEAD", "OPTIONS":
 		default:
-			methods = appendNew(methods, b.method)
+			methods = emit.AppendNew(methods, b.method)
 		}
 	}
 	if len(methods) == 0 {
@@ -242,37 +229,37 @@ func unsafeMethods(reqs []*built) string {
 // step to the same origin gives its path, any other its whole URL.
 func (e *emitter) flow() (*yaml.Node, []string) {
 	first := e.reqs[0]
-	m := newMapping()
-	m.set("url", str(escape(origin(first), false, false)))
+	m := emit.NewMapping()
+	m.Set("url", emit.Str(emit.Escape(origin(first), false, false)))
 	notes := e.transport(m, e.reqs)
 	var steps []*yaml.Node
 	names := map[string]bool{}
 	for _, b := range e.reqs {
-		st := newMapping()
-		st.set("name", str(stepName(b, names)))
+		st := emit.NewMapping()
+		st.Set("name", emit.Str(stepName(b, names)))
 		if b.method != "GET" {
-			st.set("method", str(b.method))
+			st.Set("method", emit.Str(b.method))
 		}
 		if strings.EqualFold(origin(b), origin(first)) {
 			path := slice(b.full, b.authEnd, len(b.full.Text))
 			if !strings.HasPrefix(path.Text, "/") {
 				path = join(lit("/"), path)
 			}
-			st.set("path", str(e.text(path, true)))
+			st.Set("path", emit.Str(e.text(path, true)))
 		} else {
-			st.set("url", str(e.text(b.full, true)))
+			st.Set("url", emit.Str(e.text(b.full, true)))
 		}
 		if hs := e.headers(b.headers, true); hs != nil {
-			st.set("headers", hs)
+			st.Set("headers", hs)
 		}
 		e.body(st, b, true)
 		if len(b.notes) > 0 {
-			st.n.HeadComment = comments(b.notes)
+			st.N.HeadComment = emit.Comments(b.notes)
 		}
-		steps = append(steps, st.n)
+		steps = append(steps, st.N)
 	}
-	m.set("flow", seq(steps...), "one iteration sends these steps in order, as the curl commands were given")
-	return m.n, notes
+	m.Set("flow", emit.Seq(steps...), "one iteration sends these steps in order, as the curl commands were given")
+	return m.N, notes
 }
 
 // origin is the scheme and host of b's URL as written.
@@ -283,7 +270,7 @@ func origin(b *built) string { return b.full.Text[:b.authEnd] }
 func stepName(b *built, taken map[string]bool) string {
 	segs := strings.Split(strings.Trim(b.u.Path, "/"), "/")
 	base := strings.ToLower(b.method)
-	if last := hostName(segs[len(segs)-1]); segs[len(segs)-1] != "" && last != "imported" && last != "local" {
+	if last := emit.HostName(segs[len(segs)-1]); segs[len(segs)-1] != "" && last != "imported" && last != "local" {
 		base += "-" + last
 	}
 	name := base

@@ -85,7 +85,7 @@ func TestImportCurlMistakes(t *testing.T) {
 		{[]string{"import", "curl", "-f", file + ".missing"}, "no such file"},
 		{[]string{"import", "curl"}, "import curl: no curl command given"},
 		{[]string{"import"}, "import: no format given (curl)"},
-		{[]string{"import", "har", "x.har"}, `import: unknown format "har" (curl)`},
+		{[]string{"import", "postman", "x.json"}, `import: unknown format "postman" (curl)`},
 		{[]string{"import", "curl", "curl", "-X", "POST", "http://h/"}, "flag provided but not defined: -X"},
 	}
 	for _, tt := range tests {

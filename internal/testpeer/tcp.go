@@ -1,7 +1,8 @@
 // Package testpeer holds the loopback peers that tests of several packages
 // drive loadgate against: a TCP server, and the monitor-agent protocol of
-// the long-versus-short connection study (u16 type + u32 big-endian length).
-// Only tests import it.
+// the long-versus-short connection study (u16 type + u32 big-endian length),
+// and the web shop the HAR recordings of importers/har were made on. Only
+// tests import it, and bench/harrecord, which records the shop.
 package testpeer
 
 import (
