@@ -18,6 +18,7 @@ const importUsage = `import FORMAT [flags] INPUT...
 
 Turns requests written down elsewhere into a scenario:
   import curl 'curl …'... | -f FILE | -   curl command lines (docs/import.md)
+  import openapi [flags] SPEC             an OpenAPI 3 description (docs/import.md)
 Run 'loadgate import FORMAT --help' for its flags.`
 
 const importCurlUsage = `import curl [flags] 'curl …'... | -f FILE | -
@@ -42,6 +43,9 @@ func importCommand(args []string, env Env) error {
 			return withCode(ExitUsage, errors.New("import: no format given (curl)"))
 		}
 		args = rest
+	}
+	if args[0] == "openapi" {
+		return importOpenAPI(args[1:], env)
 	}
 	if args[0] != "curl" {
 		return withCode(ExitUsage, fmt.Errorf("import: unknown format %q (curl)", args[0]))
