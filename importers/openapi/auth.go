@@ -56,9 +56,9 @@ func (a *auth) apply(r *request, own, global []*base.SecurityRequirement) {
 		case "http":
 			switch strings.ToLower(s.Scheme) {
 			case "bearer":
-				r.headers = append(r.headers, [2]string{"Authorization", "Bearer ${" + a.secret(name, "a bearer token").name + "}"})
+				r.headers = append(r.headers, [2]string{"Authorization", "Bearer ${" + a.secret(name, "a bearer token", "").name + "}"})
 			case "basic":
-				v := a.secret(name, "the base64 of USER:PASSWORD for HTTP basic authentication;\n--secret-var NAME=\"$(printf %s 'USER:PASSWORD' | base64)\"")
+				v := a.secret(name, "the base64 of USER:PASSWORD for HTTP basic authentication", `--secret-var NAME="$(printf %s 'USER:PASSWORD' | base64)"`)
 				r.headers = append(r.headers, [2]string{"Authorization", "Basic ${" + v.name + "}"})
 			default:
 				a.note(name, fmt.Sprintf("security scheme %q (HTTP %s) cannot be sent: add its header by hand", name, s.Scheme))
@@ -68,7 +68,7 @@ func (a *auth) apply(r *request, own, global []*base.SecurityRequirement) {
 				a.note(name, fmt.Sprintf("security scheme %q: %q is not a name to send", name, s.Name))
 				continue
 			}
-			v := a.secret(name, fmt.Sprintf("the API key sent as the %s %s", strings.ToLower(s.In), s.Name))
+			v := a.secret(name, fmt.Sprintf("the API key sent as the %s %s", strings.ToLower(s.In), s.Name), "")
 			switch strings.ToLower(s.In) {
 			case "header":
 				r.headers = append(r.headers, [2]string{s.Name, "${" + v.name + "}"})
@@ -78,7 +78,7 @@ func (a *auth) apply(r *request, own, global []*base.SecurityRequirement) {
 				r.headers = append(r.headers, [2]string{"Cookie", s.Name + "=${" + v.name + "}"})
 			}
 		case "oauth2", "openidconnect":
-			v := a.secret(name, "an access token of "+s.Type+" (loadgate does not run the authorization flow: get one first)")
+			v := a.secret(name, "an access token of "+s.Type+" (loadgate does not run the authorization flow: get one first)", "")
 			r.headers = append(r.headers, [2]string{"Authorization", "Bearer ${" + v.name + "}"})
 		default:
 			a.note(name, fmt.Sprintf("security scheme %q (%s) cannot be sent by an import: set it up by hand", name, s.Type))
@@ -110,8 +110,9 @@ func (a *auth) note(scheme, msg string) {
 
 var varChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
-// secret is the variable of a scheme, one per scheme.
-func (a *auth) secret(scheme, what string) *variable {
+// secret is the variable of a scheme, one per scheme; how says how to
+// give it ("" for --secret-var NAME=…).
+func (a *auth) secret(scheme, what, how string) *variable {
 	if v, ok := a.byName[scheme]; ok {
 		return v
 	}
@@ -124,12 +125,11 @@ func (a *auth) secret(scheme, what string) *variable {
 		name = fmt.Sprintf("%s_%d", base, n)
 	}
 	a.taken[name] = true
-	how := "--secret-var NAME=… or LOADGATE_SECRET_VAR_NAME"
-	if strings.Contains(what, "--secret-var") {
-		how = "or LOADGATE_SECRET_VAR_NAME"
+	if how == "" {
+		how = "--secret-var NAME=…"
 	}
 	v := &variable{name: name, secret: true,
-		comment: strings.ReplaceAll(fmt.Sprintf("security scheme %s: %s, kept out of this file:\n%s", scheme, what, how), "NAME", name)}
+		comment: strings.ReplaceAll(fmt.Sprintf("security scheme %s: %s, kept out of this file:\n%s or LOADGATE_SECRET_VAR_NAME", scheme, what, how), "NAME", name)}
 	a.byName[scheme] = v
 	a.vars = append(a.vars, v)
 	return v

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,8 @@ const (
 	defaultConcurrency = "2"
 	defaultWarmup      = "2s"
 )
+
+var dashes = regexp.MustCompile(`-{2,}`)
 
 // reservedVars are the variables the scenario defines itself.
 var reservedVars = []string{"duration", "concurrency", "warmup"}
@@ -82,7 +85,7 @@ func (e *emitter) scenarioName() string {
 	if e.opts.Name != "" {
 		return e.opts.Name
 	}
-	n := strings.Trim(nameChars.ReplaceAllString(strings.ToLower(e.title), "-"), "-.")
+	n := strings.Trim(dashes.ReplaceAllString(nameChars.ReplaceAllString(strings.ToLower(e.title), "-"), "-"), "-.")
 	if len(n) > 40 {
 		n = strings.TrimRight(n[:40], "-.")
 	}
@@ -163,7 +166,7 @@ func (e *emitter) mixTarget(name string, s server) *yaml.Node {
 	if len(loose) == 0 {
 		slices.Sort(union)
 		http.set("expect", flowMapping(strNode("status"), ints(union)),
-			"the 2xx statuses the operations document: a mix has one expect for all its requests")
+			"the success statuses the operations document (2xx, or 3xx where no 2xx): a mix has one expect for all its requests")
 		http.set("requests", seq(entries...), weightNote)
 	} else {
 		http.set("requests", seq(entries...), append([]string{weightNote, "no expect: any status 200-399 is accepted, because"}, indent(loose)...)...)

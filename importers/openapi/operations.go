@@ -89,6 +89,14 @@ func (b *builder) request(method, path string, item *v3.PathItem, op *v3.Operati
 			b.skipped = append(b.skipped, skipped{"callback " + name + " of " + label, "the API calls it back; the operation itself is sent"})
 		}
 	}
+	if !validToken(method) {
+		b.skipped = append(b.skipped, skipped{label, "not an HTTP method"})
+		return nil
+	}
+	if strings.ContainsRune(path, 0) {
+		b.skipped = append(b.skipped, skipped{label, "the path holds a NUL"})
+		return nil
+	}
 	r := &request{method: method, opPath: path, tags: op.Tags}
 	params := effectiveParams(item, op)
 	p, why := b.fill(r, path, params)
@@ -103,10 +111,27 @@ func (b *builder) request(method, path string, item *v3.PathItem, op *v3.Operati
 	r.name = b.name(op.OperationId, method, path)
 	b.auth.apply(r, op.Security, b.doc.Security)
 	b.expect(r, op)
-	if len(op.Servers) > 0 || len(item.Servers) > 0 {
+	if b.ownServers(item, op) {
 		r.notes = append(r.notes, "the description gives this operation servers of its own; it is sent to the target's")
 	}
 	return r
+}
+
+// ownServers: the operation or its path names a server the document's
+// servers (the targets, unless --server) do not.
+func (b *builder) ownServers(item *v3.PathItem, op *v3.Operation) bool {
+	var top []string
+	for _, s := range b.doc.Servers {
+		if s != nil {
+			top = append(top, strings.TrimRight(s.URL, "/"))
+		}
+	}
+	for _, s := range append(slices.Clone(item.Servers), op.Servers...) {
+		if s != nil && (len(b.opts.Servers) > 0 || !slices.Contains(top, strings.TrimRight(s.URL, "/"))) {
+			return true
+		}
+	}
+	return false
 }
 
 // effectiveParams are the path item's parameters with the operation's
@@ -138,6 +163,10 @@ func (b *builder) name(id, method, path string) string {
 		base = strings.ToLower(method)
 		if slug != "" {
 			base += "-" + slug
+		}
+		base = strings.Trim(nameChars.ReplaceAllString(base, "-"), "-.")
+		if base == "" {
+			base = "operation"
 		}
 	}
 	if len(base) > 80 {
