@@ -112,7 +112,14 @@ func load(file string, data []byte) (doc *v3.Document, err error) {
 	}
 	m, err := d.BuildV3Model()
 	if err != nil {
-		return nil, errorAt(file, "not a valid OpenAPI description: "+firstLine(err.Error()))
+		e := errorAt(file, "not a valid OpenAPI description: "+firstLine(err.Error()))
+		for _, msg := range logged.msgs {
+			// The error returned may lack the place the log has.
+			if at := errorAt(file, msg); e.Line == 0 && at.Line > 0 {
+				e.Line, e.Col = at.Line, at.Col
+			}
+		}
+		return nil, e
 	}
 	if len(logged.msgs) > 0 {
 		return nil, errorAt(file, "not a valid OpenAPI description: "+logged.msgs[0])
