@@ -48,8 +48,8 @@ func TestImportMapsOperations(t *testing.T) {
 		secrets map[string]string
 		want    []sent
 	}{
-		{"name from the path", "paths:\n  /a/b:\n    delete: {" + ok + "}\n", nil,
-			[]sent{{Name: "delete-a-b", Method: "DELETE", URL: u + "/a/b"}}},
+		{"name from the path, a variable no parameter declares", "paths:\n  /a/{b}:\n    delete: {" + ok + "}\n", nil,
+			[]sent{{Name: "delete-a-b", Method: "DELETE", URL: u + "/a/string"}}},
 		{"parameters from examples, defaults and enums", `paths:
   /pets/{id}/{kind}:
     parameters: [{name: id, in: path, required: true, schema: {type: integer}, example: 7}]

@@ -221,6 +221,12 @@ func (b *builder) expect(r *request, op *v3.Operation) {
 // header and cookie parameters; why is set when it cannot be sent.
 func (b *builder) fill(r *request, path string, params []*v3.Parameter) (string, string) {
 	var query, cookies []string
+	// A template variable no parameter declares is filled all the same.
+	for _, m := range pathVar.FindAllStringSubmatch(path, -1) {
+		if !slices.ContainsFunc(params, func(p *v3.Parameter) bool { return p.Name == m[1] && strings.EqualFold(p.In, "path") }) {
+			params = append(params, &v3.Parameter{Name: m[1], In: "path"})
+		}
+	}
 	for _, p := range params {
 		switch strings.ToLower(p.In) {
 		case "path":
@@ -270,6 +276,8 @@ func (b *builder) fill(r *request, path string, params []*v3.Parameter) (string,
 	}
 	return out, ""
 }
+
+var pathVar = regexp.MustCompile(`\{([^{}\x00]+)\}`)
 
 // escapePath percent-encodes the literal parts of a path; the parts
 // between NULs are parameter values, already written.

@@ -82,9 +82,12 @@ func importOpenAPI(args []string, env Env) error {
 }
 
 func countText(res *openapi.Result) string {
-	s := fmt.Sprintf("%d operations", res.Operations)
+	s := fmt.Sprintf("%d operation", res.Operations)
+	if res.Operations != 1 {
+		s += "s"
+	}
 	if res.Skipped > 0 {
-		s += fmt.Sprintf(", %d left out (listed in a comment)", res.Skipped)
+		s += fmt.Sprintf(", %d left out, listed in a comment", res.Skipped)
 	}
 	return s
 }

@@ -140,7 +140,7 @@ paths:
 	out := filepath.Join(dir, "shop.yaml")
 	r := invoke(t, context.Background(), nil, "import", "openapi", "--flow-per-tag", "-o", out, "--name", "shop", spec)
 	data := filepath.Join(dir, "shop.params.csv")
-	if r.code != ExitOK || r.stdout != "" || !strings.Contains(r.stderr, "wrote "+data) || !strings.Contains(r.stderr, "wrote "+out+" (1 operations)\nnext: loadgate validate "+out) {
+	if r.code != ExitOK || r.stdout != "" || !strings.Contains(r.stderr, "wrote "+data) || !strings.Contains(r.stderr, "wrote "+out+" (1 operation)\nnext: loadgate validate "+out) {
 		t.Fatalf("exit %d, stdout %q, stderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	if got := readFile(t, data); got != "petId\n1\n" {
