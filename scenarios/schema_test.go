@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -119,7 +120,11 @@ func TestSchemaAcceptsCorpus(t *testing.T) {
 		if len(m) == 0 {
 			t.Errorf("no file matches %s", pattern)
 		}
-		files = append(files, m...)
+		for _, f := range m {
+			if !strings.HasSuffix(f, ".openapi.yaml") { // an API description beside the scenarios, not one
+				files = append(files, f)
+			}
+		}
 	}
 	for _, file := range files {
 		t.Run(file, func(t *testing.T) {

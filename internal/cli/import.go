@@ -19,6 +19,7 @@ const importUsage = `import FORMAT [flags] INPUT...
 Turns requests written down elsewhere into a scenario:
   import curl 'curl …'... | -f FILE | -   curl command lines (docs/import.md)
   import har [flags] FILE                 a browser recording, HAR 1.2 (docs/import.md)
+  import openapi [flags] SPEC             an OpenAPI 3 description (docs/import.md)
 Run 'loadgate import FORMAT --help' for its flags.`
 
 const importCurlUsage = `import curl [flags] 'curl …'... | -f FILE | -
@@ -40,18 +41,23 @@ func importCommand(args []string, env Env) error {
 		}
 		if len(rest) == 0 {
 			fs.Usage()
-			return withCode(ExitUsage, errors.New("import: no format given (curl)"))
+			return withCode(ExitUsage, errors.New("import: no format given (" + importFormats + ")"))
 		}
 		args = rest
 	}
-	if args[0] == "har" {
+	switch args[0] {
+	case "curl":
+		return importCurl(args[1:], env)
+	case "har":
 		return importHAR(args[1:], env)
+	case "openapi":
+		return importOpenAPI(args[1:], env)
 	}
-	if args[0] != "curl" {
-		return withCode(ExitUsage, fmt.Errorf("import: unknown format %q (curl)", args[0]))
-	}
-	return importCurl(args[1:], env)
+	return withCode(ExitUsage, fmt.Errorf("import: unknown format %q (%s)", args[0], importFormats))
 }
+
+// importFormats are the formats import reads, for its messages.
+const importFormats = "curl, har, openapi"
 
 func importCurl(args []string, env Env) error {
 	fs := newFlagSet("import curl", env, importCurlUsage)

@@ -84,8 +84,8 @@ func TestImportCurlMistakes(t *testing.T) {
 		{[]string{"import", "curl", "-f", file}, file + ":3:6: unknown curl option -Q"},
 		{[]string{"import", "curl", "-f", file + ".missing"}, "no such file"},
 		{[]string{"import", "curl"}, "import curl: no curl command given"},
-		{[]string{"import"}, "import: no format given (curl)"},
-		{[]string{"import", "postman", "x.json"}, `import: unknown format "postman" (curl)`},
+		{[]string{"import"}, "import: no format given (curl, har, openapi)"},
+		{[]string{"import", "postman", "x.json"}, `import: unknown format "postman" (curl, har, openapi)`},
 		{[]string{"import", "curl", "curl", "-X", "POST", "http://h/"}, "flag provided but not defined: -X"},
 	}
 	for _, tt := range tests {
