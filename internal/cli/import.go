@@ -41,7 +41,7 @@ func importCommand(args []string, env Env) error {
 		}
 		if len(rest) == 0 {
 			fs.Usage()
-			return withCode(ExitUsage, errors.New("import: no format given (" + importFormats + ")"))
+			return withCode(ExitUsage, errors.New("import: no format given ("+importFormats+")"))
 		}
 		args = rest
 	}
