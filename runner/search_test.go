@@ -123,9 +123,13 @@ func TestSearchPhaseProbesAndMerges(t *testing.T) {
 		case !afterFail && pr.Drain != nil:
 			t.Errorf("probe %d follows a passed one but drained: %+v", i+1, *pr.Drain)
 		case pr.Drain != nil:
-			// One warm-up of one tick is no trend: at least one more is run.
-			if pr.Drain.Extensions < 1 || pr.Drain.Extensions > maxWarmupExtensions || pr.Drain.Note == "" {
-				t.Errorf("probe %d drained with %+v, want 1 to %d extensions and a note", i+1, *pr.Drain, maxWarmupExtensions)
+			// One warm-up of one tick is no trend: at least one more is run,
+			// unless the warm-up already showed the rate over capacity (a
+			// busy machine's generator turned arrivals away), which is
+			// measured at once (warmupNext, table-tested without a clock).
+			overNow := pr.Drain.Extensions == 0 && strings.HasSuffix(pr.Drain.Note, "the rate is over capacity, measured at once")
+			if !overNow && (pr.Drain.Extensions < 1 || pr.Drain.Extensions > maxWarmupExtensions || pr.Drain.Note == "") {
+				t.Errorf("probe %d drained with %+v, want 1 to %d extensions and a note, or none when over capacity at once", i+1, *pr.Drain, maxWarmupExtensions)
 			}
 			phases += pr.Drain.Extensions
 		}
