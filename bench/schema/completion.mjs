@@ -62,6 +62,11 @@ const probes = [
     want: { labels: ['TERM', 'INT', 'KILL'] },
   },
   {
+    name: 'keys of the scenario',
+    text: head + 'phases:\n  - { name: m, requests: 1 }\n|\n',
+    want: { labels: ['monitors', 'monitor', 'server', 'thresholds', 'matrix'], doc: { monitors: 'servers.NAME.cpu' } },
+  },
+  {
     // What docs/scenario.md's VS Code settings do, without a modeline.
     name: 'keys of a phase, schema from yaml.schemas',
     file: 'loadtests/api.yaml',
