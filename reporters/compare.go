@@ -150,6 +150,7 @@ func compareCase(b *bytes.Buffer, cc assertions.CaseComparison) {
 	}
 	compareFlow(num, bs, ns, dur)
 	compareUsage(b, cc.Base.Server, cc.New.Server)
+	compareServers(b, cc.Base.Servers, cc.New.Servers)
 	if medianMark != "" && !incomparable {
 		fmt.Fprintf(b, "\nmedian trial: the median of the %d vs %d trials' figures, which the judgements compare; the other rows are of all requests together.\n", bt, nt)
 	}

@@ -3,6 +3,7 @@ package reporters
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/loadgate/loadgate/results"
@@ -203,6 +204,33 @@ func consoleServer(b *bytes.Buffer, label string, u *results.Usage, caseID strin
 // either side monitored a server: a change of CPU or memory per request is
 // as much a regression as a change of latency.
 func compareUsage(b *bytes.Buffer, base, cand *results.Usage) {
+	compareServer(b, "server", base, cand)
+}
+
+// compareServers adds the rows of the servers watched beside the first,
+// the entries of `monitors:`, each against the same name in the base.
+func compareServers(b *bytes.Buffer, base, cand []results.NamedUsage) {
+	var names []string
+	for _, list := range [][]results.NamedUsage{cand, base} {
+		for _, s := range list {
+			if !slices.Contains(names, s.Name) {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	of := func(list []results.NamedUsage, name string) *results.Usage {
+		if i := slices.IndexFunc(list, func(s results.NamedUsage) bool { return s.Name == name }); i >= 0 {
+			return &list[i].Usage
+		}
+		return nil
+	}
+	for _, n := range names {
+		compareServer(b, n, of(base, n), of(cand, n))
+	}
+}
+
+// compareServer writes one server's rows, labelled with its name.
+func compareServer(b *bytes.Buffer, name string, base, cand *results.Usage) {
 	if !serverSampled(base) && !serverSampled(cand) {
 		return
 	}
@@ -219,8 +247,8 @@ func compareUsage(b *bytes.Buffer, base, cand *results.Usage) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s |%s\n", label, x, y, delta)
 	}
-	row("server CPU mean", func(u *results.Usage) float64 { return u.CPUMean }, fmtCPU)
-	row("server CPU max", func(u *results.Usage) float64 { return u.CPUMax }, fmtCPU)
-	row("server RSS max (MiB)", func(u *results.Usage) float64 { return float64(u.RSSMax) },
+	row(name+" CPU mean", func(u *results.Usage) float64 { return u.CPUMean }, fmtCPU)
+	row(name+" CPU max", func(u *results.Usage) float64 { return u.CPUMax }, fmtCPU)
+	row(name+" RSS max (MiB)", func(u *results.Usage) float64 { return float64(u.RSSMax) },
 		func(f float64) string { return units.FormatMiB(int64(f)) })
 }

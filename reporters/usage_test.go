@@ -195,3 +195,31 @@ func TestCompareServerUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareNamedServers: the servers of monitors: are compared by name,
+// one that only one side watched shown against a dash.
+func TestCompareNamedServers(t *testing.T) {
+	base, cand := abRun(), abRun()
+	db := results.Usage{PID: 9, Samples: 5, CPUMean: 20, CPUMax: 30, RSSMax: 100 << 20}
+	grown := db
+	grown.CPUMean = 30
+	base.Scenarios[0].Cases[0].Servers = []results.NamedUsage{{Name: "db", Usage: db}}
+	cand.Scenarios[0].Cases[0].Servers = []results.NamedUsage{{Name: "db", Usage: grown}, {Name: "cache", Usage: db}}
+	c, err := assertions.Compare(base, cand, assertions.CompareOptions{Tolerance: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| db CPU mean | 20.0% | 30.0% | +50.0% |",
+		"| db RSS max (MiB) | 100.0 | 100.0 | 0.0% |",
+		"| cache CPU mean | — | 20.0% | |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("comparison lacks %q:\n%s", want, b.String())
+		}
+	}
+}
