@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/loadgate/loadgate/importers/emit"
 )
 
 // maxBodyFile is the largest body_file a scenario reads.
@@ -67,7 +69,7 @@ func (b *built) words() []Word {
 func (b *built) checkRefs() error {
 	for _, w := range b.words() {
 		for _, ref := range w.Refs {
-			if ref.secret == nil && slices.Contains(reservedVars, ref.Name) {
+			if ref.secret == nil && slices.Contains(emit.ReservedVars, ref.Name) {
 				return errorAt(ref.Pos, "the shell variable $%s has the name of one of the scenario's own variables; rename it", ref.Name)
 			}
 		}

@@ -7,17 +7,6 @@ import (
 	"github.com/loadgate/loadgate/importers/emit"
 )
 
-// The load an imported scenario starts with: modest, since the requests
-// may go to a real service, and variables so that --var changes it.
-const (
-	defaultDuration    = "10s"
-	defaultConcurrency = "2"
-	defaultWarmup      = "2s"
-)
-
-// reservedVars are the variables the scenario defines itself.
-var reservedVars = []string{"duration", "concurrency", "warmup"}
-
 // emitter writes the scenario and hands out its variables.
 type emitter struct {
 	opts  Options
@@ -34,7 +23,7 @@ type variable struct {
 
 func newEmitter(reqs []*built, opts Options) *emitter {
 	e := &emitter{opts: opts, reqs: reqs, taken: map[string]*variable{}, byKey: map[string]*variable{}}
-	for _, name := range reservedVars {
+	for _, name := range emit.ReservedVars {
 		e.taken[name] = &variable{name: name}
 	}
 	return e

@@ -39,19 +39,12 @@ func (e *emitter) document() *yaml.Node {
 	root.Set("version", emit.Plain("1"))
 	root.Set("name", emit.Str(name))
 	root.Set("description", emit.Str(emit.Escape(description(e.reqs), false, false)))
-	vars := emit.NewMapping()
-	vars.Set("duration", emit.Plain(defaultDuration), "the load: --var duration=1m --var concurrency=10 changes it")
-	vars.Set("concurrency", emit.Plain(defaultConcurrency))
-	vars.Set("warmup", emit.Plain(defaultWarmup))
+	vars := emit.LoadVars()
 	targets := emit.Seq(target.N)
 	if len(notes) > 0 {
 		targets.Content[0].HeadComment = emit.Comments(notes)
 	}
 	// The variables are known once the targets were written.
-	phases := emit.Seq(
-		mappingOf("name", emit.Plain("warmup"), "warmup", emit.Plain("true"), "duration", emit.Plain("${warmup}"), "concurrency", emit.Plain("${concurrency}")),
-		mappingOf("name", emit.Plain("measured"), "duration", emit.Plain("${duration}"), "concurrency", emit.Plain("${concurrency}")),
-	)
 	for _, v := range e.vars {
 		val := emit.Str("")
 		if v.secret {
@@ -62,8 +55,7 @@ func (e *emitter) document() *yaml.Node {
 	}
 	root.Set("vars", vars.N)
 	root.Set("targets", targets)
-	root.Set("phases", phases, "a short warm-up, then the measured phase")
-	root.Set("thresholds", emit.Seq(emit.Plain("error_rate < 1%"), emit.Plain("p99 < 500ms")))
+	emit.SetLoad(root)
 
 	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root.N}}
 	var head []string
@@ -73,14 +65,6 @@ func (e *emitter) document() *yaml.Node {
 	head = append(head, fmt.Sprintf("# Imported from %s by loadgate import curl (docs/import.md).", plural(len(e.reqs), "curl command")))
 	doc.HeadComment = emit.CommentText(head)
 	return doc
-}
-
-func mappingOf(kv ...any) *yaml.Node {
-	m := emit.NewMapping()
-	for i := 0; i+1 < len(kv); i += 2 {
-		m.Set(kv[i].(string), kv[i+1].(*yaml.Node))
-	}
-	return m.N
 }
 
 // single is the http: block of a target that sends one request.

@@ -18,9 +18,6 @@ const (
 	defaultWarmup      = "2s"
 )
 
-// reservedVars are the variables the scenario defines itself.
-var reservedVars = []string{"duration", "concurrency", "warmup"}
-
 // emitter writes the scenario and hands out its variables.
 type emitter struct {
 	file  string
@@ -42,7 +39,7 @@ type variable struct {
 func newEmitter(file string, lg *harLog, rec *recording, opts Options) *emitter {
 	e := &emitter{file: file, lg: lg, rec: rec, opts: opts, byKey: map[string]*variable{}, taken: map[string]bool{},
 		base: map[*target]string{}, names: map[*target]string{}}
-	for _, n := range reservedVars {
+	for _, n := range emit.ReservedVars {
 		e.taken[n] = true
 	}
 	targetNames := map[string]bool{}
@@ -131,20 +128,8 @@ func (e *emitter) encode() ([]byte, error) {
 	}
 	root.Set("vars", vars.N)
 	root.Set("targets", emit.Seq(targets...))
-	root.Set("phases", emit.Seq(
-		mappingOf("name", emit.Plain("warmup"), "warmup", emit.Plain("true"), "duration", emit.Plain("${warmup}"), "concurrency", emit.Plain("${concurrency}")),
-		mappingOf("name", emit.Plain("measured"), "duration", emit.Plain("${duration}"), "concurrency", emit.Plain("${concurrency}")),
-	), "a short warm-up, then the measured phase")
-	root.Set("thresholds", emit.Seq(emit.Plain("error_rate < 1%"), emit.Plain("p99 < 500ms")))
+	emit.SetLoad(root)
 	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root.N}}
 	doc.HeadComment = emit.CommentText(e.header())
 	return emit.Encode(doc)
-}
-
-func mappingOf(kv ...any) *yaml.Node {
-	m := emit.NewMapping()
-	for i := 0; i+1 < len(kv); i += 2 {
-		m.Set(kv[i].(string), kv[i+1].(*yaml.Node))
-	}
-	return m.N
 }

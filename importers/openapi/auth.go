@@ -8,6 +8,8 @@ import (
 
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"github.com/loadgate/loadgate/importers/emit"
 )
 
 // variable is a scenario variable the import declares.
@@ -29,7 +31,7 @@ type auth struct {
 
 func newAuth(doc *v3.Document) *auth {
 	a := &auth{schemes: doc.Components, byName: map[string]*variable{}, taken: map[string]bool{}, noted: map[string]bool{}}
-	for _, name := range reservedVars {
+	for _, name := range emit.ReservedVars {
 		a.taken[name] = true
 	}
 	return a

@@ -8,20 +8,11 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-)
 
-// The load an imported scenario starts with: modest, since the requests
-// may go to a real service, and variables so that --var changes it.
-const (
-	defaultDuration    = "10s"
-	defaultConcurrency = "2"
-	defaultWarmup      = "2s"
+	"github.com/loadgate/loadgate/importers/emit"
 )
 
 var dashes = regexp.MustCompile(`-{2,}`)
-
-// reservedVars are the variables the scenario defines itself.
-var reservedVars = []string{"duration", "concurrency", "warmup"}
 
 // Weights of the mix: a guess that reads are more frequent than writes.
 const readWeight, writeWeight = 3, 1
@@ -40,44 +31,37 @@ type emitter struct {
 }
 
 func (e *emitter) document() *yaml.Node {
-	root := newMapping()
-	root.set("version", plainNode("1"))
-	root.set("name", strNode(e.scenarioName()))
-	root.set("description", strNode(esc(printable(e.description()), false)))
-	vars := newMapping()
-	vars.set("duration", plainNode(defaultDuration), "the load: --var duration=1m --var concurrency=10 changes it")
-	vars.set("concurrency", plainNode(defaultConcurrency))
-	vars.set("warmup", plainNode(defaultWarmup))
+	root := emit.NewMapping()
+	root.Set("version", emit.Plain("1"))
+	root.Set("name", emit.Str(e.scenarioName()))
+	root.Set("description", emit.Str(esc(printable(e.description()), false)))
+	vars := emit.LoadVars()
 	for _, v := range e.b.auth.vars {
-		vars.set(v.name, flowMapping(strNode("value"), strNode(""), strNode("secret"), plainNode("true")), v.comment)
+		vars.Set(v.name, flowMapping(emit.Str("value"), emit.Str(""), emit.Str("secret"), emit.Plain("true")), v.comment)
 	}
-	root.set("vars", vars.n)
+	root.Set("vars", vars.N)
 	if d := e.b.data; d != nil && len(d.cols) > 0 {
-		data := newMapping()
-		data.set(dataSource, flowMapping(strNode("file"), strNode(e.opts.DataFile)),
+		data := emit.NewMapping()
+		data.Set(dataSource, flowMapping(emit.Str("file"), emit.Str(e.opts.DataFile)),
 			fmt.Sprintf("the path and query parameters without an example in the description (%s):", strings.Join(d.cols, ", ")),
 			fmt.Sprintf("%s was written with a header row and one row of placeholders: replace them by real values, a row each", e.opts.DataFile))
-		root.set("data", data.n)
+		root.Set("data", data.N)
 	}
 	targets := e.targets()
 	if notes := e.notes(); len(notes) > 0 {
 		first := targets.Content[0]
-		first.HeadComment = strings.TrimSuffix(commentText(notes)+"\n"+first.HeadComment, "\n")
+		first.HeadComment = strings.TrimSuffix(emit.CommentText(notes)+"\n"+first.HeadComment, "\n")
 	}
-	root.set("targets", targets)
-	root.set("phases", seq(
-		flowMapping(strNode("name"), strNode("warmup"), strNode("warmup"), plainNode("true"), strNode("duration"), plainNode("${warmup}"), strNode("concurrency"), plainNode("${concurrency}")),
-		flowMapping(strNode("name"), strNode("measured"), strNode("duration"), plainNode("${duration}"), strNode("concurrency"), plainNode("${concurrency}")),
-	), "a short warm-up, then the measured phase")
-	root.set("thresholds", seq(plainNode("error_rate < 1%"), plainNode("p99 < 500ms")))
-	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root.n}}
+	root.Set("targets", targets)
+	emit.SetLoad(root)
+	doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root.N}}
 	var head []string
 	if e.opts.SchemaURL != "" {
 		head = append(head, "# yaml-language-server: $schema="+e.opts.SchemaURL)
 	}
 	head = append(head, fmt.Sprintf("# Imported from %s (OpenAPI %s, %s) by loadgate import openapi (docs/import.md).",
 		e.file, e.oas, plural(len(e.reqs), "operation")))
-	doc.HeadComment = commentText(head)
+	doc.HeadComment = emit.CommentText(head)
 	return doc
 }
 
@@ -134,15 +118,15 @@ func (e *emitter) targets() *yaml.Node {
 			out = append(out, e.flowTarget(unique(host+"-"+tagSlug(tag), taken), tag, s))
 		}
 	}
-	return seq(out...)
+	return emit.Seq(out...)
 }
 
-func (e *emitter) url(s server) *yaml.Node { return strNode(esc(s.origin+s.basePath, false)) }
+func (e *emitter) url(s server) *yaml.Node { return emit.Str(esc(s.origin+s.basePath, false)) }
 
 // mixTarget sends every request in a weighted mix.
 func (e *emitter) mixTarget(name string, s server) *yaml.Node {
-	http := newMapping()
-	http.set("url", e.url(s))
+	http := emit.NewMapping()
+	http.Set("url", e.url(s))
 	var entries []*yaml.Node
 	var union []int
 	var loose []string
@@ -152,8 +136,8 @@ func (e *emitter) mixTarget(name string, s server) *yaml.Node {
 		if r.method == "GET" || r.method == "HEAD" || r.method == "OPTIONS" {
 			w = readWeight
 		}
-		m.set("weight", plainNode(strconv.Itoa(w)))
-		entries = append(entries, m.n)
+		m.Set("weight", emit.Plain(strconv.Itoa(w)))
+		entries = append(entries, m.N)
 		if len(r.statuses) == 0 {
 			loose = append(loose, r.name+" "+r.statusNote)
 		}
@@ -165,11 +149,11 @@ func (e *emitter) mixTarget(name string, s server) *yaml.Node {
 	}
 	if len(loose) == 0 {
 		slices.Sort(union)
-		http.set("expect", flowMapping(strNode("status"), ints(union)),
+		http.Set("expect", flowMapping(emit.Str("status"), ints(union)),
 			"the success statuses the operations document (2xx, or 3xx where no 2xx): a mix has one expect for all its requests")
-		http.set("requests", seq(entries...), weightNote)
+		http.Set("requests", emit.Seq(entries...), weightNote)
 	} else {
-		http.set("requests", seq(entries...), append([]string{weightNote, "no expect: any status 200-399 is accepted, because"}, indent(loose)...)...)
+		http.Set("requests", emit.Seq(entries...), append([]string{weightNote, "no expect: any status 200-399 is accepted, because"}, indent(loose)...)...)
 	}
 	return e.target(name, s, http)
 }
@@ -184,30 +168,30 @@ func indent(lines []string) []string {
 	return out
 }
 
-func (e *emitter) target(name string, s server, http mapping) *yaml.Node {
-	t := newMapping()
-	t.set("name", strNode(name))
-	t.set("http", http.n)
-	t.n.HeadComment = commentText(s.notes)
-	return t.n
+func (e *emitter) target(name string, s server, http emit.Mapping) *yaml.Node {
+	t := emit.NewMapping()
+	t.Set("name", emit.Str(name))
+	t.Set("http", http.N)
+	t.N.HeadComment = emit.CommentText(s.notes)
+	return t.N
 }
 
 // entry is a request as a mix entry or a flow step.
-func (e *emitter) entry(r *request, s server) mapping {
-	m := newMapping()
-	m.set("name", strNode(r.name))
+func (e *emitter) entry(r *request, s server) emit.Mapping {
+	m := emit.NewMapping()
+	m.Set("name", emit.Str(r.name))
 	if len(r.notes) > 0 {
-		m.n.HeadComment = commentText(dedupe(r.notes))
+		m.N.HeadComment = emit.CommentText(dedupe(r.notes))
 	}
 	if r.method != "GET" {
-		m.set("method", strNode(r.method))
+		m.Set("method", emit.Str(r.method))
 	}
-	m.set("path", strNode(esc(s.basePath, e.b.templated)+r.path))
+	m.Set("path", emit.Str(esc(s.basePath, e.b.templated)+r.path))
 	if hs := headers(r.headers); hs != nil {
-		m.set("headers", hs)
+		m.Set("headers", hs)
 	}
 	if r.body != "" {
-		m.set("body", strNode(r.body))
+		m.Set("body", emit.Str(r.body))
 	}
 	return m
 }
@@ -218,18 +202,18 @@ func headers(hs [][2]string) *yaml.Node {
 	if len(hs) == 0 {
 		return nil
 	}
-	m := newMapping()
+	m := emit.NewMapping()
 	index := map[string]int{}
 	for _, h := range hs {
 		k := strings.ToLower(h[0])
 		if i, ok := index[k]; ok {
-			m.n.Content[i+1] = strNode(h[1])
+			m.N.Content[i+1] = emit.Str(h[1])
 			continue
 		}
-		index[k] = len(m.n.Content)
-		m.set(h[0], strNode(h[1]))
+		index[k] = len(m.N.Content)
+		m.Set(h[0], emit.Str(h[1]))
 	}
-	return m.n
+	return m.N
 }
 
 // tags are the tags of the requests, in the order first used, for
@@ -267,8 +251,8 @@ func tagSlug(tag string) string {
 // flowTarget sends the requests of one tag in order, each step checking
 // its own statuses.
 func (e *emitter) flowTarget(name, tag string, s server) *yaml.Node {
-	http := newMapping()
-	http.set("url", e.url(s))
+	http := emit.NewMapping()
+	http.Set("url", e.url(s))
 	var steps []*yaml.Node
 	for _, r := range e.reqs {
 		if !slices.Contains(tagsOf(r), tag) {
@@ -276,25 +260,25 @@ func (e *emitter) flowTarget(name, tag string, s server) *yaml.Node {
 		}
 		m := e.entry(r, s)
 		if len(r.statuses) > 0 {
-			m.set("expect", flowMapping(strNode("status"), ints(r.statuses)))
+			m.Set("expect", flowMapping(emit.Str("status"), ints(r.statuses)))
 		} else {
-			m.n.HeadComment = strings.TrimPrefix(m.n.HeadComment+"\n"+commentText([]string{r.statusNote}), "\n")
+			m.N.HeadComment = strings.TrimPrefix(m.N.HeadComment+"\n"+emit.CommentText([]string{r.statusNote}), "\n")
 		}
-		steps = append(steps, m.n)
+		steps = append(steps, m.N)
 	}
 	what := "the operations tagged " + strconv.Quote(tag)
 	if tag == "" {
 		what = "the operations without a tag"
 	}
-	http.set("flow", seq(steps...), "one iteration sends "+what+", in the order of the description")
+	http.Set("flow", emit.Seq(steps...), "one iteration sends "+what+", in the order of the description")
 	return e.target(name, s, http)
 }
 
 func ints(vs []int) *yaml.Node {
-	n := seq()
+	n := emit.Seq()
 	n.Style = yaml.FlowStyle
 	for _, v := range vs {
-		n.Content = append(n.Content, plainNode(strconv.Itoa(v)))
+		n.Content = append(n.Content, emit.Plain(strconv.Itoa(v)))
 	}
 	return n
 }

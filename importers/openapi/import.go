@@ -7,6 +7,8 @@ package openapi
 
 import (
 	"strings"
+
+	"github.com/loadgate/loadgate/importers/emit"
 )
 
 // Options shape the scenario an import writes.
@@ -63,7 +65,7 @@ func Import(file string, spec []byte, opts Options) (*Result, error) {
 	if doc.Info != nil {
 		e.title, e.version = doc.Info.Title, doc.Info.Version
 	}
-	out, err := encode(e.document())
+	out, err := emit.Encode(e.document())
 	if err != nil {
 		return nil, err
 	}
