@@ -194,18 +194,11 @@ func ignoredNotes(reqs []*built) []string {
 
 // unsafeMethods warns that a load test repeats what may change data.
 func unsafeMethods(reqs []*built) string {
-	var methods []string
-	for _, b := range reqs {
-		switch b.method {
-		case "GET", "HEAD", "OPTIONS":
-		default:
-			methods = emit.AppendNew(methods, b.method)
-		}
+	methods := make([]string, len(reqs))
+	for i, x := range reqs {
+		methods[i] = x.method
 	}
-	if len(methods) == 0 {
-		return ""
-	}
-	return "every iteration sends " + strings.Join(methods, ", ") + " again: load a system where repeating that is harmless"
+	return emit.UnsafeMethods(methods)
 }
 
 // flow is the http: block of a target whose flow sends every command's

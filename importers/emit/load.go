@@ -1,6 +1,10 @@
 package emit
 
-import "go.yaml.in/yaml/v3"
+import (
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
 
 // The load every imported scenario starts with: modest, since the
 // requests may go to a real service, and variables so that --var changes
@@ -39,4 +43,22 @@ func SetLoad(root Mapping) {
 		phase("name", "measured", "duration", "${duration}", "concurrency", "${concurrency}"),
 	), "a short warm-up, then the measured phase")
 	root.Set("thresholds", Seq(Plain("error_rate < 1%"), Plain("p99 < 500ms")))
+}
+
+// UnsafeMethods warns that a load test repeats what may change data: the
+// methods other than GET, HEAD and OPTIONS among those the requests use,
+// "" when there is none.
+func UnsafeMethods(methods []string) string {
+	var unsafe []string
+	for _, m := range methods {
+		switch m {
+		case "GET", "HEAD", "OPTIONS":
+		default:
+			unsafe = AppendNew(unsafe, m)
+		}
+	}
+	if len(unsafe) == 0 {
+		return ""
+	}
+	return "every iteration sends " + strings.Join(unsafe, ", ") + " again: load a system where repeating that is harmless"
 }

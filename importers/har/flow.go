@@ -104,18 +104,11 @@ func (v *val) text() string {
 
 // unsafeMethods warns that a load test repeats what may change data.
 func unsafeMethods(steps []*step) string {
-	var methods []string
-	for _, s := range steps {
-		switch s.method {
-		case "GET", "HEAD", "OPTIONS":
-		default:
-			methods = emit.AppendNew(methods, s.method)
-		}
+	methods := make([]string, len(steps))
+	for i, x := range steps {
+		methods[i] = x.method
 	}
-	if len(methods) == 0 {
-		return ""
-	}
-	return "every iteration sends " + strings.Join(methods, ", ") + " again: load a system where repeating that is harmless"
+	return emit.UnsafeMethods(methods)
 }
 
 // maxMissed bounds the list of values not found, which a large

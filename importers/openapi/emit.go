@@ -285,20 +285,11 @@ func ints(vs []int) *yaml.Node {
 
 // unsafeMethods warns that a load test repeats what may change data.
 func unsafeMethods(reqs []*request) string {
-	var ms []string
-	for _, r := range reqs {
-		switch r.method {
-		case "GET", "HEAD", "OPTIONS":
-		default:
-			if !slices.Contains(ms, r.method) {
-				ms = append(ms, r.method)
-			}
-		}
+	methods := make([]string, len(reqs))
+	for i, x := range reqs {
+		methods[i] = x.method
 	}
-	if len(ms) == 0 {
-		return ""
-	}
-	return "every iteration sends " + strings.Join(ms, ", ") + " again: load a system where repeating that is harmless"
+	return emit.UnsafeMethods(methods)
 }
 
 func dedupe(lines []string) []string {
