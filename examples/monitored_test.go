@@ -10,11 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/loadgate/loadgate/internal/cli"
+	"github.com/loadgate/loadgate/internal/testpeer"
 )
 
 const monitoredDir = "long-vs-short-tcp-monitored"
@@ -37,38 +37,6 @@ func requireTools(t *testing.T, names ...string) []string {
 		paths[i] = p
 	}
 	return paths
-}
-
-// startProcess starts argv with its output in dir/name.log and stops it
-// by its PID when the test ends: SIGTERM, then SIGKILL after 10 s.
-func startProcess(t *testing.T, dir, name string, argv ...string) {
-	t.Helper()
-	logPath := filepath.Join(dir, name+".log")
-	log, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = log.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(logPath)
-			t.Logf("%s's output:\n%s", name, b)
-		}
-	})
 }
 
 // exampleFile writes the example's file name into dir with each old
@@ -191,7 +159,7 @@ func TestLongVsShortTCPMonitored(t *testing.T) {
 	_, redisPort, _ := net.SplitHostPort(redisAddr)
 	tcpPort, httpPort, exporterPort, promPort := freePort(t), freePort(t), freePort(t), freePort(t)
 	tcpAddr, httpAddr := "127.0.0.1:"+tcpPort, "127.0.0.1:"+httpPort
-	startProcess(t, dir, "serve", loadgate.Path(t), "serve", "--http", httpAddr, "--tcp", tcpAddr, "--tcp-store", redisAddr)
+	testpeer.StartProcess(t, dir, "serve", loadgate.Path(t), "serve", "--http", httpAddr, "--tcp", tcpAddr, "--tcp-store", redisAddr)
 	waitFor(t, "the built-in server", func() error {
 		c, err := net.Dial("tcp", tcpAddr)
 		if err == nil {
@@ -201,10 +169,10 @@ func TestLongVsShortTCPMonitored(t *testing.T) {
 	})
 	procCfg := exampleFile(t, dir, "process-exporter.yml", ":13888", ":"+tcpPort, ":6379", ":"+redisPort)
 	promCfg := exampleFile(t, dir, "prometheus.yml", "127.0.0.1:9256", "127.0.0.1:"+exporterPort)
-	startProcess(t, dir, "process-exporter", tools[1], "-config.path", procCfg,
+	testpeer.StartProcess(t, dir, "process-exporter", tools[1], "-config.path", procCfg,
 		"-web.listen-address", "127.0.0.1:"+exporterPort, "-threads=false", "-gather-smaps=false")
 	promURL := "http://127.0.0.1:" + promPort
-	startProcess(t, dir, "prometheus", tools[2], "--config.file="+promCfg,
+	testpeer.StartProcess(t, dir, "prometheus", tools[2], "--config.file="+promCfg,
 		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), "--web.listen-address=127.0.0.1:"+promPort)
 	for _, group := range []string{"app", "db"} {
 		waitFor(t, "Prometheus's figures of "+group, func() error { return promHasRate(promURL, group) })

@@ -12,11 +12,11 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/loadgate/loadgate/internal/testbin"
+	"github.com/loadgate/loadgate/internal/testpeer"
 	"github.com/loadgate/loadgate/results"
 	"github.com/loadgate/loadgate/scenarios"
 )
@@ -67,45 +67,6 @@ func freeLoopback(t *testing.T) string {
 	return addr
 }
 
-// startTool starts a command with its output in dir/name.log and ends it
-// by its PID when the test is done.
-func startTool(t *testing.T, dir, name string, argv ...string) *exec.Cmd {
-	t.Helper()
-	log, err := os.Create(filepath.Join(dir, name+".log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = log.Close()
-		if t.Failed() {
-			b, _ := os.ReadFile(log.Name())
-			t.Logf("%s's output:\n%s", name, tail(string(b), 2000))
-		}
-	})
-	return cmd
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
-}
-
 // promMonitorOf parses a monitor block as a scenario writes it, so that
 // the test runs the default queries the scenario format fills in.
 func promMonitorOf(t *testing.T, block string) *scenarios.Monitor {
@@ -133,7 +94,7 @@ func startRealProm(t *testing.T) *realProm {
 	dir := t.TempDir()
 	srvAddr, procAddr, nodeAddr, promAddr := freeLoopback(t), freeLoopback(t), freeLoopback(t), freeLoopback(t)
 	r := &realProm{url: "http://" + promAddr, serverURL: "http://" + srvAddr, node: nodeAddr}
-	r.server = startTool(t, dir, "serve", loadgate.Path(t), "serve", "--http", srvAddr)
+	r.server = testpeer.StartProcess(t, dir, "serve", loadgate.Path(t), "serve", "--http", srvAddr)
 	// The group is this test's server alone, found by its address: other
 	// loadgate processes may run beside it.
 	procCfg := fmt.Sprintf("process_names:\n  - name: lgserve\n    cmdline: ['--http %s']\n", regexp.QuoteMeta(srvAddr))
@@ -145,11 +106,11 @@ func startRealProm(t *testing.T) *realProm {
 			t.Fatal(err)
 		}
 	}
-	startTool(t, dir, "process-exporter", processBin, "-config.path", filepath.Join(dir, "process.yml"),
+	testpeer.StartProcess(t, dir, "process-exporter", processBin, "-config.path", filepath.Join(dir, "process.yml"),
 		"-web.listen-address", procAddr, "-threads=false", "-gather-smaps=false")
-	startTool(t, dir, "node-exporter", nodeBin, "--web.listen-address="+nodeAddr,
+	testpeer.StartProcess(t, dir, "node-exporter", nodeBin, "--web.listen-address="+nodeAddr,
 		"--collector.disable-defaults", "--collector.cpu", "--collector.meminfo")
-	startTool(t, dir, "prometheus", promBin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
+	testpeer.StartProcess(t, dir, "prometheus", promBin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
 		"--storage.tsdb.path="+filepath.Join(dir, "tsdb"), "--web.listen-address="+promAddr)
 	return r
 }
