@@ -72,7 +72,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "tcp on every interface refused", args: []string{"--tcp", "0.0.0.0:13888"}, wantErr: "not a loopback"},
 		{name: "tcp store", args: []string{"--tcp", ":0", "--tcp-store", ":6379"},
 			want: knobs{HTTPAddr: "127.0.0.1:8080", TCPAddr: "127.0.0.1:0", TCPStore: "127.0.0.1:6379"}},
-		{name: "tcp store elsewhere refused", args: []string{"--tcp", ":0", "--tcp-store", "10.1.2.3:6379"}, wantErr: "not a loopback"},
+		{name: "tcp store elsewhere refused", args: []string{"--tcp", ":0", "--tcp-store", "10.1.2.3:6379"}, wantErr: "not a loopback"}, // not dialled: the flag is refused before anything connects
 		{name: "tcp store without tcp", args: []string{"--tcp-store", "127.0.0.1:6379"}, wantErr: "needs a TCP listener"},
 
 		{name: "h2c", args: []string{"--http2"}, want: knobs{HTTPAddr: "127.0.0.1:8080", HTTP2: true}},

@@ -178,7 +178,7 @@ func TestTCPStoreConfig(t *testing.T) {
 		want string
 	}{
 		{"without --tcp", Config{TCPStore: "127.0.0.1:6379"}, "tcp-store needs a TCP listener (--tcp)"},
-		{"not loopback", Config{TCPAddr: "127.0.0.1:0", TCPStore: "10.0.0.1:6379"}, `host "10.0.0.1" is not a loopback address`},
+		{"not loopback", Config{TCPAddr: "127.0.0.1:0", TCPStore: "10.0.0.1:6379"}, `host "10.0.0.1" is not a loopback address`}, // not dialled: refused before any connection is made
 		{"nothing there", Config{TCPAddr: "127.0.0.1:0", TCPStore: closedAddr(t)}, "tcp store"},
 		{"not redis", Config{TCPAddr: "127.0.0.1:0", TCPStore: startFakeRedis(t, func([]string) string { return "HTTP/1.1 400\r\n" }).addr()},
 			`unexpected reply "HTTP/1.1 400\r\n"`},
