@@ -160,26 +160,33 @@ func quoteWords(words []string) string {
 const maxImportInput = 16 << 20
 
 func readImportFile(name string, env Env) (curl.Input, error) {
-	var r io.Reader
-	label := name
-	if name == "-" {
-		r, label = env.Stdin, "stdin"
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return curl.Input{}, fmt.Errorf("import curl: %w", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	data, err := io.ReadAll(io.LimitReader(r, maxImportInput+1))
+	label, data, err := readImportInput(name, env, maxImportInput)
 	if err != nil {
-		return curl.Input{}, fmt.Errorf("import curl: read %s: %w", label, err)
-	}
-	if len(data) > maxImportInput {
-		return curl.Input{}, fmt.Errorf("import curl: %s is larger than %d MiB", label, maxImportInput>>20)
+		return curl.Input{}, fmt.Errorf("import curl: %w", err)
 	}
 	return curl.Input{Name: label, Text: string(data)}, nil
+}
+
+// readImportInput reads a file, or standard input for "-", refusing more
+// than limit bytes; label names it in messages.
+func readImportInput(name string, env Env, limit int64) (label string, data []byte, err error) {
+	r, label := env.Stdin, "stdin"
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return "", nil, err
+		}
+		defer f.Close()
+		r, label = f, name
+	}
+	data, err = io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return "", nil, fmt.Errorf("read %s: %w", label, err)
+	}
+	if int64(len(data)) > limit {
+		return "", nil, fmt.Errorf("%s is larger than %d MiB", label, limit>>20)
+	}
+	return label, data, nil
 }
 
 // checkImported validates the scenario as loadgate validate would: an

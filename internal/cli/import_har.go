@@ -48,7 +48,7 @@ func importHAR(args []string, env Env) error {
 	if *maxThink <= 0 {
 		return withCode(ExitUsage, fmt.Errorf("import har: --max-think %s: want a duration > 0", *maxThink))
 	}
-	label, input, err := readHAR(positional[0], env)
+	label, input, err := readImportInput(positional[0], env, maxHARInput)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("import har: %w", err))
 	}
@@ -82,24 +82,3 @@ func importHAR(args []string, env Env) error {
 // maxHARInput bounds the recording read: one with its assets' contents
 // embedded is often tens of MiB.
 const maxHARInput = 256 << 20
-
-// readHAR reads the file, or standard input for "-", bounded.
-func readHAR(name string, env Env) (string, []byte, error) {
-	r, label := env.Stdin, "stdin"
-	if name != "-" {
-		f, err := os.Open(name)
-		if err != nil {
-			return "", nil, err
-		}
-		defer f.Close()
-		r, label = f, name
-	}
-	data, err := io.ReadAll(io.LimitReader(r, maxHARInput+1))
-	if err != nil {
-		return "", nil, fmt.Errorf("read %s: %w", label, err)
-	}
-	if len(data) > maxHARInput {
-		return "", nil, fmt.Errorf("%s is larger than %d MiB", label, maxHARInput>>20)
-	}
-	return label, data, nil
-}

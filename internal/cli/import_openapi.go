@@ -47,9 +47,9 @@ func importOpenAPI(args []string, env Env) error {
 		fs.Usage()
 		return withCode(ExitUsage, errors.New("import openapi: give one OpenAPI description (a file, or - for standard input)"))
 	}
-	label, spec, err := readSpec(positional[0], env)
+	label, spec, err := readImportInput(positional[0], env, maxImportInput)
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return withCode(ExitUsage, fmt.Errorf("import openapi: %w", err))
 	}
 	opts := openapi.Options{Name: *name, SchemaURL: schemaURL(), Servers: servers, BaseURL: *base, FlowPerTag: *flows, Tags: tags}
 	toFile := *out != "" && *out != "-"
@@ -94,30 +94,6 @@ func countText(res *openapi.Result) string {
 
 func writeAtomic(path string, data []byte) error {
 	return reporters.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
-}
-
-// readSpec reads the description from a file or from stdin ("-").
-func readSpec(name string, env Env) (string, []byte, error) {
-	var r io.Reader
-	label := name
-	if name == "-" {
-		r, label = env.Stdin, "stdin"
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			return "", nil, fmt.Errorf("import openapi: %w", err)
-		}
-		defer f.Close()
-		r = f
-	}
-	data, err := io.ReadAll(io.LimitReader(r, maxImportInput+1))
-	if err != nil {
-		return "", nil, fmt.Errorf("import openapi: read %s: %w", label, err)
-	}
-	if len(data) > maxImportInput {
-		return "", nil, fmt.Errorf("import openapi: %s is larger than %d MiB", label, maxImportInput>>20)
-	}
-	return label, data, nil
 }
 
 // checkImportedOpenAPI validates the scenario, with its data file, as
