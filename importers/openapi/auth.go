@@ -112,21 +112,29 @@ func (a *auth) note(scheme, msg string) {
 
 var varChars = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
+// freeName makes text a name of letters, digits and _ that does not start
+// with a digit (prefix goes before one that would), numbered _2, _3… past
+// the names taken, and takes it.
+func freeName(text, prefix string, taken map[string]bool) string {
+	base := strings.Trim(varChars.ReplaceAllString(text, "_"), "_")
+	if base == "" || base[0] >= '0' && base[0] <= '9' {
+		base = prefix + base
+	}
+	name := base
+	for n := 2; taken[name]; n++ {
+		name = fmt.Sprintf("%s_%d", base, n)
+	}
+	taken[name] = true
+	return name
+}
+
 // secret is the variable of a scheme, one per scheme; how says how to
 // give it ("" for --secret-var NAME=…).
 func (a *auth) secret(scheme, what, how string) *variable {
 	if v, ok := a.byName[scheme]; ok {
 		return v
 	}
-	base := strings.Trim(varChars.ReplaceAllString(scheme, "_"), "_")
-	if base == "" || base[0] >= '0' && base[0] <= '9' {
-		base = "auth_" + base
-	}
-	name := base
-	for n := 2; a.taken[name]; n++ {
-		name = fmt.Sprintf("%s_%d", base, n)
-	}
-	a.taken[name] = true
+	name := freeName(scheme, "auth_", a.taken)
 	if how == "" {
 		how = "--secret-var NAME=…"
 	}

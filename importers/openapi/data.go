@@ -3,8 +3,6 @@ package openapi
 import (
 	"bytes"
 	"encoding/csv"
-	"fmt"
-	"strings"
 )
 
 // dataSource is the name of the data source the flows read parameters
@@ -31,15 +29,7 @@ func (d *dataSet) column(param, placeholder string) string {
 	if c, ok := d.byParam[param]; ok {
 		return c
 	}
-	base := strings.Trim(varChars.ReplaceAllString(param, "_"), "_")
-	if base == "" || base[0] >= '0' && base[0] <= '9' {
-		base = "p_" + base
-	}
-	col := base
-	for n := 2; d.taken[col]; n++ {
-		col = fmt.Sprintf("%s_%d", base, n)
-	}
-	d.taken[col] = true
+	col := freeName(param, "p_", d.taken)
 	d.byParam[param] = col
 	d.cols = append(d.cols, col)
 	if placeholder == "" {
