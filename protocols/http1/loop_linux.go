@@ -67,6 +67,9 @@ type httpLoop struct {
 	stopped   bool      // job.Stop has passed: no more requests are sent
 	nextScan  time.Time // when to look for requests past their timeout
 	noPwait2  bool      // the kernel lacks epoll_pwait2: wait in whole milliseconds
+	// oversleep is how late the thread's recent blocking waits ended past
+	// their timeout, smoothed (see nextOversleep): the lead it needs.
+	oversleep time.Duration
 	events    [128]unix.EpollEvent
 }
 
@@ -80,15 +83,35 @@ const loopWakeID = -1
 // out.
 const maxSpinLead = 40 * time.Microsecond
 
+// spinMargin is what the lead keeps beyond the thread's usual oversleep,
+// for the wake-ups that come later than usual.
+const spinMargin = 5 * time.Microsecond
+
 // spinLead is how long before an arrival the loop polls, given the gap
-// between the last two arrivals: at most a quarter of it. A thread that
+// between the last two arrivals and how late its waits end: the usual
+// oversleep and a margin, and at most a quarter of the gap. Every
+// microsecond of it is CPU spent per arrival, most of a request's cost at
+// low rates, so it is no longer than the wake-ups need. A thread that
 // polls all the time looks busy to the kernel's scheduler, which then
 // lets the server's threads run first and sends arrivals milliseconds
 // late, so at high rates the loop rather blocks and takes the wake-up's
 // tens of microseconds.
-func spinLead(gap time.Duration) time.Duration {
-	return max(0, min(maxSpinLead, gap/4))
+func spinLead(gap, oversleep time.Duration) time.Duration {
+	return max(0, min(maxSpinLead, gap/4, oversleep+spinMargin))
 }
+
+// nextOversleep folds one wait's lateness into the smoothed oversleep
+// (an exponentially weighted mean over about 8 waits). A wait that ended
+// much later than usual, the thread descheduled for others, counts as
+// twice maxSpinLead: no lead could have made that up.
+func nextOversleep(smoothed, late time.Duration) time.Duration {
+	late = max(0, min(late, 2*maxSpinLead))
+	return smoothed + (late-smoothed)/8
+}
+
+// maxRawWait is the longest wait the loop makes without telling the
+// runtime (see poll).
+const maxRawWait = time.Millisecond
 
 // maxWait bounds a wait with nothing due, so that the phase's end is
 // noticed without a timer of its own.
@@ -143,9 +166,13 @@ func (l *httpLoop) drive(ctx context.Context) error {
 		if l.finished() {
 			return nil
 		}
-		n, err := l.poll(l.waitFor(now))
+		wait := l.waitFor(now)
+		n, err := l.poll(wait)
 		if err != nil {
 			return err
+		}
+		if n == 0 && wait > 0 {
+			l.oversleep = nextOversleep(l.oversleep, protocols.Now().Sub(now.Add(wait)))
 		}
 		l.handle(n)
 	}
@@ -183,6 +210,7 @@ func (l *httpLoop) setUp(job *protocols.LoopJob) error {
 		l.setUpClosed()
 	}
 	l.nextScan = protocols.Now().Add(scanEvery)
+	l.oversleep = maxSpinLead // until its waits have shown how late they end
 	return nil
 }
 
@@ -250,7 +278,7 @@ func (l *httpLoop) waitFor(now time.Time) time.Duration {
 	if at, ok := l.nextExpiry(); ok {
 		wait = min(wait, at.Sub(now))
 	}
-	lead := spinLead(l.gap)
+	lead := spinLead(l.gap, l.oversleep)
 	if wait <= lead {
 		return 0
 	}
@@ -267,14 +295,27 @@ func (l *httpLoop) poll(wait time.Duration) (int, error) {
 		case wait <= 0:
 			r, _, e = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.ep), uintptr(evs), uintptr(len(l.events)), 0, 0, 0)
 		case !l.noPwait2:
-			// A look first, which costs no hand-off to the scheduler:
-			// under load something is usually ready.
-			r, _, e = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.ep), uintptr(evs), uintptr(len(l.events)), 0, 0, 0)
-			if e != 0 || r > 0 {
-				break
+			// A long wait looks first, which costs no hand-off to the
+			// scheduler: under load something is usually ready.
+			if wait > maxRawWait {
+				r, _, e = unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(l.ep), uintptr(evs), uintptr(len(l.events)), 0, 0, 0)
+				if e != 0 || r > 0 {
+					break
+				}
 			}
 			ts := unix.NsecToTimespec(int64(wait))
-			r, _, e = unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(l.ep), uintptr(evs), uintptr(len(l.events)),
+			// A short wait is made without telling the runtime: told,
+			// it hands the thread's P to another thread after 20 µs and
+			// takes it back when the wait ends, several thread switches
+			// per arrival that cost more than the request at low rates.
+			// Untold, the P stays idle for at most maxRawWait, and a
+			// preemption's signal (the GC's, the scheduler's) ends the
+			// wait early with EINTR.
+			call := unix.Syscall6
+			if wait <= maxRawWait {
+				call = unix.RawSyscall6
+			}
+			r, _, e = call(unix.SYS_EPOLL_PWAIT2, uintptr(l.ep), uintptr(evs), uintptr(len(l.events)),
 				uintptr(unsafe.Pointer(&ts)), 0, 0)
 			if e == unix.ENOSYS {
 				l.noPwait2 = true
