@@ -45,6 +45,7 @@ type conn struct {
 	nc      net.Conn // the TLS connection, or wire
 	wire    *wireConn
 	fr      *http2.Framer
+	br      *bufio.Reader // what fr reads from
 	bw      *bufio.Writer
 	dec     *hpack.Decoder
 	timeout time.Duration // the target's, bounds a blocked write
@@ -84,7 +85,8 @@ type conn struct {
 	// heads says a stream may want its response's header fields (a flow's
 	// connection): the reader then decodes every header block.
 	heads       bool
-	connUnacked int // DATA received since the last connection WINDOW_UPDATE
+	connUnacked int  // DATA received since the last connection WINDOW_UPDATE
+	woke        bool // a worker was signalled since the reader last flushed
 }
 
 func newConn(nc net.Conn, w *wireConn, timeout time.Duration) *conn {
@@ -93,7 +95,8 @@ func newConn(nc net.Conn, w *wireConn, timeout time.Duration) *conn {
 		bw: bufio.NewWriterSize(nc, 32<<10), streams: make(map[uint32]*stream),
 		maxStreams: initialMaxStreams, free: make(chan struct{}, 1),
 		sendWindow: 65535, peerWindow: 65535, peerFrame: 16384}
-	c.fr = http2.NewFramer(c.bw, bufio.NewReaderSize(nc, 32<<10))
+	c.br = bufio.NewReaderSize(nc, 32<<10)
+	c.fr = http2.NewFramer(c.bw, c.br)
 	c.fr.SetReuseFrames()
 	c.dec = hpack.NewDecoder(4096, c.emit)
 	c.dec.SetMaxStringLength(maxHeaderBytes)
@@ -146,10 +149,7 @@ func (c *conn) startWrite() { c.wmu.Lock() }
 func (c *conn) endWrite() error {
 	if c.bw.Buffered() > 0 && !c.pending {
 		c.pending = true
-		select {
-		case c.kick <- struct{}{}:
-		default:
-		}
+		c.kickFlusher()
 	}
 	err := c.werr
 	c.wmu.Unlock()
@@ -169,24 +169,69 @@ func (c *conn) flushLoop() {
 		runtime.Gosched()
 		c.wmu.Lock()
 		c.pending = false
-		if c.timeout > 0 {
-			// A server that stops reading blocks a write at most one
-			// timeout; the deadline moves only once half of it passed.
-			if now := time.Now(); now.Add(c.timeout / 2).After(c.writeDeadline) {
-				c.writeDeadline = now.Add(c.timeout)
-				_ = c.nc.SetWriteDeadline(c.writeDeadline)
-			}
-		}
-		err := c.bw.Flush()
-		if err != nil {
-			err = c.wire.why(err)
-			c.werr = err
-		}
+		err := c.flush()
 		c.wmu.Unlock()
 		if err != nil {
 			c.fail(err)
 			return
 		}
+	}
+}
+
+// flush sends what the workers wrote; the caller holds wmu.
+func (c *conn) flush() error {
+	if c.bw.Buffered() == 0 {
+		return c.werr
+	}
+	if c.timeout > 0 {
+		// A server that stops reading blocks a write at most one
+		// timeout; the deadline moves only once half of it passed.
+		if now := time.Now(); now.Add(c.timeout / 2).After(c.writeDeadline) {
+			c.writeDeadline = now.Add(c.timeout)
+			_ = c.nc.SetWriteDeadline(c.writeDeadline)
+		}
+	}
+	err := c.bw.Flush()
+	if err != nil {
+		err = c.wire.why(err)
+		c.werr = err
+	}
+	return err
+}
+
+// burstFlush is the reader's flush, once it has read every frame it had
+// and woken their workers, before it waits for more: it lets those
+// workers write their next requests first, then sends them in one write,
+// itself, where a kick of the flusher would cost one more goroutine
+// switch per burst. The workers see pending and leave the flush to it;
+// when one of them (or the flusher) holds the write side, the flusher
+// sends what is left.
+func (c *conn) burstFlush() error {
+	c.woke = false
+	if !c.wmu.TryLock() {
+		return nil
+	}
+	if c.pending {
+		c.wmu.Unlock()
+		return nil
+	}
+	c.pending = true
+	c.wmu.Unlock()
+	runtime.Gosched()
+	if !c.wmu.TryLock() {
+		c.kickFlusher()
+		return nil
+	}
+	c.pending = false
+	err := c.flush()
+	c.wmu.Unlock()
+	return err
+}
+
+func (c *conn) kickFlusher() {
+	select {
+	case c.kick <- struct{}{}:
+	default:
 	}
 }
 

@@ -107,6 +107,7 @@ func (c *conn) headerBlock(frag []byte, end bool) error {
 			fields = c.hdrFields
 		}
 		s.headers(c, c.hdrID, c.status, c.hdrEnd, fields)
+		c.woke = true
 	}
 	return nil
 }
