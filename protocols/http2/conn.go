@@ -45,7 +45,6 @@ type conn struct {
 	nc      net.Conn // the TLS connection, or wire
 	wire    *wireConn
 	fr      *http2.Framer
-	br      *bufio.Reader // what fr reads from
 	bw      *bufio.Writer
 	dec     *hpack.Decoder // a flow's connection's; the others' is sdec
 	sdec    *statusDecoder
@@ -87,7 +86,6 @@ type conn struct {
 	// connection): the reader then decodes every header block.
 	heads       bool
 	connUnacked int    // DATA received since the last connection WINDOW_UPDATE
-	woke        bool   // a worker was signalled since the reader last flushed
 	hdrBlock    []byte // a block sent in several frames, for sdec
 }
 
@@ -99,8 +97,7 @@ func newConn(nc net.Conn, w *wireConn, timeout time.Duration, heads bool) *conn 
 		bw: bufio.NewWriterSize(nc, 32<<10), streams: make(map[uint32]*stream),
 		maxStreams: initialMaxStreams, free: make(chan struct{}, 1),
 		sendWindow: 65535, peerWindow: 65535, peerFrame: 16384}
-	c.br = bufio.NewReaderSize(nc, 32<<10)
-	c.fr = http2.NewFramer(c.bw, c.br)
+	c.fr = http2.NewFramer(c.bw, bufio.NewReaderSize(nc, 32<<10))
 	c.fr.SetReuseFrames()
 	if !heads {
 		c.sdec = newStatusDecoder()
@@ -157,7 +154,10 @@ func (c *conn) startWrite() { c.wmu.Lock() }
 func (c *conn) endWrite() error {
 	if c.bw.Buffered() > 0 && !c.pending {
 		c.pending = true
-		c.kickFlusher()
+		select {
+		case c.kick <- struct{}{}:
+		default:
+		}
 	}
 	err := c.werr
 	c.wmu.Unlock()
@@ -177,69 +177,24 @@ func (c *conn) flushLoop() {
 		runtime.Gosched()
 		c.wmu.Lock()
 		c.pending = false
-		err := c.flush()
+		if c.timeout > 0 {
+			// A server that stops reading blocks a write at most one
+			// timeout; the deadline moves only once half of it passed.
+			if now := time.Now(); now.Add(c.timeout / 2).After(c.writeDeadline) {
+				c.writeDeadline = now.Add(c.timeout)
+				_ = c.nc.SetWriteDeadline(c.writeDeadline)
+			}
+		}
+		err := c.bw.Flush()
+		if err != nil {
+			err = c.wire.why(err)
+			c.werr = err
+		}
 		c.wmu.Unlock()
 		if err != nil {
 			c.fail(err)
 			return
 		}
-	}
-}
-
-// flush sends what the workers wrote; the caller holds wmu.
-func (c *conn) flush() error {
-	if c.bw.Buffered() == 0 {
-		return c.werr
-	}
-	if c.timeout > 0 {
-		// A server that stops reading blocks a write at most one
-		// timeout; the deadline moves only once half of it passed.
-		if now := time.Now(); now.Add(c.timeout / 2).After(c.writeDeadline) {
-			c.writeDeadline = now.Add(c.timeout)
-			_ = c.nc.SetWriteDeadline(c.writeDeadline)
-		}
-	}
-	err := c.bw.Flush()
-	if err != nil {
-		err = c.wire.why(err)
-		c.werr = err
-	}
-	return err
-}
-
-// burstFlush is the reader's flush, once it has read every frame it had
-// and woken their workers, before it waits for more: it lets those
-// workers write their next requests first, then sends them in one write,
-// itself, where a kick of the flusher would cost one more goroutine
-// switch per burst. The workers see pending and leave the flush to it;
-// when one of them (or the flusher) holds the write side, the flusher
-// sends what is left.
-func (c *conn) burstFlush() error {
-	c.woke = false
-	if !c.wmu.TryLock() {
-		return nil
-	}
-	if c.pending {
-		c.wmu.Unlock()
-		return nil
-	}
-	c.pending = true
-	c.wmu.Unlock()
-	runtime.Gosched()
-	if !c.wmu.TryLock() {
-		c.kickFlusher()
-		return nil
-	}
-	c.pending = false
-	err := c.flush()
-	c.wmu.Unlock()
-	return err
-}
-
-func (c *conn) kickFlusher() {
-	select {
-	case c.kick <- struct{}{}:
-	default:
 	}
 }
 

@@ -30,12 +30,6 @@ func (c *conn) readLoop() {
 			c.fail(err)
 			return
 		}
-		if c.woke && c.br.Buffered() == 0 {
-			if err := c.burstFlush(); err != nil {
-				c.fail(err)
-				return
-			}
-		}
 	}
 }
 
@@ -74,7 +68,6 @@ func (c *conn) frame(f http2.Frame) error {
 	case *http2.RSTStreamFrame:
 		if s := c.lookup(f.StreamID); s != nil {
 			s.reset(c, f.StreamID, http2.StreamError{StreamID: f.StreamID, Code: f.ErrCode})
-			c.woke = true
 		}
 	case *http2.SettingsFrame:
 		if f.IsAck() {
@@ -110,7 +103,6 @@ func (c *conn) data(f *http2.DataFrame) {
 	if s := c.lookup(f.StreamID); s != nil {
 		d := f.Data()
 		s.data(c, f.StreamID, d, n-len(d), f.StreamEnded())
-		c.woke = true
 	}
 }
 

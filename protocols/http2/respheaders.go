@@ -103,7 +103,6 @@ func (c *conn) statusBlock(frag []byte, end bool) error {
 	}
 	if s := c.lookup(c.hdrID); s != nil {
 		s.headers(c, c.hdrID, status, c.hdrEnd, nil)
-		c.woke = true
 	}
 	return nil
 }
@@ -137,7 +136,6 @@ func (c *conn) headerBlock(frag []byte, end bool) error {
 			fields = c.hdrFields
 		}
 		s.headers(c, c.hdrID, c.status, c.hdrEnd, fields)
-		c.woke = true
 	}
 	return nil
 }
