@@ -56,7 +56,16 @@ type statusDecoder struct {
 	arena       []byte
 	huff        bytes.Buffer // a Huffman-coded string, decoded
 	name        []byte       // the name of the field being decoded
+	// seen are the last Huffman-coded strings decoded, as sent and
+	// decoded, next the one to replace: a server sends the same values
+	// again and again (nginx's server, content-type, content-length and
+	// the date of the second), and decoding them is most of the work.
+	seen [8]struct{ raw, text []byte }
+	next int
 }
+
+// maxSeen bounds the strings seen keeps, as sent.
+const maxSeen = 128
 
 func newStatusDecoder() *statusDecoder {
 	return &statusDecoder{limit: maxTable, arena: make([]byte, 0, 2*maxTable)}
@@ -141,7 +150,6 @@ func (d *statusDecoder) literal(block []byte, prefix byte, add bool, status int)
 		if raw, huff, block, err = str(block); err != nil {
 			return nil, 0, err
 		}
-		d.huff.Reset()
 		name, err := d.text(raw, huff)
 		if err != nil {
 			return nil, 0, err
@@ -168,7 +176,6 @@ func (d *statusDecoder) literal(block []byte, prefix byte, add bool, status int)
 		// string either while it emits nothing.
 		return block, status, nil
 	}
-	d.huff.Reset()
 	value, err := d.text(raw, huff)
 	if err != nil {
 		return nil, 0, err
@@ -182,16 +189,30 @@ func (d *statusDecoder) literal(block []byte, prefix byte, add bool, status int)
 	return block, status, nil
 }
 
-// text is string raw, Huffman-decoded into d.huff when huff says so.
+// text is string raw, Huffman-decoded when huff says so; it holds until
+// the next call.
 func (d *statusDecoder) text(raw []byte, huff bool) ([]byte, error) {
 	if !huff {
 		return raw, nil
 	}
-	start := d.huff.Len()
+	if len(raw) <= maxSeen {
+		for i := range d.seen {
+			if e := &d.seen[i]; len(e.raw) == len(raw) && bytes.Equal(e.raw, raw) {
+				return e.text, nil
+			}
+		}
+	}
+	d.huff.Reset()
 	if _, err := hpack.HuffmanDecode(&d.huff, raw); err != nil {
 		return nil, errHPACK
 	}
-	return d.huff.Bytes()[start:], nil
+	text := d.huff.Bytes()
+	if len(raw) <= maxSeen {
+		e := &d.seen[d.next]
+		d.next = (d.next + 1) % len(d.seen)
+		e.raw, e.text = append(e.raw[:0], raw...), append(e.text[:0], text...)
+	}
+	return text, nil
 }
 
 // at is dynamic table entry i (62: the newest).
