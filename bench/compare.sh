@@ -8,7 +8,8 @@
 # certificate made at bench time; wrk resumes TLS sessions, loadgate too
 # unless RESUME=false puts tls: { resume: false } in its scenario, ab cannot
 # resume); mode h2 compares loadgate
-# with h2load over HTTP/2 (h2c), STREAMS streams per connection; mode grpc
+# with h2load over HTTP/2 (h2c), STREAMS streams per connection, and mode
+# h2tls the same over TLS (ALPN h2, nginx's self-signed certificate); mode grpc
 # compares loadgate with ghz calling Echo/Say of `loadgate serve --grpc`
 # (pinned to core 0 instead of nginx), CONNS concurrent calls over
 # GRPC_CONNS connections (default 5). Each (tool, mode) pair runs REPEATS
@@ -18,7 +19,7 @@
 #
 # The same settings can come from the environment: CONNS (default 50), SECS (5),
 # REPEATS (3), TOOLS (wrk,ab,hey,vegeta,h2load,loadgate; also ghz), MODES
-# (keepalive,short; also tlsshort, h2, grpc), STREAMS (10), RESUME (true).
+# (keepalive,short; also tlsshort, h2, h2tls, grpc), STREAMS (10), RESUME (true).
 # -v also prints every run. Missing tools are installed (apt-get, go install).
 # loadgate is built from this checkout, or taken from $LOADGATE when set.
 set -euo pipefail
@@ -31,7 +32,7 @@ all_tools=(wrk ab hey vegeta h2load loadgate ghz)
 conns=${CONNS:-50} secs=${SECS:-5} repeats=${REPEATS:-3} streams=${STREAMS:-10}
 grpc_conns=${GRPC_CONNS:-5}
 tools=${TOOLS:-wrk,ab,hey,vegeta,h2load,loadgate} modes=${MODES:-keepalive,short} verbose=""
-usage() { sed -n '2,23s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '2,24s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while getopts "vc:d:r:t:m:s:h" opt; do
   case $opt in
     v) verbose=1 ;; c) conns=$OPTARG ;; d) secs=$OPTARG ;; r) repeats=$OPTARG ;;
@@ -42,7 +43,7 @@ for n in "$conns" "$secs" "$repeats" "$streams"; do [[ $n =~ ^[1-9][0-9]*$ ]] ||
 IFS=, read -r -a tools <<<"$tools"
 IFS=, read -r -a modes <<<"$modes"
 for t in "${tools[@]}"; do [[ " ${all_tools[*]} " == *" $t "* ]] || { say "unknown tool $t"; usage; }; done
-for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|tlsshort|h2|grpc)$ ]] || { say "unknown mode $m"; usage; }; done
+for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|tlsshort|h2|h2tls|grpc)$ ]] || { say "unknown mode $m"; usage; }; done
 
 # can TOOL MODE: h2 is loadgate against h2load, which speaks only HTTP/2;
 # tlsshort is for the tools that take https:// URLs and a self-signed
@@ -50,7 +51,7 @@ for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|tlsshort|h2|grpc)$ ]] || {
 can() {
   case $1/$2 in
     ghz/grpc) return 0 ;; ghz/* | wrk/grpc | ab/grpc | hey/grpc | vegeta/grpc | h2load/grpc) return 1 ;;
-    loadgate/*) true ;; h2load/h2) true ;; */h2 | h2load/*) false ;;
+    loadgate/*) true ;; h2load/h2 | h2load/h2tls) true ;; */h2 | */h2tls | h2load/*) false ;;
     wrk/tlsshort | ab/tlsshort) true ;; */tlsshort) false ;;
     *) true ;;
   esac
@@ -79,7 +80,7 @@ for t in "${tools[@]}"; do
     ab) need_apt apache2-utils ab || true ;;
     hey) need_go hey github.com/rakyll/hey latest || true ;;
     vegeta) need_go vegeta github.com/tsenart/vegeta/v12 v12.13.0 latest || true ;;
-    h2load) [[ " ${modes[*]} " != *" h2 "* ]] || need_apt nghttp2-client h2load || true ;;
+    h2load) [[ " ${modes[*]} " != *" h2"* ]] || need_apt nghttp2-client h2load || true ;;
     ghz) [[ " ${modes[*]} " != *" grpc "* ]] || need_go ghz github.com/bojand/ghz/cmd/ghz latest || true ;;
   esac
 done
@@ -96,6 +97,7 @@ scenario "$work/tlsshort.yaml" false "$conns" "$secs" "$(tls_port_of loadgate)" 
 [ "${RESUME:-true}" = true ] || sed -i 's/insecure_skip_verify: true }/insecure_skip_verify: true, resume: false }/' "$work/tlsshort.yaml"
 # HTTP/2 runs share nginx's one h2c port: CONNS connections, STREAMS each.
 h2_scenario "$work/h2.yaml" "$conns" "$streams" "$secs"
+h2_scenario "$work/h2tls.yaml" "$conns" "$streams" "$secs" "https://127.0.0.1:$nginx_h2tls_port/"
 printf 'GET http://127.0.0.1:%s/\n' "$(port_of vegeta)" >"$work/targets"
 # gRPC runs load the built-in server, which needs the loadgate binary.
 if [[ " ${modes[*]} " == *" grpc "* ]]; then
@@ -109,6 +111,7 @@ tool_cmd() {
   url="http://127.0.0.1:$(port_of "$1")/"
   if [ "$2" = short ] || [ "$2" = tlsshort ]; then short=1 keepalive=false; fi
   if [ "$2" = h2 ]; then url="http://127.0.0.1:$nginx_h2_port/"; fi
+  if [ "$2" = h2tls ]; then url="https://127.0.0.1:$nginx_h2tls_port/"; fi
   if [ "$2" = tlsshort ]; then url="https://127.0.0.1:$(tls_port_of "$1")/"; fi
   case $1 in
     wrk) cmd=(wrk -t1 -c"$conns" -d"${secs}s" --latency ${short:+-H "Connection: close"} "$url") ;;
@@ -206,6 +209,7 @@ done
 echo "- $conns connections, ${secs} s per run, median of $repeats runs, $(go version | awk '{print $3}')"
 [[ " ${modes[*]} " != *" tlsshort "* ]] || echo "- tlsshort: HTTPS to nginx ($(openssl x509 -noout -text -in "$nginx_dir/cert.pem" | awk '/Public Key Algorithm/ {print $NF; exit}'), TLS session resumption $([ "${RESUME:-true}" = true ] && echo on || echo off) in loadgate), a new connection per request"
 [[ " ${modes[*]} " != *" h2 "* ]] || echo "- h2: h2c to nginx, $streams streams per connection (loadgate: $((conns * streams)) workers)"
+[[ " ${modes[*]} " != *" h2tls "* ]] || echo "- h2tls: h2 over TLS (ALPN) to nginx, $streams streams per connection (loadgate: $((conns * streams)) workers)"
 [[ " ${modes[*]} " != *" grpc "* ]] || echo "- grpc: loadgate serve --grpc$([ ${#pin_server[@]} -gt 0 ] && echo ' on core 0'), $grpc_method $grpc_message, $conns concurrent calls over $grpc_conns connections"
 others_cpu "$ticks0" "$ticks1" "$(awk '{n += $1} END {print n + 0}' "$work/toolcpu")" "$wall"
 echo
@@ -213,7 +217,7 @@ awk -F'\t' -v modes="${modes[*]}" -v tools="${tools[*]}" -f "$bench_root/bench/s
 echo
 echo "rps (tool): as the tool reports it (vegeta: throughput). rps (nginx): requests nginx counted / ${secs} s."
 echo "CPU/req: user+sys of the tool / requests nginx counted. vs base: nginx-counted rps and CPU/req"
-echo "relative to wrk (keepalive, short and tlsshort; short also ab) or h2load (h2). conns/req: new connections nginx accepted per request."
+echo "relative to wrk (keepalive, short and tlsshort; short also ab) or h2load (h2, h2tls). conns/req: new connections nginx accepted per request."
 echo "p50/p99 in ms as the tool reports them (ab: whole ms). errors: failures the tool reported."
 [[ " ${modes[*]} " != *" grpc "* ]] || echo "grpc: the nginx columns are the gRPC server's: Echo/Say calls ended (any status) and connections accepted, from its /stats; ghz is the base."
 if [ -n "$verbose" ]; then

@@ -81,12 +81,13 @@ go_version_of() {
   go version -m "$(command -v "$1")" 2>/dev/null | awk '$1 == "mod" {print $3; exit}'
 }
 
-nginx_pid="" nginx_port="" nginx_dir="" nginx_h2_port="" nginx_tls_port=""
+nginx_pid="" nginx_port="" nginx_dir="" nginx_h2_port="" nginx_tls_port="" nginx_h2tls_port=""
 # nginx_start DIR [PORTS] runs nginx (one worker) with its files in DIR,
 # listening on PORTS (default 1) consecutive loopback ports below the
 # ephemeral range, on the next one for h2c, and on PORTS more for HTTPS
-# (a self-signed certificate made now); it sets nginx_pid, nginx_port (the
-# first port), nginx_h2_port and nginx_tls_port (the first HTTPS port).
+# (a self-signed certificate made now) and on one more for HTTP/2 over TLS;
+# it sets nginx_pid, nginx_port (the first port), nginx_h2_port,
+# nginx_tls_port (the first HTTPS port) and nginx_h2tls_port.
 # Separate ports keep one tool's leftover TIME_WAIT sockets out of another's way.
 nginx_start() {
   nginx_dir=$1
@@ -96,8 +97,9 @@ nginx_start() {
   for try in 1 2 3 4 5; do
     nginx_port=$((20000 + RANDOM % 12000)) last=$((nginx_port + ${2:-1} - 1)) nginx_h2_port=$((last + 1))
     nginx_tls_port=$((nginx_h2_port + 1)) tls_last=$((nginx_h2_port + ${2:-1}))
+    nginx_h2tls_port=$((tls_last + 1))
     sed "s#@DIR@#$nginx_dir#g; s#@PORT@#$nginx_port#g; s#@LAST@#$last#g; s#@H2PORT@#$nginx_h2_port#g; s#@NOFILE@#$(ulimit -n)#g
-      s#@TLSPORT@#$nginx_tls_port#g; s#@TLSLAST@#$tls_last#g" \
+      s#@TLSPORT@#$nginx_tls_port#g; s#@TLSLAST@#$tls_last#g; s#@H2TLSPORT@#$nginx_h2tls_port#g" \
       "$bench_root/bench/nginx.conf.in" >"$nginx_dir/nginx.conf"
     "${pin_server[@]}" nginx -p "$nginx_dir" -c "$nginx_dir/nginx.conf" 2>>"$nginx_dir/stderr" &
     nginx_pid=$!
@@ -169,16 +171,19 @@ phases:
 YAML
 }
 
-# h2_scenario FILE CONNS STREAMS SECONDS writes a one-phase closed-model
-# HTTP/2 scenario against the bench nginx's h2c port: CONNS connections
-# carrying CONNS × STREAMS workers, as h2load -c CONNS -m STREAMS.
+# h2_scenario FILE CONNS STREAMS SECONDS [URL] writes a one-phase
+# closed-model HTTP/2 scenario against the bench nginx's h2c port (or URL,
+# https:// for h2 over TLS): CONNS connections carrying CONNS x STREAMS
+# workers, as h2load -c CONNS -m STREAMS.
 h2_scenario() {
+  local tls=""
+  [[ ${5:-http:} != https:* ]] || tls=", tls: { insecure_skip_verify: true }"
   cat >"$1" <<YAML
 version: 1
 name: bench-h2
 targets:
   - name: nginx-h2
-    http: { url: "http://127.0.0.1:${nginx_h2_port}/", http2: true, connections: $2 }
+    http: { url: "${5:-http://127.0.0.1:$nginx_h2_port/}", http2: true, connections: $2$tls }
 phases:
   - name: measured
     duration: ${4}s

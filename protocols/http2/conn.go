@@ -46,7 +46,8 @@ type conn struct {
 	wire    *wireConn
 	fr      *http2.Framer
 	bw      *bufio.Writer
-	dec     *hpack.Decoder
+	dec     *hpack.Decoder // a flow's connection's; the others' is sdec
+	sdec    *statusDecoder
 	timeout time.Duration // the target's, bounds a blocked write
 	dead    atomic.Bool   // no new streams: failed, or going away
 
@@ -84,18 +85,25 @@ type conn struct {
 	// heads says a stream may want its response's header fields (a flow's
 	// connection): the reader then decodes every header block.
 	heads       bool
-	connUnacked int // DATA received since the last connection WINDOW_UPDATE
+	connUnacked int    // DATA received since the last connection WINDOW_UPDATE
+	hdrBlock    []byte // a block sent in several frames, for sdec
 }
 
-func newConn(nc net.Conn, w *wireConn, timeout time.Duration) *conn {
-	c := &conn{nc: nc, wire: w, timeout: timeout, nextID: 1,
+// newConn makes the connection over nc; heads says whether its streams
+// may want their responses' header fields (a flow's).
+func newConn(nc net.Conn, w *wireConn, timeout time.Duration, heads bool) *conn {
+	c := &conn{nc: nc, wire: w, timeout: timeout, nextID: 1, heads: heads,
 		kick: make(chan struct{}, 1), gone: make(chan struct{}),
 		bw: bufio.NewWriterSize(nc, 32<<10), streams: make(map[uint32]*stream),
 		maxStreams: initialMaxStreams, free: make(chan struct{}, 1),
 		sendWindow: 65535, peerWindow: 65535, peerFrame: 16384}
 	c.fr = http2.NewFramer(c.bw, bufio.NewReaderSize(nc, 32<<10))
 	c.fr.SetReuseFrames()
-	c.dec = hpack.NewDecoder(4096, c.emit)
+	if !heads {
+		c.sdec = newStatusDecoder()
+		return c
+	}
+	c.dec = hpack.NewDecoder(maxTable, c.emit)
 	c.dec.SetMaxStringLength(maxHeaderBytes)
 	return c
 }

@@ -40,6 +40,10 @@ func (c *conn) frame(f http2.Frame) error {
 	case *http2.HeadersFrame:
 		c.hdrID, c.hdrEnd, c.status, c.hdrKeep = f.StreamID, f.StreamEnded(), 0, false
 		c.hdrWire, c.hdrList, c.hdrOver = 0, 0, false
+		if c.sdec != nil {
+			c.hdrBlock = c.hdrBlock[:0]
+			return c.statusBlock(f.HeaderBlockFragment(), f.HeadersEnded())
+		}
 		if c.heads {
 			if s := c.lookup(f.StreamID); s != nil && s.keepsHead() {
 				c.hdrKeep, c.hdrFields = true, c.hdrFields[:0]
@@ -57,6 +61,9 @@ func (c *conn) frame(f http2.Frame) error {
 		}
 		return c.headerBlock(frag, f.HeadersEnded())
 	case *http2.ContinuationFrame:
+		if c.sdec != nil {
+			return c.statusBlock(f.HeaderBlockFragment(), f.HeadersEnded())
+		}
 		return c.headerBlock(f.HeaderBlockFragment(), f.HeadersEnded())
 	case *http2.RSTStreamFrame:
 		if s := c.lookup(f.StreamID); s != nil {

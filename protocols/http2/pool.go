@@ -197,8 +197,7 @@ func (p *Pool) dial(ctx context.Context, o *origin) (*conn, error) {
 		nc = tc
 	}
 	deadline, _ := ctx.Deadline()
-	c := newConn(nc, w, p.h.Timeout)
-	c.heads = p.h.Flow != nil
+	c := newConn(nc, w, p.h.Timeout, p.h.Flow != nil)
 	if err := c.handshake(deadline); err != nil {
 		_ = raw.Close()
 		return nil, err

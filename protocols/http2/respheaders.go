@@ -78,6 +78,35 @@ func (c *conn) emit(f hpack.HeaderField) {
 	}
 }
 
+// statusBlock is headerBlock for a connection whose blocks sdec decodes:
+// a block sent in several frames is decoded once it is whole, within
+// maxHeaderBytes as sent.
+func (c *conn) statusBlock(frag []byte, end bool) error {
+	if c.hdrWire += len(frag); c.hdrWire > maxHeaderBytes {
+		return c.wireTooLarge()
+	}
+	block := frag
+	if !end || len(c.hdrBlock) > 0 {
+		c.hdrBlock = append(c.hdrBlock, frag...)
+		if !end {
+			return nil
+		}
+		block = c.hdrBlock
+	}
+	status, err := c.sdec.decode(block)
+	c.hdrBlock = c.hdrBlock[:0]
+	switch {
+	case err == errHPACKString:
+		return c.wireTooLarge()
+	case err != nil:
+		return http2.ConnectionError(http2.ErrCodeCompression)
+	}
+	if s := c.lookup(c.hdrID); s != nil {
+		s.headers(c, c.hdrID, status, c.hdrEnd, nil)
+	}
+	return nil
+}
+
 // headerBlock decodes one fragment of the header block being read and,
 // at its end, delivers the block to its stream; an error ends the
 // connection.

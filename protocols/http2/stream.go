@@ -4,8 +4,10 @@ import (
 	"context"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -15,8 +17,14 @@ import (
 // request and from connection to connection: the reader goroutine of the
 // connection fills it, the worker reads it. It is the body's io.Reader.
 type stream struct {
-	wake  chan struct{} // the reader's signal that something arrived
-	timer *time.Timer   // the request's timeout, reused
+	// wake is the one thing a worker waits on: the reader, the request's
+	// timer and its context's end all signal it, so that a wait is one
+	// channel receive rather than a select over three.
+	wake  chan struct{}
+	timer *time.Timer // the request's timeout, reused; it sets expired
+	// expired and cancelled say why a wait ended early: the request's
+	// timeout passed, or the context being watched ended.
+	expired, cancelled atomic.Bool
 
 	mu         sync.Mutex // guards what follows, shared with the reader
 	conn       *conn      // the connection and id of the request in flight,
@@ -37,9 +45,11 @@ type stream struct {
 
 	// The worker's own.
 	ctx     context.Context
-	done    <-chan struct{}
-	timerC  <-chan time.Time
-	rbuf    []byte // DATA being read
+	timed   bool            // the timer runs for the request in flight
+	watched context.Context // the context whose end sets cancelled
+	unwatch func() bool     // stops watching it
+	onEnd   func()          // what its end calls, made once
+	rbuf    []byte          // DATA being read
 	roff    int
 	unacked int  // bytes read since the last stream WINDOW_UPDATE
 	sawEnd  bool // the worker saw ended
@@ -47,30 +57,60 @@ type stream struct {
 }
 
 func newStream() *stream {
-	s := &stream{wake: make(chan struct{}, 1), timer: time.NewTimer(time.Hour)}
+	s := &stream{wake: make(chan struct{}, 1)}
+	s.timer = time.AfterFunc(time.Hour, func() { s.expired.Store(true); s.signal() })
 	s.timer.Stop()
+	s.onEnd = func() { s.cancelled.Store(true); s.signal() }
 	return s
 }
 
-// begin starts a request under ctx and the target's timeout.
+// begin starts a request under ctx and the target's timeout. A worker's
+// requests share one context, watched once, not once per request.
 func (s *stream) begin(ctx context.Context, timeout time.Duration) {
-	s.ctx, s.done, s.timerC = ctx, ctx.Done(), nil
+	s.ctx = ctx
 	select {
 	case <-s.wake:
 	default:
 	}
+	if ctx != s.watched {
+		if s.unwatch != nil {
+			s.unwatch()
+		}
+		s.watched, s.unwatch = ctx, nil
+		s.cancelled.Store(false)
+		if ctx.Done() != nil {
+			s.unwatch = context.AfterFunc(ctx, s.onEnd)
+		}
+	}
+	s.expired.Store(false)
 	if timeout > 0 {
+		s.timed = true
 		s.timer.Reset(timeout)
-		s.timerC = s.timer.C
 	}
 }
 
-// end stops the request's timer.
+// end stops the request's timer. A timer that already fired has started
+// its function: end waits until that set expired, so that it cannot be
+// taken for the next request's.
 func (s *stream) end() {
-	if s.timerC != nil {
-		s.timer.Stop()
+	if s.timed && !s.timer.Stop() {
+		for !s.expired.Load() {
+			runtime.Gosched()
+		}
 	}
+	s.timed = false
 	s.ctx = nil
+}
+
+// stopped is why the request must stop waiting, or nil.
+func (s *stream) stopped() error {
+	switch {
+	case s.expired.Load():
+		return os.ErrDeadlineExceeded
+	case s.cancelled.Load():
+		return s.ctx.Err()
+	}
+	return nil
 }
 
 // attach makes s stream id of c; the caller holds c.mu.
@@ -84,15 +124,27 @@ func (s *stream) attach(c *conn, id uint32, window int64, keepHead bool) {
 	s.rbuf, s.roff, s.unacked, s.sawEnd, s.sentEnd = s.rbuf[:0], 0, 0, false, false
 }
 
+// wait waits for a signal: something arrived, or the request's deadline
+// or its context's end, which it returns.
+func (s *stream) wait() error {
+	if err := s.stopped(); err != nil {
+		return err
+	}
+	<-s.wake
+	return s.stopped()
+}
+
 // waitOn waits for ch, the request's deadline or its context's end.
 func (s *stream) waitOn(ch <-chan struct{}) error {
-	select {
-	case <-ch:
-		return nil
-	case <-s.done:
-		return s.ctx.Err()
-	case <-s.timerC:
-		return os.ErrDeadlineExceeded
+	for {
+		if err := s.stopped(); err != nil {
+			return err
+		}
+		select {
+		case <-ch:
+			return nil
+		case <-s.wake:
+		}
 	}
 }
 
@@ -120,7 +172,7 @@ func (s *stream) waitWindow() error {
 		if !want || s.over() {
 			return nil
 		}
-		if err := s.waitOn(s.wake); err != nil {
+		if err := s.wait(); err != nil {
 			return err
 		}
 	}
@@ -233,7 +285,7 @@ func (s *stream) awaitHeaders() (int, error) {
 		case ended:
 			return 0, errEndNoHead
 		}
-		if err := s.waitOn(s.wake); err != nil {
+		if err := s.wait(); err != nil {
 			return 0, err
 		}
 	}
@@ -266,7 +318,7 @@ func (s *stream) Read(p []byte) (int, error) {
 		case ended:
 			return 0, io.EOF
 		}
-		if err := s.waitOn(s.wake); err != nil {
+		if err := s.wait(); err != nil {
 			return 0, err
 		}
 	}
