@@ -79,7 +79,8 @@ func (l *httpLoop) issue(i int) {
 		if c.dialAt.IsZero() {
 			c.dialAt = protocols.Now()
 		}
-		fd, op, err := openSocket(l.socks[l.cur], l.nagle)
+		a := l.socks[l.cur]
+		fd, op, err := openSocket(a, l.src.socket(a), l.nagle)
 		if err != nil {
 			l.connectFailed(i, op, err)
 			return
