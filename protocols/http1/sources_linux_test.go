@@ -167,3 +167,23 @@ func TestDialErrorWords(t *testing.T) {
 		t.Errorf("net.Dialer's EADDRNOTAVAIL: %q has no words", w)
 	}
 }
+
+// net/http's connections, for what the lean client does not do, come
+// from local_ips in turn too.
+func TestNetHTTPLocalIPs(t *testing.T) {
+	srv := newSourceServer(t)
+	cl, err := newNetHTTPClient(withSources(srv.URL+"/", "127.0.0.2", "127.0.0.3"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var out protocols.Outcome
+	for range 4 {
+		if cl.Do(context.Background(), 0, &out); out.Kind != protocols.KindNone {
+			t.Fatalf("%v %v", out.Kind, out.Err)
+		}
+	}
+	if srv.from["127.0.0.2"] != 2 || srv.from["127.0.0.3"] != 2 {
+		t.Errorf("requests by source address %v, want 2 from each", srv.from)
+	}
+}
