@@ -36,7 +36,6 @@ usage() { sed -n '2,26s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 [ $# -eq 0 ] || usage
 for n in "$conns" "$secs" "$max_mib" "$ramp" "$rate" ${hold:+"$hold"}; do [[ $n =~ ^[1-9][0-9]*$ ]] || usage; done
 [ "$conns" -le 1000000 ] || { say "CONNS: at most 1000000 (a phase's concurrency)"; exit 2; }
-if [ -n "$hold" ]; then say "expected duration ≈ $((ramp + hold + 30)) s"; else say "expected duration ≈ $((secs * 4 + 20)) s"; fi
 started=$SECONDS
 
 work=$(mktemp -d)
@@ -76,6 +75,7 @@ nginx_conns=$(( conns * 17 / 16 / nginx_workers + 1000 ))
 if ! { need_apt nginx-light nginx && need_apt curl curl && need_apt time /usr/bin/time && need_apt jq jq; }; then
   say "nginx, curl, jq and GNU time are required"; exit 2
 fi
+if [ -n "$hold" ]; then say "expected duration ≈ $((ramp + hold + 30)) s"; else say "expected duration ≈ $((secs * 4 + 20)) s"; fi
 build_loadgate "$work/loadgate" || { say "loadgate did not build"; exit 2; }
 nginx_start "$work"
 
