@@ -82,7 +82,11 @@ go_version_of() {
 }
 
 nginx_pid="" nginx_port="" nginx_dir="" nginx_h2_port="" nginx_tls_port="" nginx_h2tls_port=""
-# nginx_start DIR [PORTS] runs nginx (one worker) with its files in DIR,
+# What nginx_start gives nginx: its workers, the connections of each, how
+# long it keeps an idle connection, and the plain ports' listen backlog. A
+# script that holds more connections sets them before nginx_start.
+nginx_workers=1 nginx_conns=20000 nginx_keepalive=75s nginx_backlog=4096
+# nginx_start DIR [PORTS] runs nginx ($nginx_workers workers) with its files in DIR,
 # listening on PORTS (default 1) consecutive loopback ports below the
 # ephemeral range, on the next one for h2c, and on PORTS more for HTTPS
 # (a self-signed certificate made now) and on one more for HTTP/2 over TLS;
@@ -99,6 +103,7 @@ nginx_start() {
     nginx_tls_port=$((nginx_h2_port + 1)) tls_last=$((nginx_h2_port + ${2:-1}))
     nginx_h2tls_port=$((tls_last + 1))
     sed "s#@DIR@#$nginx_dir#g; s#@PORT@#$nginx_port#g; s#@LAST@#$last#g; s#@H2PORT@#$nginx_h2_port#g; s#@NOFILE@#$(ulimit -n)#g
+      s#@WORKERS@#$nginx_workers#g; s#@CONNS@#$nginx_conns#g; s#@KEEPALIVE@#$nginx_keepalive#g; s#@BACKLOG@#$nginx_backlog#g
       s#@TLSPORT@#$nginx_tls_port#g; s#@TLSLAST@#$tls_last#g; s#@H2TLSPORT@#$nginx_h2tls_port#g" \
       "$bench_root/bench/nginx.conf.in" >"$nginx_dir/nginx.conf"
     "${pin_server[@]}" nginx -p "$nginx_dir" -c "$nginx_dir/nginx.conf" 2>>"$nginx_dir/stderr" &

@@ -170,6 +170,8 @@ func mergeSeries(ps []*PhaseResult, t0 time.Time) []Second {
 			m.InFlight += s.InFlight
 			m.P50 = max(m.P50, s.P50)
 			m.P99 = max(m.P99, s.P99)
+			m.Connects += s.Connects
+			m.ConnectP99 = max(m.ConnectP99, s.ConnectP99)
 		}
 	}
 	out := make([]Second, 0, len(byAt))

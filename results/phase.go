@@ -118,6 +118,13 @@ type Second struct {
 	// OldestWait is how long the oldest of those had been waiting (from
 	// when it was due): a lower bound of its latency; 0 when none waited.
 	OldestWait time.Duration `json:"oldest_wait_ns,omitempty"`
+	// Connects counts the connections opened by the requests that ended
+	// in the second; 0 when none opened.
+	Connects int64 `json:"connects,omitempty"`
+	// ConnectP99 is the 99th percentile of those connections' connect
+	// times: how opening them went as a ramp filled the server (the last
+	// connections of a ramp are the last seconds' with connects).
+	ConnectP99 time.Duration `json:"connect_p99_ns,omitempty"`
 }
 
 // Counters are the additive figures of a phase or of one named request.

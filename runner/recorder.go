@@ -218,13 +218,14 @@ type collector struct {
 	shards  []*shard
 	total   *results.PhaseResult
 	second  *results.Histogram // reused for each second's percentiles
+	connect *results.Histogram // the second's connect times, reused likewise
 	pending results.Counters   // counted this second
 	answers answerSpan         // answered this second
 	ring    *secondRing        // the last seconds, for abort rules with a window; nil without
 }
 
 func newCollector(p *results.PhaseResult, shards []*shard) *collector {
-	return &collector{shards: shards, total: p, second: results.NewHistogram()}
+	return &collector{shards: shards, total: p, second: results.NewHistogram(), connect: results.NewHistogram()}
 }
 
 // drain moves every shard's figures into the phase totals and the current
@@ -247,6 +248,7 @@ func (c *collector) drain() {
 			}
 		}
 		c.total.Connect.Merge(s.connect)
+		c.connect.Merge(s.connect)
 		if s.sendLag != nil {
 			c.total.SendLag.Merge(s.sendLag)
 			s.sendLag.Reset()
@@ -293,6 +295,8 @@ func (c *collector) closeSecond(at int, inFlight int64, oldest time.Duration) (r
 		P99:        c.second.Quantile(99),
 		InFlight:   inFlight,
 		OldestWait: oldest,
+		Connects:   c.connect.Count(),
+		ConnectP99: c.connect.Quantile(99),
 	}
 	answers := c.answers
 	c.total.Series = append(c.total.Series, pt)
@@ -302,5 +306,6 @@ func (c *collector) closeSecond(at int, inFlight int64, oldest time.Duration) (r
 	c.pending = results.Counters{}
 	c.answers = answerSpan{}
 	c.second.Reset()
+	c.connect.Reset()
 	return pt, answers
 }

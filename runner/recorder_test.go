@@ -37,6 +37,12 @@ func TestCollectorSeriesAndTotals(t *testing.T) {
 	if second.Completed != 1 || second.P99 < 20*time.Millisecond || second.P99 > 21*time.Millisecond {
 		t.Errorf("second second = %+v: the first second leaked into it", second)
 	}
+	if first.Connects != 1 || first.ConnectP99 < time.Millisecond || first.ConnectP99 > 1010*time.Microsecond {
+		t.Errorf("first second opened %d connections, p99 %v; want 1 of ≈1ms", first.Connects, first.ConnectP99)
+	}
+	if second.Connects != 0 || second.ConnectP99 != 0 {
+		t.Errorf("second second opened %d connections, p99 %v; want none: the first second leaked into it", second.Connects, second.ConnectP99)
+	}
 	want := results.Counters{Requests: 11, Succeeded: 10, Failed: 1, Errors: results.ErrorCounts{Status: 1},
 		BytesSent: 110, BytesReceived: 1050}
 	if !reflect.DeepEqual(p.Counters, want) {

@@ -13,6 +13,8 @@ type rawHTTP struct {
 	requests                           []*rawRequest
 	expect                             rawExpect
 	cookies, proxy                     *yaml.Node
+	localIPsKey                        *yaml.Node
+	localIPs                           []*yaml.Node
 	setupKey, flowKey                  *yaml.Node
 	setup, flow                        []*rawFlowStep
 }
@@ -54,6 +56,10 @@ var httpFields = []field[rawHTTP]{
 	}},
 	scalarField("cookies", aBool, func(h *rawHTTP) **yaml.Node { return &h.cookies }),
 	scalarField("proxy", aString, func(h *rawHTTP) **yaml.Node { return &h.proxy }),
+	{name: "local_ips", set: func(d *decoder, h *rawHTTP, k, v *yaml.Node) {
+		h.localIPsKey = k
+		h.localIPs = d.scalarList(v, "local_ips", "an address, a FIRST-LAST range or a CIDR prefix")
+	}},
 	{name: "setup", set: func(d *decoder, h *rawHTTP, k, v *yaml.Node) {
 		h.setupKey = k
 		h.setup = d.flowSteps(v, "setup")

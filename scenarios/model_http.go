@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"net/netip"
 	"regexp"
 	"time"
 )
@@ -30,6 +31,11 @@ type HTTPTarget struct {
 	// Proxy is the proxy URL for every request; "" = from HTTP_PROXY,
 	// HTTPS_PROXY and NO_PROXY, as net/http reads them.
 	Proxy string
+	// LocalIPs are the source addresses the target's connections come
+	// from, in turn (k6's --local-ips); empty: the kernel's choice. A
+	// machine has as many ports to the target per source address, so
+	// several of them hold more connections than one can.
+	LocalIPs []netip.Addr
 }
 
 // HTTPRequest is one entry of a weighted request mix.

@@ -86,6 +86,38 @@ func (r *resolver) transport(h *rawHTTP, out *HTTPTarget) {
 		out.HTTP2, _ = r.bool(h.http2, "http2")
 	}
 	r.http2(h, out)
+	r.localIPs(h, out)
+}
+
+// localIPs resolves the source addresses of the target's connections.
+func (r *resolver) localIPs(h *rawHTTP, out *HTTPTarget) {
+	if h.localIPsKey == nil {
+		return
+	}
+	if out.HTTP2 {
+		r.d.errorf(h.localIPsKey, "local_ips: not supported with http2: true, whose few connections need no more than one source address's ports")
+		return
+	}
+	if len(h.localIPs) == 0 {
+		r.d.errorf(h.localIPsKey, "local_ips: needs at least one address")
+		return
+	}
+	for _, n := range h.localIPs {
+		s, ok := r.text(n)
+		if !ok {
+			continue
+		}
+		ips, err := ParseLocalIPs(s, MaxLocalIPs)
+		if err != nil {
+			r.d.errorf(n, "local_ips: %v", err)
+			continue
+		}
+		if len(out.LocalIPs)+len(ips) > MaxLocalIPs {
+			r.d.errorf(n, "local_ips: more than %d addresses in all", MaxLocalIPs)
+			return
+		}
+		out.LocalIPs = append(out.LocalIPs, ips...)
+	}
 }
 
 // http2 checks what HTTP/2 changes: connections are long-lived and shared

@@ -19,7 +19,7 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	case t.HTTP == nil:
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
 	case t.HTTP.Flow != nil:
-		return httpflow.NewWireClient(t, worker, newFlowWire(t))
+		return httpflow.NewWireClient(t, worker, newFlowWire(t, worker))
 	case http1Unsupported(t.HTTP) == "":
 		return newHTTP1Client(t, worker)
 	default:

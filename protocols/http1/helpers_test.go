@@ -109,7 +109,7 @@ func newFlowClient(t *scenarios.Target, worker int, tr httpflow.StepTransport) (
 // newFlowUser is newFlowClient over the lean client's connections, and
 // those connections, whose last request a test may read.
 func newFlowUser(t *scenarios.Target, worker int) (flowUser, *flowWire, error) {
-	w := newFlowWire(t)
+	w := newFlowWire(t, 0)
 	c, err := httpflow.NewWireClient(t, worker, w)
 	if err != nil {
 		return nil, nil, err

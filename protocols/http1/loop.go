@@ -90,9 +90,10 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 		expect:  httpcheck.NewExpectation(&h.Expect),
 		maxBody: h.MaxBody,
 		timeout: h.Timeout,
+		src:     newSources(h.LocalIPs, 0),
 	}}
 	addr := dialAddr(net.JoinHostPort(u.Hostname(), protocols.Port(u)))
-	l.dialErrs.addr = addr
+	l.dialErrs = dialErrors{addr: addr, spread: l.src != nil}
 	l.ioErrs = dialErrors{addr: addr, onConn: true}
 	for i := range h.Requests {
 		r, err := serialize(&h.Requests[i], h.Keepalive)
@@ -110,8 +111,10 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 type loopTarget struct {
 	// socks are the target's addresses: one, or those of its name; cur is
 	// the one that answered last, which the next connection tries first.
-	socks      []*socketAddr
-	cur        int
+	socks []*socketAddr
+	cur   int
+	// src are the source addresses of local_ips, nil without.
+	src        *sources
 	reqs       []http1Request
 	expect     *httpcheck.Expectation
 	maxBody    int64

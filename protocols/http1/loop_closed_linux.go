@@ -35,7 +35,7 @@ func (l *httpLoop) wakeSlots(now time.Time) {
 		l.started++
 	}
 	for {
-		i, ok := l.thinking.pop(now)
+		i, ok := l.thinking.pop(l.tick(now))
 		if !ok {
 			break
 		}
@@ -46,7 +46,8 @@ func (l *httpLoop) wakeSlots(now time.Time) {
 // nextWake is when the next slot that waits will be ready: its start or
 // the end of its think time.
 func (l *httpLoop) nextWake() (time.Time, bool) {
-	at, ok := l.thinking.next()
+	k, ok := l.thinking.next()
+	at := l.time(k)
 	if l.started < l.job.Slots && l.job.StartAt != nil {
 		start := l.job.Start.Add(l.job.StartAt(l.started))
 		if !ok || start.Before(at) {
@@ -60,7 +61,7 @@ func (l *httpLoop) nextWake() (time.Time, bool) {
 // next, or readies it at once.
 func (l *httpLoop) rest(i int32, now time.Time) {
 	if l.job.Think > 0 {
-		l.thinking.push(i, now.Add(l.job.Think))
+		l.thinking.push(i, l.tick(now.Add(l.job.Think)))
 		return
 	}
 	l.ready = append(l.ready, i)
@@ -80,8 +81,8 @@ func (l *httpLoop) sendReady() {
 			l.active--
 			continue
 		}
-		now := protocols.Now()
-		l.start(int(i), l.job.Pick(), now, time.Time{}, now)
+		now := l.tick(protocols.Now())
+		l.start(int(i), l.job.Pick(), now, noTick, now)
 	}
 	l.spare = batch[:0]
 }
@@ -91,31 +92,31 @@ func (l *httpLoop) sendReady() {
 // not a heap.
 type wakeQueue struct {
 	slots      []int32
-	at         []time.Time
+	at         []tick
 	head, size int
 }
 
 func newWakeQueue(n int) wakeQueue {
-	return wakeQueue{slots: make([]int32, n), at: make([]time.Time, n)}
+	return wakeQueue{slots: make([]int32, n), at: make([]tick, n)}
 }
 
-func (q *wakeQueue) push(i int32, at time.Time) {
+func (q *wakeQueue) push(i int32, at tick) {
 	k := (q.head + q.size) % len(q.slots)
 	q.slots[k], q.at[k] = i, at
 	q.size++
 }
 
 // next is when the first slot wakes.
-func (q *wakeQueue) next() (time.Time, bool) {
+func (q *wakeQueue) next() (tick, bool) {
 	if q.size == 0 {
-		return time.Time{}, false
+		return noTick, false
 	}
 	return q.at[q.head], true
 }
 
 // pop takes the first slot when it is awake at now.
-func (q *wakeQueue) pop(now time.Time) (int32, bool) {
-	if q.size == 0 || q.at[q.head].After(now) {
+func (q *wakeQueue) pop(now tick) (int32, bool) {
+	if q.size == 0 || q.at[q.head] > now {
 		return 0, false
 	}
 	i := q.slots[q.head]

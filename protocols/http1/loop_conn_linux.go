@@ -3,6 +3,7 @@
 package http1
 
 import (
+	"math"
 	"time"
 	"unsafe"
 
@@ -22,42 +23,64 @@ const (
 
 // loopConn is one slot of the loop: a request in flight, at most one, and
 // the connection that carries it, kept for the next when both ends agree.
+// A million of them are held at once, so a slot is kept small: its times
+// are offsets on the loop's clock (see tick), and what only a response
+// arriving needs, its buffer and parser, is taken when its first bytes
+// come (see loopRead).
 type loopConn struct {
-	fd     int // -1: no connection
-	state  connState
+	fd     int32  // -1: no connection
 	events uint32 // what fd is registered for in the epoll set; 0: not registered
-	req    int
+	req    int32
+	wrote  int32 // bytes of the request written
 	// origin is where the latency runs from: when the request was sent
-	// (closed model) or due (open model); due is zero in the closed model.
-	origin, due time.Time
-	sentAt      time.Time // when its first byte left
-	dialAt      time.Time // when this request opened the connection; zero: it was open
-	deadline    time.Time
-	wrote       int
-	reused      bool // the connection carried a complete exchange before
-	retried     bool // the request is on its second connection
-	tried       int  // addresses that refused this request's connection
-	inPending   bool // bytes arrived while the request was still going out
-	hup         bool // the server has closed its end (or the socket failed)
-	unasked     bool // bytes came while no request was out: the next one fails
-	p           pushParser
-	buf         []byte
-	n           int // bytes of buf not parsed yet
+	// (closed model) or due (open model); due is noTick in the closed model.
+	origin, due tick
+	sentAt      tick // when its first byte left
+	dialAt      tick // when this request opened the connection; noTick: it was open
+	deadline    tick
+	rd          *loopRead // nil until the response's first bytes
 	out         protocols.Outcome
-	// opening: the connection's handshake is not over (see maxOpening).
-	opening bool
 	// prev and next link the slots with a request in flight (see link).
 	prev, next int32
+	state      connState
+	tried      uint16 // addresses that refused this request's connection (a name has far fewer)
+	reused     bool   // the connection carried a complete exchange before
+	retried    bool   // the request is on its second connection
+	inPending  bool   // bytes arrived while the request was still going out
+	hup        bool   // the server has closed its end (or the socket failed)
+	unasked    bool   // bytes came while no request was out: the next one fails
+	// opening: the connection's handshake is not over (see maxOpening).
+	opening bool
 }
 
+// loopRead is what a slot holds while its response arrives.
+type loopRead struct {
+	buf []byte
+	n   int // bytes of buf not parsed yet
+	p   pushParser
+}
+
+// tick is a time on the loop's clock: nanoseconds since the job's start,
+// a third of a time.Time's bytes.
+type tick int64
+
+// noTick is a tick that was never taken.
+const noTick tick = math.MinInt64
+
+// tick is t on the loop's clock.
+func (l *httpLoop) tick(t time.Time) tick { return tick(t.Sub(l.job.Start)) }
+
+// time is k as a time.Time.
+func (l *httpLoop) time(k tick) time.Time { return l.job.Start.Add(time.Duration(k)) }
+
 // start sends request req on slot i at now, timed from origin.
-func (l *httpLoop) start(i, req int, origin, due, now time.Time) {
+func (l *httpLoop) start(i, req int, origin, due, now tick) {
 	c := &l.conns[i]
-	c.req, c.origin, c.due, c.retried = req, origin, due, false
-	c.dialAt, c.tried = time.Time{}, 0
+	c.req, c.origin, c.due, c.retried = int32(req), origin, due, false
+	c.dialAt, c.tried = noTick, 0
 	c.out = protocols.Outcome{}
 	if l.timeout > 0 {
-		c.deadline = now.Add(l.timeout)
+		c.deadline = now + tick(l.timeout)
 	}
 	l.busy++
 	l.job.InFlight.Add(1)
@@ -68,23 +91,26 @@ func (l *httpLoop) start(i, req int, origin, due, now time.Time) {
 // issue opens a connection when the slot has none and writes the request.
 func (l *httpLoop) issue(i int) {
 	c := &l.conns[i]
-	c.state, c.wrote, c.n = connWriting, 0, 0
-	c.p.reset(l.reqs[c.req].head, l.maxBody)
+	c.state, c.wrote = connWriting, 0
+	if c.rd != nil {
+		c.rd.reset(l.reqs[c.req].head, l.maxBody)
+	}
 	if c.unasked {
 		c.unasked = false
 		l.fail(i, protocols.KindProtocol, errUnasked)
 		return
 	}
 	if c.fd < 0 {
-		if c.dialAt.IsZero() {
-			c.dialAt = protocols.Now()
+		if c.dialAt == noTick {
+			c.dialAt = l.tick(protocols.Now())
 		}
-		fd, op, err := openSocket(l.socks[l.cur], l.nagle)
+		a := l.socks[l.cur]
+		fd, op, err := openSocket(a, l.src.socket(a), l.nagle)
 		if err != nil {
 			l.connectFailed(i, op, err)
 			return
 		}
-		c.fd, c.reused, c.opening = fd, false, true
+		c.fd, c.reused, c.opening = int32(fd), false, true
 		l.opening++
 		l.sockets++
 	}
@@ -102,7 +128,7 @@ func (l *httpLoop) connectFailed(i int, op string, err error) {
 		l.fail(i, protocols.KindOther, l.dialErrs.of(op, err))
 		return
 	}
-	if c.tried++; c.tried < len(l.socks) {
+	if c.tried++; int(c.tried) < len(l.socks) {
 		l.cur = (l.cur + 1) % len(l.socks)
 		l.issue(i)
 		return
@@ -118,7 +144,7 @@ func (l *httpLoop) connectFailed(i int, op string, err error) {
 func (l *httpLoop) write(i int) {
 	c := &l.conns[i]
 	r := &l.reqs[c.req]
-	n, err := writeRequest(uintptr(c.fd), r, c.wrote)
+	n, err := writeRequest(uintptr(c.fd), r, int(c.wrote))
 	switch {
 	case err == unix.EAGAIN:
 		n = 0
@@ -128,23 +154,23 @@ func (l *httpLoop) write(i int) {
 	}
 	// When the first byte left matters to a new connection's connect time
 	// and to the open model's lag, not to a kept-alive closed-model request.
-	if n > 0 && c.wrote == 0 && (!c.dialAt.IsZero() || !c.due.IsZero()) {
-		c.sentAt = protocols.Now()
-		if !c.dialAt.IsZero() {
-			c.out.Connect = c.sentAt.Sub(c.dialAt)
+	if n > 0 && c.wrote == 0 && (c.dialAt != noTick || c.due != noTick) {
+		c.sentAt = l.tick(protocols.Now())
+		if c.dialAt != noTick {
+			c.out.Connect = time.Duration(c.sentAt - c.dialAt)
 		}
 	}
 	if n > 0 {
 		l.opened(c)
 	}
-	c.wrote += n
+	c.wrote += int32(n)
 	c.out.BytesSent += int64(n)
 	// Edge-triggered: epoll reports a socket once per arrival of bytes,
 	// not at every wait while it has some, which would cost each response
 	// a second look at its socket. A read must then take everything
 	// there is (see read).
 	want := uint32(unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET)
-	if c.wrote < r.size() {
+	if int(c.wrote) < r.size() {
 		want |= unix.EPOLLOUT
 	} else {
 		c.state = connReading
@@ -164,7 +190,7 @@ func (l *httpLoop) write(i int) {
 // before any byte left, a failed handshake, as the lean client reports it.
 func (l *httpLoop) writeFailed(i int, err error) {
 	c := &l.conns[i]
-	if !c.dialAt.IsZero() && c.wrote == 0 {
+	if c.dialAt != noTick && c.wrote == 0 {
 		if protocols.ClosedByPeer(err) {
 			l.fail(i, protocols.KindReset, l.ioErrs.of("write", err))
 		} else {
@@ -225,19 +251,21 @@ func (l *httpLoop) onEvent(i int, events uint32) {
 func (l *httpLoop) read(i int) {
 	c := &l.conns[i]
 	c.inPending = false
-	if c.buf == nil {
-		c.buf = l.takeBuf()
+	if c.rd == nil {
+		c.rd = l.takeRead()
+		c.rd.reset(l.reqs[c.req].head, l.maxBody)
 	}
+	rd := c.rd
 	for {
-		if c.n == len(c.buf) {
+		if rd.n == len(rd.buf) {
 			// The parser needs more of a header block than the buffer
 			// holds; it fails one longer than http1MaxHeader itself.
-			grown := make([]byte, 2*len(c.buf))
-			copy(grown, c.buf)
-			c.buf = grown
+			grown := make([]byte, 2*len(rd.buf))
+			copy(grown, rd.buf)
+			rd.buf = grown
 		}
-		room := len(c.buf) - c.n
-		n, err := rawRead(uintptr(c.fd), c.buf[c.n:])
+		room := len(rd.buf) - rd.n
+		n, err := rawRead(uintptr(c.fd), rd.buf[rd.n:])
 		switch {
 		case err == unix.EAGAIN:
 			return
@@ -250,11 +278,11 @@ func (l *httpLoop) read(i int) {
 			l.eof(i)
 			return
 		}
-		c.n += n
+		rd.n += n
 		c.out.BytesReceived += int64(n)
-		used, done, perr := c.p.feed(c.buf[:c.n])
-		copy(c.buf, c.buf[used:c.n])
-		c.n -= used
+		used, done, perr := rd.p.feed(rd.buf[:rd.n])
+		copy(rd.buf, rd.buf[used:rd.n])
+		rd.n -= used
 		switch {
 		case perr != nil:
 			l.fail(i, responseKind(perr), perr)
@@ -271,7 +299,7 @@ func (l *httpLoop) read(i int) {
 // eof handles the server's close of a connection awaiting a response.
 func (l *httpLoop) eof(i int) {
 	c := &l.conns[i]
-	done, err := c.p.eof()
+	done, err := c.rd.p.eof()
 	switch {
 	case done:
 		l.complete(i)
@@ -299,10 +327,10 @@ func (l *httpLoop) retry(i int, err error) bool {
 // complete judges and records a response that is all in.
 func (l *httpLoop) complete(i int) {
 	c := &l.conns[i]
-	r := c.p.result()
+	r := c.rd.p.result()
 	c.out.Status = r.status
 	c.out.Kind, c.out.Err = l.expect.Verdict(r.status, r.bodyLen)
-	if c.n > 0 {
+	if c.rd.n > 0 {
 		// More bytes came than the response holds: a second answer to one
 		// request, which is charged with it.
 		l.fail(i, protocols.KindProtocol, errUnasked)
@@ -320,7 +348,7 @@ func (l *httpLoop) complete(i int) {
 // connection: it is never reused after an error.
 func (l *httpLoop) fail(i int, kind protocols.ErrorKind, err error) {
 	c := &l.conns[i]
-	if !c.dialAt.IsZero() && c.fd >= 0 && kind != protocols.KindConnect && selfConnectedFD(c.fd, l.socks[l.cur]) {
+	if c.dialAt != noTick && c.fd >= 0 && kind != protocols.KindConnect && selfConnectedFD(int(c.fd), l.socks[l.cur]) {
 		// Nothing listens on the target's port, which the kernel then
 		// picked for this end of the connection too: it reached itself.
 		kind, err = protocols.KindConnect, l.dialErrs.of("connect", unix.ECONNREFUSED)
@@ -341,15 +369,16 @@ func (l *httpLoop) finish(i int) {
 	}
 	l.busy--
 	l.job.InFlight.Add(-1)
+	at := l.tick(now)
 	var lag time.Duration
-	if !c.due.IsZero() {
-		lag = max(0, c.sentAt.Sub(c.due))
+	if c.due != noTick {
+		lag = time.Duration(max(0, c.sentAt-c.due))
 		if c.wrote == 0 {
-			lag = max(0, now.Sub(c.due))
+			lag = time.Duration(max(0, at-c.due))
 		}
 	}
-	l.job.Done(c.req, now.Sub(l.job.Start), now.Sub(c.origin), lag, &c.out)
-	l.dropBuf(c)
+	l.job.Done(int(c.req), time.Duration(at), time.Duration(at-c.origin), lag, &c.out)
+	l.dropRead(c)
 	if l.job.Arrival == nil {
 		l.rest(int32(i), now)
 		return
@@ -365,7 +394,10 @@ func (l *httpLoop) closeConn(c *loopConn) {
 		l.sockets--
 	}
 	l.opened(c)
-	c.fd, c.events, c.reused, c.n, c.hup, c.inPending = -1, 0, false, 0, false, false
+	c.fd, c.events, c.reused, c.hup, c.inPending = -1, 0, false, false, false
+	if c.rd != nil {
+		c.rd.n = 0
+	}
 }
 
 // opened counts c's connection open, or never to be.
@@ -376,24 +408,31 @@ func (l *httpLoop) opened(c *loopConn) {
 	}
 }
 
-// takeBuf is a buffer of the default size from the loop's free list. A
-// slot holds one only from its response's first bytes to its end, so ten
-// thousand connections waiting for their answers hold none: the loop
-// needs as many buffers as responses arrive in pieces at once.
-func (l *httpLoop) takeBuf() []byte {
-	if n := len(l.free); n > 0 {
-		b := l.free[n-1]
-		l.free = l.free[:n-1]
-		return b
-	}
-	return make([]byte, http1BufSize)
+// reset prepares r for the response to a request; head says it was HEAD.
+func (r *loopRead) reset(head bool, maxBody int64) {
+	r.n = 0
+	r.p.reset(head, maxBody)
 }
 
-// dropBuf hands c's buffer back to the free list when nothing in it is
-// left to parse; one that grew for a large response stays with c.
-func (l *httpLoop) dropBuf(c *loopConn) {
-	if c.buf != nil && c.n == 0 && len(c.buf) == http1BufSize {
-		l.free = append(l.free, c.buf)
-		c.buf = nil
+// takeRead is a buffer of the default size and a parser from the loop's
+// free list. A slot holds one only from its response's first bytes to its
+// end, so a million connections waiting for their answers hold none: the
+// loop needs as many as responses arrive in pieces at once.
+func (l *httpLoop) takeRead() *loopRead {
+	if n := len(l.free); n > 0 {
+		r := l.free[n-1]
+		l.free = l.free[:n-1]
+		return r
+	}
+	return &loopRead{buf: make([]byte, http1BufSize)}
+}
+
+// dropRead hands c's buffer and parser back to the free list when nothing
+// in the buffer is left to parse; one that grew for a large response
+// stays with c.
+func (l *httpLoop) dropRead(c *loopConn) {
+	if c.rd != nil && c.rd.n == 0 && len(c.rd.buf) == http1BufSize {
+		l.free = append(l.free, c.rd)
+		c.rd = nil
 	}
 }

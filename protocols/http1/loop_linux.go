@@ -45,7 +45,7 @@ type httpLoop struct {
 	// top was used last, so its connection is the likeliest still open.
 	// Slots are made as needed, up to job.Slots.
 	idle []int32
-	free [][]byte // response buffers no slot holds (see takeBuf)
+	free []*loopRead // response buffers and parsers no slot holds (see takeRead)
 	// freeAt (open model) is when the slots last stopped being all busy:
 	// an arrival due before waited for max_in_flight until then.
 	freeAt time.Time

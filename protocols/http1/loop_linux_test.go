@@ -301,7 +301,7 @@ func TestLoopSelfConnectedIsRefused(t *testing.T) {
 	l := lp.(*httpLoop)
 	var lt loopTally
 	l.job = lt.job(1, 1, 0)
-	l.conns = []loopConn{{fd: fd, dialAt: protocols.Now()}}
+	l.conns = []loopConn{{fd: int32(fd), dialAt: l.tick(protocols.Now()), due: noTick}}
 	l.busy = 1
 	l.fail(0, protocols.KindProtocol, errors.New("http/1.1 response: malformed status line"))
 	if lt.kinds[protocols.KindConnect] != 1 || !strings.Contains(first(lt.errs), "connection refused") {

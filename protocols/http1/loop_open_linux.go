@@ -52,7 +52,8 @@ func (l *httpLoop) sendDue(now time.Time) {
 		l.sent++
 		job.Sent.Add(1)
 		l.haveDue = false
-		l.start(i, job.Pick(), l.due, l.due, now)
+		due := l.tick(l.due)
+		l.start(i, job.Pick(), due, due, l.tick(now))
 		now = protocols.Now()
 	}
 }

@@ -58,7 +58,7 @@ func (l *httpLoop) publishOldest() {
 		l.job.Oldest.Store(protocols.NoneWaiting)
 		return
 	}
-	l.job.Oldest.Store(int64(l.conns[l.head].origin.Sub(l.job.Start)))
+	l.job.Oldest.Store(int64(l.conns[l.head].origin))
 }
 
 // expire fails the requests past their timeout, once per scanEvery: the
@@ -68,7 +68,7 @@ func (l *httpLoop) expire(now time.Time) {
 		return
 	}
 	l.nextScan = now.Add(scanEvery)
-	for l.head != noSlot && !now.Before(l.conns[l.head].deadline) {
+	for at := l.tick(now); l.head != noSlot && at >= l.conns[l.head].deadline; {
 		l.fail(int(l.head), protocols.KindTimeout, l.errTimeout)
 	}
 }
@@ -79,7 +79,7 @@ func (l *httpLoop) nextExpiry() (time.Time, bool) {
 	if l.timeout <= 0 || l.head == noSlot {
 		return time.Time{}, false
 	}
-	return later(l.conns[l.head].deadline, l.nextScan), true
+	return later(l.time(l.conns[l.head].deadline), l.nextScan), true
 }
 
 // giveUp ends every request still in flight as unfinished, why: its

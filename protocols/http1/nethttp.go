@@ -52,7 +52,7 @@ var _ protocols.Client = (*netHTTPClient)(nil)
 
 // newNetHTTPClient makes the net/http client of target t, the fallback for
 // what the lean client does not do (see NewClient).
-func newNetHTTPClient(t *scenarios.Target, _ int) (protocols.Client, error) {
+func newNetHTTPClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	if t.HTTP == nil {
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
 	}
@@ -63,9 +63,10 @@ func newNetHTTPClient(t *scenarios.Target, _ int) (protocols.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	dialer := &net.Dialer{Timeout: h.Timeout}
+	src := newSources(h.LocalIPs, worker)
 	c.transport = &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dialer := net.Dialer{Timeout: h.Timeout, LocalAddr: src.dialerAddr()}
 			conn, err := dialer.DialContext(ctx, network, addr)
 			if err != nil {
 				return nil, err

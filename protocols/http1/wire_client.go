@@ -38,6 +38,7 @@ type http1Client struct {
 	raw      rawExchange // of the current connection, when rawOK
 	rawOK    bool        // conn is a plain socket the raw exchange can drive
 	sock     *socketAddr // non-nil: conn is opened by dialSocket
+	src      *sources    // of local_ips; nil: the kernel picks
 	nagle    bool        // dialSocket leaves Nagle's algorithm on (see oneSegment)
 	dialErrs dialErrors  // of dialSocket, made once, for Outcome.Err
 	// connecting says conn came from dialSocket and no byte of a request
@@ -121,7 +122,7 @@ func isASCII(s string) bool {
 }
 
 // newHTTP1Client makes the lean HTTP/1.1 client of one worker.
-func newHTTP1Client(t *scenarios.Target, _ int) (protocols.Client, error) {
+func newHTTP1Client(t *scenarios.Target, worker int) (protocols.Client, error) {
 	h := t.HTTP
 	if h == nil {
 		return nil, fmt.Errorf("target %q has no http block", t.Name)
@@ -130,7 +131,7 @@ func newHTTP1Client(t *scenarios.Target, _ int) (protocols.Client, error) {
 		return nil, fmt.Errorf("target %q: %s", t.Name, why)
 	}
 	u, _ := url.Parse(h.Requests[0].URL)
-	c, err := newHTTP1Conn(t, u, nil)
+	c, err := newHTTP1Conn(t, u, nil, worker)
 	if err != nil {
 		return nil, err
 	}
@@ -146,11 +147,11 @@ func newHTTP1Client(t *scenarios.Target, _ int) (protocols.Client, error) {
 	return c, nil
 }
 
-// newHTTP1Conn makes a lean client that reaches the origin of u, through
-// proxy when it is set, with no request of its own yet.
-func newHTTP1Conn(t *scenarios.Target, u *url.URL, proxy *proxyRoute) (*http1Client, error) {
+// newHTTP1Conn makes a lean client of worker that reaches the origin of
+// u, through proxy when it is set, with no request of its own yet.
+func newHTTP1Conn(t *scenarios.Target, u *url.URL, proxy *proxyRoute, worker int) (*http1Client, error) {
 	h := t.HTTP
-	c := &http1Client{target: h, proxy: proxy}
+	c := &http1Client{target: h, proxy: proxy, src: newSources(h.LocalIPs, worker)}
 	c.rd = newRespReader(h.MaxBody, nil)
 	port := protocols.Port(u)
 	c.addr = net.JoinHostPort(u.Hostname(), port)
@@ -163,9 +164,9 @@ func newHTTP1Conn(t *scenarios.Target, u *url.URL, proxy *proxyRoute) (*http1Cli
 		conf.NextProtos = []string{"http/1.1"}
 		c.tlsConf = conf
 	}
+	c.dialErrs = dialErrors{addr: dialAddr(c.addr), spread: c.src != nil}
 	if c.tlsConf == nil && proxy == nil {
 		c.sock = newSocketAddr(u.Hostname(), port)
-		c.dialErrs.addr = dialAddr(c.addr)
 	}
 	return c, nil
 }
@@ -370,14 +371,14 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 	}
 	// TCP keep-alive probes are for connections idle for long, which a load
 	// test's are not, and setting them up costs four system calls.
-	d := net.Dialer{Deadline: deadline, KeepAlive: -1}
+	d := net.Dialer{Deadline: deadline, KeepAlive: -1, LocalAddr: c.src.dialerAddr()}
 	addr := c.addr
 	if c.proxy != nil {
 		addr = c.proxy.addr
 	}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return protocols.ConnectFailure(ctx, err, deadline), err
+		return protocols.ConnectFailure(ctx, err, deadline), c.dialErrs.worded(err)
 	}
 	if err := conn.SetDeadline(deadline); err != nil {
 		conn.Close()
@@ -415,7 +416,7 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 // it is on loopback.
 func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time) (protocols.ErrorKind, error) {
 	c.dialStart = start
-	fd, op, err := openSocket(c.sock, c.nagle)
+	fd, op, err := openSocket(c.sock, c.src.socket(c.sock), c.nagle)
 	if err != nil {
 		return protocols.ConnectFailure(ctx, err, deadline), c.dialErrs.of(op, err)
 	}

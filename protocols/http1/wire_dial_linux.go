@@ -41,21 +41,31 @@ func newSocketAddr(host, port string) *socketAddr {
 		unsafe.Pointer(raw), syscall.SizeofSockaddrInet6}
 }
 
+// isV6 reports whether a is an IPv6 address.
+func (a *socketAddr) isV6() bool { return a.family == syscall.AF_INET6 }
+
 // bigEndianPort stores port in network byte order, as a sockaddr has it.
 func bigEndianPort(dst *uint16, port uint64) {
 	b := (*[2]byte)(unsafe.Pointer(dst))
 	b[0], b[1] = byte(port>>8), byte(port)
 }
 
-// openSocket opens a non-blocking TCP socket and starts connecting it to a.
-// The handshake goes on after it returns. On failure it returns the system
-// call that failed and its errno, which costs no allocation. nagle leaves
+// openSocket opens a non-blocking TCP socket and starts connecting it to a,
+// from source address src unless src is nil (see sources). The handshake
+// goes on after it returns. On failure it returns the system call that
+// failed and its errno, which costs no allocation. nagle leaves
 // Nagle's algorithm on, for connections whose requests each fit one
 // segment (see oneSegment): it then never holds one back, and the socket
 // costs a system call less.
-func openSocket(a *socketAddr, nagle bool) (fd int, op string, err error) {
+func openSocket(a, src *socketAddr, nagle bool) (fd int, op string, err error) {
 	if fd, err = sysSocket(a.family); err != nil {
 		return -1, "socket", err
+	}
+	if src != nil {
+		if op, err := bindSource(fd, a, src); err != nil {
+			_ = syscall.Close(fd)
+			return -1, op, err
+		}
 	}
 	// As net does: a request that takes several writes must not wait for
 	// the acknowledgement of the first.
@@ -72,6 +82,24 @@ func openSocket(a *socketAddr, nagle bool) (fd int, op string, err error) {
 		_ = syscall.Close(fd)
 		return -1, "connect", err
 	}
+}
+
+// bindSource binds socket fd, to be connected to a, to source address src
+// with no port: IP_BIND_ADDRESS_NO_PORT leaves the port to connect, which
+// picks one free for the whole 4-tuple, so each source address has the
+// ephemeral range to itself towards every server address, where a bind
+// with port 0 would take one unique to the source address alone.
+func bindSource(fd int, a, src *socketAddr) (string, error) {
+	if src.family != a.family {
+		return "bind", syscall.EAFNOSUPPORT
+	}
+	if err := sysBindNoPort(fd); err != nil {
+		return "setsockopt", err
+	}
+	if err := sysBind(fd, src); err != nil {
+		return "bind", err
+	}
+	return "", nil
 }
 
 // selfConnected reports whether the socket's own address is a: with

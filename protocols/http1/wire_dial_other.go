@@ -13,6 +13,10 @@ type socketAddr struct{}
 
 func newSocketAddr(host, port string) *socketAddr { return nil }
 
-func openSocket(*socketAddr, bool) (int, string, error) { return -1, "socket", errors.ErrUnsupported }
+func (*socketAddr) isV6() bool { return false }
+
+func openSocket(*socketAddr, *socketAddr, bool) (int, string, error) {
+	return -1, "socket", errors.ErrUnsupported
+}
 
 func selfConnected(syscall.RawConn, *socketAddr) bool { return false }

@@ -2,6 +2,7 @@ package http1
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"strings"
@@ -42,6 +43,9 @@ type dialErrors struct {
 	// onConn: these are failures of an open connection ("read tcp
 	// 127.0.0.1:8080: read: connection reset by peer"), not of a dial.
 	onConn bool
+	// spread: the connections come from the source addresses of
+	// local_ips, which the words of running out of ports name.
+	spread bool
 }
 
 type dialError struct {
@@ -69,11 +73,39 @@ func (d *dialErrors) of(op string, err error) error {
 	if d.onConn {
 		verb = op
 	}
-	made := &net.OpError{Op: verb, Net: "tcp", Addr: d.addr, Err: os.NewSyscallError(op, errno)}
+	var made error = &net.OpError{Op: verb, Net: "tcp", Addr: d.addr, Err: os.NewSyscallError(op, errno)}
+	if hint := d.hint(op, errno); hint != "" {
+		made = fmt.Errorf("%w (%s)", made, hint)
+	}
 	if len(d.made) < dialErrorsKept {
 		d.made = append(d.made, dialError{op, errno, made})
 	}
 	return made
+}
+
+// hint says what to do about a failure whose errno alone would not tell:
+// EADDRNOTAVAIL from connect is this machine out of ephemeral ports
+// towards the target, and from bind a source address it does not have.
+func (d *dialErrors) hint(op string, errno syscall.Errno) string {
+	switch {
+	case errno != syscall.EADDRNOTAVAIL || d.onConn:
+		return ""
+	case op == "bind":
+		return "a source address of local_ips is not one of this machine's: any of 127.0.0.0/8 is, for a loopback target; others must be assigned to an interface"
+	case d.spread:
+		return "the ephemeral ports of every source address in local_ips are taken: add addresses to local_ips, or widen net.ipv4.ip_local_port_range"
+	}
+	return "the ephemeral ports from this machine's address to the target are taken: spread the connections over several source addresses with local_ips " +
+		"(for a loopback target, local_ips: 127.0.0.2-127.0.0.41 gives 40 addresses, each with its own ports), or widen net.ipv4.ip_local_port_range"
+}
+
+// worded is err, a failure of net.Dialer, or the error of its errno with
+// the words of hint when it has some.
+func (d *dialErrors) worded(err error) error {
+	if errno, ok := errnoOf(err); ok && d.hint("connect", errno) != "" {
+		return d.of("connect", errno)
+	}
+	return err
 }
 
 // errnoOf finds the errno that err wraps, without errors.As, which would

@@ -15,6 +15,7 @@ import (
 // request of its own, sending the steps as the flow client renders them.
 type flowWire struct {
 	target  *scenarios.Target
+	worker  int            // whose flow it is, for the source address it starts from
 	conns   []*http1Client // in order of first use
 	origins map[string]int // index into conns
 	req     http1Request   // the step being sent
@@ -23,8 +24,8 @@ type flowWire struct {
 
 var _ httpflow.Wire = (*flowWire)(nil)
 
-func newFlowWire(t *scenarios.Target) *flowWire {
-	return &flowWire{target: t, origins: map[string]int{}}
+func newFlowWire(t *scenarios.Target, worker int) *flowWire {
+	return &flowWire{target: t, worker: worker, origins: map[string]int{}}
 }
 
 // Route opens a connection slot for origin when no step reached it yet;
@@ -42,7 +43,7 @@ func (w *flowWire) Route(origin string, u *url.URL) (httpflow.WireRoute, error) 
 	}
 	conn, ok := w.origins[origin]
 	if !ok {
-		hc, err := newHTTP1Conn(w.target, u, route)
+		hc, err := newHTTP1Conn(w.target, u, route, w.worker)
 		if err != nil {
 			return httpflow.WireRoute{}, err
 		}

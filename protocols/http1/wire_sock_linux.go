@@ -37,3 +37,25 @@ func sysConnect(fd int, a *socketAddr) error {
 	}
 	return nil
 }
+
+// ipBindAddressNoPort is IP_BIND_ADDRESS_NO_PORT of linux/in.h (4.2 and
+// later), which the syscall package does not name.
+const ipBindAddressNoPort = 24
+
+func sysBindNoPort(fd int) error {
+	one := int32(1)
+	_, _, e := syscall.RawSyscall6(syscall.SYS_SETSOCKOPT, uintptr(fd), syscall.IPPROTO_IP, ipBindAddressNoPort,
+		uintptr(unsafe.Pointer(&one)), 4, 0)
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+func sysBind(fd int, a *socketAddr) error {
+	_, _, e := syscall.RawSyscall(syscall.SYS_BIND, uintptr(fd), uintptr(a.raw), a.rawLen)
+	if e != 0 {
+		return e
+	}
+	return nil
+}

@@ -16,3 +16,12 @@ func sysNoDelay(fd int) error {
 }
 
 func sysConnect(fd int, a *socketAddr) error { return syscall.Connect(fd, a.sa) }
+
+// ipBindAddressNoPort is IP_BIND_ADDRESS_NO_PORT of linux/in.h.
+const ipBindAddressNoPort = 24
+
+func sysBindNoPort(fd int) error {
+	return syscall.SetsockoptInt(fd, syscall.IPPROTO_IP, ipBindAddressNoPort, 1)
+}
+
+func sysBind(fd int, a *socketAddr) error { return syscall.Bind(fd, a.sa) }
