@@ -80,8 +80,6 @@ served() {
 redis_ticks() { awk '{print $14 + $15}' "/proc/$redis_pid/stat"; }
 
 redis_start || { say "redis-server did not start"; exit 2; }
-# GET reads the key SET writes; set it now so GET finds it whichever runs first.
-rcli set key:__rand_int__ xxx >/dev/null
 
 # scenario FILE COMMAND MODE writes loadgate's one-target scenario: the
 # commands redis-benchmark sends without -r (its key, its 3-byte value) as
@@ -145,6 +143,8 @@ run_one() {
   local tool=$1 mode=$2 command=$3 rep=$4 out="$work/out" tf="$work/time" rc=0 c0 c1 t0 t1
   tool_cmd "$tool" "$mode" "$command"
   rm -f "$tf" "$work/results.json"
+  # redis-benchmark's SET writes a random value; loadgate's GET expects xxx.
+  [ "$command" != get ] || rcli set key:__rand_int__ xxx >/dev/null
   c0=$(served "$command") t0=$(redis_ticks)
   /usr/bin/time -f "%U %S %e" -o "$tf" timeout -k 5 600 "${pin_tool[@]}" "${cmd[@]}" >"$out" 2>&1 </dev/null || rc=$?
   c1=$(served "$command") t1=$(redis_ticks)
