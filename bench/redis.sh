@@ -13,15 +13,17 @@
 # The same settings can come from the environment: CLIENTS (default 50),
 # REQUESTS (100000), REPEATS (3), MODES (long,short), COMMANDS (ping,set,get).
 # -v also prints every run. loadgate is built from this checkout, or taken
-# from $LOADGATE when set. Needs redis-server and redis-tools (installed with
-# apt-get when missing) and GNU time.
+# from $LOADGATE when set; LOADGATE_BASE=BINARY adds another loadgate build,
+# "loadgate-base", interleaved with the two, to compare builds side by side.
+# Needs redis-server and redis-tools (installed with apt-get when missing)
+# and GNU time.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 clients=${CLIENTS:-50} requests=${REQUESTS:-100000} repeats=${REPEATS:-3}
 modes=${MODES:-long,short} commands=${COMMANDS:-ping,set,get} verbose=""
-usage() { sed -n '2,17s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '2,19s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while getopts "vc:n:r:m:t:h" opt; do
   case $opt in
     v) verbose=1 ;; c) clients=$OPTARG ;; n) requests=$OPTARG ;; r) repeats=$OPTARG ;;
@@ -34,6 +36,7 @@ IFS=, read -r -a commands <<<"$commands"
 for m in "${modes[@]}"; do [[ $m =~ ^(long|short)$ ]] || { say "unknown mode $m"; usage; }; done
 for c in "${commands[@]}"; do [[ $c =~ ^(ping|set|get)$ ]] || { say "unknown command $c"; usage; }; done
 tools=(redis-benchmark loadgate)
+[ -z "${LOADGATE_BASE:-}" ] || tools+=(loadgate-base)
 
 work=$(mktemp -d)
 redis_pid="" redis_port=""
@@ -49,6 +52,7 @@ if ! { need_apt redis-server redis-server && need_apt redis-tools redis-benchmar
   say "redis-server, redis-benchmark and GNU time are required"; exit 2
 fi
 build_loadgate "$work/loadgate" || { say "loadgate did not build"; exit 2; }
+[ -z "${LOADGATE_BASE:-}" ] || cp "$LOADGATE_BASE" "$work/loadgate-base"
 
 # redis_start runs redis-server (pinned to core 0) on a free loopback port.
 redis_start() {
@@ -124,7 +128,7 @@ tool_cmd() {
   [ "$2" = long ] || keep=0
   case $1 in
     redis-benchmark) cmd=(redis-benchmark -h 127.0.0.1 -p "$redis_port" -c "$clients" -n "$requests" -k "$keep" -t "$test" -q) ;;
-    loadgate) cmd=("$work/loadgate" run --no-progress -o "" --json "$work/results.json" "$work/$2-$3.yaml") ;;
+    loadgate*) cmd=("$work/$1" run --no-progress -o "" --json "$work/results.json" "$work/$2-$3.yaml") ;;
   esac
 }
 
@@ -133,7 +137,7 @@ parse() {
   case $1 in
     redis-benchmark) tr '\r' '\n' <"$2" | awk '/requests per second/ {for (i = 1; i < NF; i++) if ($(i + 1) == "requests") r = $i}
       END {print (r == "" ? "-" : r), 0}' ;;
-    loadgate) jq -r '.scenarios[0].cases[0].stats | "\(.rps) \(.failed)"' "$work/results.json" 2>/dev/null || echo "- -" ;;
+    loadgate*) jq -r '.scenarios[0].cases[0].stats | "\(.rps) \(.failed)"' "$work/results.json" 2>/dev/null || echo "- -" ;;
   esac
 }
 
@@ -187,6 +191,7 @@ echo
 echo "- machine: $(machine)"
 echo "- $(redis-server --version | awk '{print $1, $2, $3}'), 1 thread$([ ${#pin_server[@]} -gt 0 ] && echo ' on core 0, tools on core 1')"
 echo "- loadgate: $("$work/loadgate" version 2>&1 | awk 'NR == 1 {print $NF}'), $(go version | awk '{print $3}')"
+[ -z "${LOADGATE_BASE:-}" ] || echo "- loadgate-base: $LOADGATE_BASE, $("$work/loadgate-base" version 2>&1 | awk 'NR == 1 {print $NF}')"
 echo "- $clients clients, $requests requests per command and run, median of $repeats runs, tools interleaved"
 echo "- load average before: $load0, after: $load1$(awk -v l="${load1%% *}" 'BEGIN {if (l > 2) print " (**busy machine: figures indicative only**)"}')"
 echo
@@ -194,7 +199,7 @@ echo "| mode | command | tool | rps (tool) | rps (redis) | CPU µs/req | redis �
 echo "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 # Medians per (mode, command, tool); the ratios are loadgate's over
 # redis-benchmark's medians, which ran interleaved with it.
-sort -t$'\t' -k1,1 -k2,2 -k3,3 "$work/runs.tsv" | awk -F'\t' -v modes="${modes[*]}" -v commands="${commands[*]}" '
+sort -t$'\t' -k1,1 -k2,2 -k3,3 "$work/runs.tsv" | awk -F'\t' -v modes="${modes[*]}" -v commands="${commands[*]}" -v tools="${tools[*]}" '
   function med(s,   a, n, i, j, x) {
     n = split(s, a, " "); if (n == 0) return ""
     for (i = 2; i <= n; i++) { x = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
@@ -204,14 +209,14 @@ sort -t$'\t' -k1,1 -k2,2 -k3,3 "$work/runs.tsv" | awk -F'\t' -v modes="${modes[*
     cpu[k] = cpu[k] " " $9; red[k] = red[k] " " $10; err[k] += $11; ok[k]++ }
   { all[$1 SUBSEP $2 SUBSEP $3]++ }
   END {
-    nm = split(modes, M, " "); nc = split(commands, C, " ")
+    nm = split(modes, M, " "); nc = split(commands, C, " "); nt = split(tools, T, " ")
     for (i = 1; i <= nm; i++) for (j = 1; j <= nc; j++) {
-      b = M[i] SUBSEP C[j] SUBSEP "redis-benchmark"; l = M[i] SUBSEP C[j] SUBSEP "loadgate"
-      for (t = 0; t < 2; t++) {
-        k = t ? l : b; tool = t ? "loadgate" : "redis-benchmark"
+      b = M[i] SUBSEP C[j] SUBSEP "redis-benchmark"
+      for (t = 1; t <= nt; t++) {
+        tool = T[t]; k = M[i] SUBSEP C[j] SUBSEP tool; l = k
         if (!ok[k]) { printf "| %s | %s | %s | - | - | - | - | - | 0/%d | | |\n", M[i], C[j], tool, all[k]; continue }
         rx = cx = ""
-        if (t && ok[b]) { rx = sprintf("%.2f", med(srps[l]) / med(srps[b])); cx = sprintf("%.2f", med(cpu[l]) / med(cpu[b])) }
+        if (t > 1 && ok[b]) { rx = sprintf("%.2f", med(srps[l]) / med(srps[b])); cx = sprintf("%.2f", med(cpu[l]) / med(cpu[b])) }
         printf "| %s | %s | %s | %.0f | %.0f | %.2f | %.2f | %d | %d/%d | %s | %s |\n", M[i], C[j], tool,
           med(rps[k]), med(srps[k]), med(cpu[k]), med(red[k]), err[k], ok[k], all[k], rx, cx
       }
@@ -220,7 +225,7 @@ sort -t$'\t' -k1,1 -k2,2 -k3,3 "$work/runs.tsv" | awk -F'\t' -v modes="${modes[*
 echo
 echo "rps (tool): as the tool reports it. rps (redis): commands redis counted (INFO commandstats) / the"
 echo "tool's wall time, start-up included. CPU µs/req: the tool's user+sys / commands redis counted;"
-echo "redis µs/req: the same for redis-server. rps × and CPU/req ×: loadgate's median over"
+echo "redis µs/req: the same for redis-server. rps × and CPU/req ×: each loadgate build's median over"
 echo "redis-benchmark's, on rps (redis) and CPU µs/req. runs ok: runs whose redis count is REQUESTS."
 echo "loadgate sends SET and GET inline, redis-benchmark in RESP multi-bulk form; PING is inline in both."
 if [ -n "$verbose" ]; then
