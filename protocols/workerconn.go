@@ -24,6 +24,11 @@ type WorkerConn struct {
 	// under mu.
 	done <-chan struct{}
 	stop func() bool
+	// began is when the last Begin started, and sinceLast how long
+	// before that the one ahead of it did: no connection kept between the
+	// two can have sat idle for longer.
+	began     time.Time
+	sinceLast time.Duration
 }
 
 // Watch makes cancelling ctx interrupt a blocked call. The engine passes
@@ -59,7 +64,9 @@ func (w *WorkerConn) interrupt() {
 func (w *WorkerConn) Begin(ctx context.Context, timeout time.Duration, out *Outcome,
 	open func(ctx context.Context, deadline time.Time, out *Outcome) (net.Conn, ErrorKind), drop func()) net.Conn {
 	w.Watch(ctx)
-	deadline := time.Now().Add(timeout)
+	now := time.Now()
+	deadline := now.Add(timeout)
+	w.sinceLast, w.began = now.Sub(w.began), now
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
@@ -86,6 +93,10 @@ func (w *WorkerConn) Begin(ctx context.Context, timeout time.Duration, out *Outc
 	}
 	return conn
 }
+
+// SinceLast is the time between the starts of the last two Begins, at
+// most how long a connection kept between them was idle.
+func (w *WorkerConn) SinceLast() time.Duration { return w.sinceLast }
 
 // Current is the open connection, or nil.
 func (w *WorkerConn) Current() net.Conn {

@@ -50,9 +50,18 @@ type rawExchange struct {
 }
 
 // rawIdleLimit is how long a kept-alive connection may have been idle and
-// still use the exchange: far below any server's keep-alive timeout, far
-// above the gap between back-to-back requests.
-const rawIdleLimit = 100 * time.Millisecond
+// still use the exchange (protocols.RawIdleLimit).
+const rawIdleLimit = protocols.RawIdleLimit
+
+// The system calls are package protocols', which the TCP client shares;
+// these names are the ones the event loop and the lean client call.
+const rawSupported = protocols.RawSupported
+
+func rawWrite(fd uintptr, b []byte) (int, error) { return protocols.RawWrite(fd, b) }
+
+func rawRead(fd uintptr, b []byte) (int, error) { return protocols.RawRead(fd, b) }
+
+func rawPeek(fd uintptr, b []byte) (int, error) { return protocols.RawPeek(fd, b) }
 
 // attach readies the exchange for conn and reports whether conn is a plain
 // socket it can drive; a TLS connection is not. The exchange lives as long

@@ -6,6 +6,8 @@
 // on_connect steps once per connection, then per Do one iteration of
 // send and expect steps, writing messages framed by the target's framing
 // (tcpframe.go: length-prefixed, line, fixed or none) and reading replies
-// with a bounded buffer. Placeholders render through protocols.RenderEnv,
-// so an iteration allocates nothing.
+// with a bounded buffer; on a plain socket the write of a request and the
+// first read of its reply are one raw exchange (tcpraw.go), which skips the
+// read that would find nothing yet. Placeholders render through
+// protocols.RenderEnv, so an iteration allocates nothing.
 package tcp

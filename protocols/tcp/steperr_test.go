@@ -146,11 +146,11 @@ func TestTCPFailedStepDoesNotAllocate(t *testing.T) {
 	cl := newTestTCPClient(t, redisTarget("127.0.0.1:1", scenarios.TCPExpect{Contains: []byte("+PONG")}), 0)
 	conn := &replyConn{reply: []byte("-ERR unknown command\r\n")}
 	var out protocols.Outcome
-	kind := cl.run(conn, cl.iteration, &out) // the read buffer is made once
+	kind := cl.run(conn, cl.iteration, false, &out) // the read buffer is made once
 	allocs := testing.AllocsPerRun(1000, func() {
 		out = protocols.Outcome{}
 		cl.rd.reset()
-		kind = cl.run(conn, cl.iteration, &out)
+		kind = cl.run(conn, cl.iteration, false, &out)
 	})
 	if kind != protocols.KindCheck || out.Err == nil {
 		t.Fatalf("kind %v, error %v; want a check failure", kind, out.Err)

@@ -31,6 +31,11 @@ type tcpClient struct {
 	// wc is the worker's connection, which Close or a cancelled phase
 	// may interrupt while Do is blocked on it.
 	wc protocols.WorkerConn
+	// raw writes a request and reads its reply on the descriptor when
+	// rawOK (a plain socket); fresh says the connection is new, so it
+	// cannot have been closed while idle (see rawExchange).
+	raw          rawExchange
+	rawOK, fresh bool
 }
 
 // tcpOp is a step prepared for sending: a payload without placeholders is
@@ -115,7 +120,9 @@ func (c *tcpClient) Do(ctx context.Context, _ int, out *protocols.Outcome) {
 	if conn == nil {
 		return
 	}
-	out.Kind = c.run(conn, c.iteration, out)
+	raw := c.rawOK && (c.fresh || c.wc.SinceLast() < protocols.RawIdleLimit)
+	c.fresh = false
+	out.Kind = c.run(conn, c.iteration, raw, out)
 	if out.Kind != protocols.KindNone || c.target.Connection == scenarios.PerIteration {
 		// After a failure the stream's state is unknown: the next
 		// iteration starts on a new connection.
@@ -136,12 +143,13 @@ func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *protocols
 		return nil, protocols.KindOther
 	}
 	c.rd.reset()
+	c.rawOK, c.fresh = c.raw.attach(conn, &c.rd, c.codec.limit()), true
 	if err := conn.SetDeadline(deadline); err != nil {
 		c.drop()
 		out.Err = err
 		return nil, protocols.KindOther
 	}
-	if kind := c.run(conn, c.onConnect, out); kind != protocols.KindNone {
+	if kind := c.run(conn, c.onConnect, c.rawOK, out); kind != protocols.KindNone {
 		c.drop()
 		return nil, kind
 	}
@@ -150,8 +158,9 @@ func (c *tcpClient) open(ctx context.Context, deadline time.Time, out *protocols
 
 // run performs steps on conn. Consecutive sends go out in one write, as a
 // buffered stream would send them, so a message is never split across
-// system calls by the client.
-func (c *tcpClient) run(conn net.Conn, ops []tcpOp, out *protocols.Outcome) protocols.ErrorKind {
+// system calls by the client; with raw, the write of those an expect
+// follows goes through the raw exchange.
+func (c *tcpClient) run(conn net.Conn, ops []tcpOp, raw bool, out *protocols.Outcome) protocols.ErrorKind {
 	c.wbuf = c.wbuf[:0]
 	sent := "" // the last send buffered, which a failed write is charged to
 	for i := range ops {
@@ -161,7 +170,7 @@ func (c *tcpClient) run(conn net.Conn, ops []tcpOp, out *protocols.Outcome) prot
 			sent = op.label
 			continue
 		}
-		if kind := c.flush(conn, sent, out); kind != protocols.KindNone {
+		if kind := c.flush(conn, sent, raw, out); kind != protocols.KindNone {
 			return kind
 		}
 		payload, n, err := c.rd.next(conn, &c.codec, op.expect)
@@ -177,15 +186,28 @@ func (c *tcpClient) run(conn net.Conn, ops []tcpOp, out *protocols.Outcome) prot
 			return protocols.KindCheck
 		}
 	}
-	return c.flush(conn, sent, out)
+	return c.flush(conn, sent, false, out)
 }
 
-// flush writes the messages buffered, the last of them step sent's.
-func (c *tcpClient) flush(conn net.Conn, sent string, out *protocols.Outcome) protocols.ErrorKind {
+// flush writes the messages buffered, the last of them step sent's; with
+// raw, through the raw exchange, which also reads the reply's first bytes
+// when no unread byte could hold it already.
+func (c *tcpClient) flush(conn net.Conn, sent string, raw bool, out *protocols.Outcome) protocols.ErrorKind {
 	if len(c.wbuf) == 0 {
 		return protocols.KindNone
 	}
-	n, err := conn.Write(c.wbuf)
+	n := 0
+	var err error
+	if raw && c.rd.empty() {
+		var got int
+		n, got, err = c.raw.exchange(c.wbuf)
+		out.BytesReceived += int64(got)
+	}
+	if err == nil && n < len(c.wbuf) {
+		var m int
+		m, err = conn.Write(c.wbuf[n:])
+		n += m
+	}
 	out.BytesSent += int64(n)
 	c.wbuf = c.wbuf[:0]
 	if err != nil {
@@ -223,6 +245,7 @@ func tcpErrorKind(err error) protocols.ErrorKind {
 func (c *tcpClient) drop() {
 	c.wc.Drop()
 	c.rd.reset()
+	c.rawOK = false
 }
 
 // Close closes the worker's connection. It may run while Do is blocked,

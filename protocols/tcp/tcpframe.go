@@ -218,12 +218,18 @@ func (c *frameCodec) splitNone(data []byte, e *scenarios.TCPExpect) (lo, hi, n i
 type frameReader struct {
 	buf  []byte
 	r, w int // unread bytes are buf[r:w]
+	// err is an error the raw exchange met in reading for it, which the
+	// next read it would make reports instead.
+	err error
 }
 
 const initialReadBuffer = 4 << 10
 
 // reset forgets unread bytes, when the connection they came from is gone.
-func (fr *frameReader) reset() { fr.r, fr.w = 0, 0 }
+func (fr *frameReader) reset() { fr.r, fr.w, fr.err = 0, 0, nil }
+
+// empty reports whether no unread byte is buffered.
+func (fr *frameReader) empty() bool { return fr.r == fr.w }
 
 // pending is what was read of a message that did not complete, valid
 // until the next call; nil when nothing was.
@@ -239,9 +245,6 @@ func (fr *frameReader) pending() []byte {
 // message stay buffered for the next call. An error is a frame error, the
 // error of src, or io.ErrUnexpectedEOF when src ended inside a message.
 func (fr *frameReader) next(src io.Reader, c *frameCodec, e *scenarios.TCPExpect) (payload []byte, read int64, err error) {
-	if fr.buf == nil {
-		fr.buf = make([]byte, min(initialReadBuffer, max(c.limit(), 1)))
-	}
 	var srcErr error
 	for {
 		lo, hi, n, err := c.split(fr.buf[fr.r:fr.w], e)
@@ -262,10 +265,15 @@ func (fr *frameReader) next(src io.Reader, c *frameCodec, e *scenarios.TCPExpect
 			}
 			return nil, read, srcErr
 		}
-		if err := fr.makeRoom(c.limit()); err != nil {
+		if fr.err != nil {
+			srcErr, fr.err = fr.err, nil
+			continue
+		}
+		free, err := fr.room(c.limit())
+		if err != nil {
 			return nil, read, err
 		}
-		m, err := src.Read(fr.buf[fr.w:])
+		m, err := src.Read(free)
 		fr.w += m
 		read += int64(m)
 		srcErr = err
@@ -277,23 +285,27 @@ func (fr *frameReader) next(src io.Reader, c *frameCodec, e *scenarios.TCPExpect
 	}
 }
 
-// makeRoom ensures free space after the unread bytes: by moving them to the
-// front, or by growing the buffer, doubling up to limit.
-func (fr *frameReader) makeRoom(limit int) error {
+// room returns the free space after the unread bytes, for a read to fill
+// and w to count, which it makes when there is none: by moving the unread
+// bytes to the front, or by growing the buffer, doubling up to limit.
+func (fr *frameReader) room(limit int) ([]byte, error) {
+	if fr.buf == nil {
+		fr.buf = make([]byte, min(initialReadBuffer, max(limit, 1)))
+	}
 	if fr.w < len(fr.buf) {
-		return nil
+		return fr.buf[fr.w:], nil
 	}
 	if fr.r > 0 {
 		fr.w = copy(fr.buf, fr.buf[fr.r:fr.w])
 		fr.r = 0
-		return nil
+		return fr.buf[fr.w:], nil
 	}
 	if len(fr.buf) >= limit {
 		// split would have found a message that fits; none does.
-		return errFrameTooLarge
+		return nil, errFrameTooLarge
 	}
 	grown := make([]byte, min(max(2*len(fr.buf), initialReadBuffer), limit))
 	fr.w = copy(grown, fr.buf[:fr.w])
 	fr.buf = grown
-	return nil
+	return fr.buf[fr.w:], nil
 }

@@ -1,33 +1,35 @@
 //go:build linux && !race
 
-package http1
+package protocols
 
 import (
 	"syscall"
 	"unsafe"
 )
 
-// rawSupported: a Linux socket can be written and read by its descriptor.
-const rawSupported = true
+// RawSupported: a Linux socket can be written and read by its descriptor.
+const RawSupported = true
 
-// rawWrite and rawRead run on non-blocking sockets, from which a system
+// RawWrite and RawRead run on non-blocking sockets, from which a system
 // call returns at once: the raw form spares the scheduler's bookkeeping
 // around a call that might block (entersyscall and exitsyscall), about 1 %
 // of a kept-alive request's CPU time. The race detector learns from
 // syscall.Read and syscall.Write that bytes written happen before the
 // same bytes read, in this process's server of a test too, so a race build
-// keeps them (http1raw_unix.go).
-func rawWrite(fd uintptr, b []byte) (int, error) {
+// keeps them (rawio_unix.go).
+func RawWrite(fd uintptr, b []byte) (int, error) {
 	return rawIO(syscall.SYS_WRITE, fd, b)
 }
 
-func rawRead(fd uintptr, b []byte) (int, error) {
+// RawRead reads what the non-blocking socket fd holds into b, or fails with
+// EAGAIN at once when it holds nothing; 0 bytes is the peer's close.
+func RawRead(fd uintptr, b []byte) (int, error) {
 	return rawIO(syscall.SYS_READ, fd, b)
 }
 
-// rawPeek copies what the socket holds into b without taking it, or fails
+// RawPeek copies what the socket holds into b without taking it, or fails
 // with EAGAIN at once when it holds nothing; 0 bytes is the server's close.
-func rawPeek(fd uintptr, b []byte) (int, error) {
+func RawPeek(fd uintptr, b []byte) (int, error) {
 	for {
 		n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)),
 			syscall.MSG_PEEK|syscall.MSG_DONTWAIT, 0, 0)
