@@ -265,7 +265,7 @@ func (l *httpLoop) read(i int) {
 			rd.buf = grown
 		}
 		room := len(rd.buf) - rd.n
-		n, err := rawRead(uintptr(c.fd), rd.buf[rd.n:])
+		n, err := protocols.RawRead(uintptr(c.fd), rd.buf[rd.n:])
 		switch {
 		case err == unix.EAGAIN:
 			return

@@ -5,6 +5,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"github.com/loadgate/loadgate/protocols"
 )
 
 // Response buffers of the default size are shared: a connection holds one
@@ -72,7 +74,7 @@ func (p *respReader) fillPooled() error {
 // buffer, which goes back to the pool when there was nothing to read yet.
 func (p *respReader) pooledStep(fd uintptr) bool {
 	p.ensureBuf()
-	n, err := rawRead(fd, p.buf)
+	n, err := protocols.RawRead(fd, p.buf)
 	switch {
 	case err == syscall.EAGAIN:
 		p.release()

@@ -53,15 +53,9 @@ type rawExchange struct {
 // still use the exchange (protocols.RawIdleLimit).
 const rawIdleLimit = protocols.RawIdleLimit
 
-// The system calls are package protocols', which the TCP client shares;
-// these names are the ones the event loop and the lean client call.
+// rawSupported: the raw system calls are package protocols', which the
+// TCP client shares.
 const rawSupported = protocols.RawSupported
-
-func rawWrite(fd uintptr, b []byte) (int, error) { return protocols.RawWrite(fd, b) }
-
-func rawRead(fd uintptr, b []byte) (int, error) { return protocols.RawRead(fd, b) }
-
-func rawPeek(fd uintptr, b []byte) (int, error) { return protocols.RawPeek(fd, b) }
 
 // attach readies the exchange for conn and reports whether conn is a plain
 // socket it can drive; a TLS connection is not. The exchange lives as long
@@ -107,7 +101,7 @@ func (x *rawExchange) exchange(wire []byte) (int, error) {
 // reads once.
 func (x *rawExchange) rawStep(fd uintptr) bool {
 	if !x.reading {
-		n, err := rawWrite(fd, x.wire)
+		n, err := protocols.RawWrite(fd, x.wire)
 		switch {
 		case err == syscall.EAGAIN:
 			return true // a full send buffer: the caller's Write waits for room
@@ -126,7 +120,7 @@ func (x *rawExchange) rawStep(fd uintptr) bool {
 		return false
 	}
 	buf := x.rd.free()
-	n, err := rawRead(fd, buf)
+	n, err := protocols.RawRead(fd, buf)
 	switch {
 	case err == syscall.EAGAIN:
 		return false // woken early: wait again
@@ -163,7 +157,7 @@ const (
 // loop when an idle connection becomes readable.
 func peekIdle(fd uintptr) idleRead {
 	var b [len("HTTP/1.1 408")]byte
-	n, err := rawPeek(fd, b[:])
+	n, err := protocols.RawPeek(fd, b[:])
 	switch {
 	case err != nil || n == 0:
 		return idleQuiet

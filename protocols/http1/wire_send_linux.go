@@ -1,6 +1,10 @@
 package http1
 
-import "golang.org/x/sys/unix"
+import (
+	"golang.org/x/sys/unix"
+
+	"github.com/loadgate/loadgate/protocols"
+)
 
 // writeRequest writes r from byte off on to the non-blocking socket fd,
 // once: the rest of its wire and its body apart in one writev, so that a
@@ -8,9 +12,9 @@ import "golang.org/x/sys/unix"
 func writeRequest(fd uintptr, r *http1Request, off int) (int, error) {
 	switch {
 	case off >= len(r.wire):
-		return rawWrite(fd, r.body[off-len(r.wire):])
+		return protocols.RawWrite(fd, r.body[off-len(r.wire):])
 	case r.body == nil:
-		return rawWrite(fd, r.wire[off:])
+		return protocols.RawWrite(fd, r.wire[off:])
 	}
 	iov := [2][]byte{r.wire[off:], r.body}
 	for {
