@@ -7,7 +7,8 @@
 # false); mode tlsshort is short over HTTPS (nginx with a self-signed
 # certificate made at bench time; wrk resumes TLS sessions, loadgate too
 # unless RESUME=false puts tls: { resume: false } in its scenario, ab cannot
-# resume); mode h2 compares loadgate
+# resume); mode tls is keepalive over HTTPS (TLS 1.3, the same nginx and
+# certificate as tlsshort; wrk and loadgate); mode h2 compares loadgate
 # with h2load over HTTP/2 (h2c), STREAMS streams per connection; mode grpc
 # compares loadgate with ghz calling Echo/Say of `loadgate serve --grpc`
 # (pinned to core 0 instead of nginx), CONNS concurrent calls over
@@ -18,7 +19,7 @@
 #
 # The same settings can come from the environment: CONNS (default 50), SECS (5),
 # REPEATS (3), TOOLS (wrk,ab,hey,vegeta,h2load,loadgate; also ghz), MODES
-# (keepalive,short; also tlsshort, h2, grpc), STREAMS (10), RESUME (true).
+# (keepalive,short; also tlsshort, tls, h2, grpc), STREAMS (10), RESUME (true).
 # -v also prints every run. Missing tools are installed (apt-get, go install).
 # loadgate is built from this checkout, or taken from $LOADGATE when set.
 set -euo pipefail
@@ -31,7 +32,7 @@ all_tools=(wrk ab hey vegeta h2load loadgate ghz)
 conns=${CONNS:-50} secs=${SECS:-5} repeats=${REPEATS:-3} streams=${STREAMS:-10}
 grpc_conns=${GRPC_CONNS:-5}
 tools=${TOOLS:-wrk,ab,hey,vegeta,h2load,loadgate} modes=${MODES:-keepalive,short} verbose=""
-usage() { sed -n '2,23s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '2,25s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while getopts "vc:d:r:t:m:s:h" opt; do
   case $opt in
     v) verbose=1 ;; c) conns=$OPTARG ;; d) secs=$OPTARG ;; r) repeats=$OPTARG ;;
@@ -42,7 +43,7 @@ for n in "$conns" "$secs" "$repeats" "$streams"; do [[ $n =~ ^[1-9][0-9]*$ ]] ||
 IFS=, read -r -a tools <<<"$tools"
 IFS=, read -r -a modes <<<"$modes"
 for t in "${tools[@]}"; do [[ " ${all_tools[*]} " == *" $t "* ]] || { say "unknown tool $t"; usage; }; done
-for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|tlsshort|h2|grpc)$ ]] || { say "unknown mode $m"; usage; }; done
+for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|tlsshort|tls|h2|grpc)$ ]] || { say "unknown mode $m"; usage; }; done
 
 # can TOOL MODE: h2 is loadgate against h2load, which speaks only HTTP/2;
 # tlsshort is for the tools that take https:// URLs and a self-signed
@@ -52,6 +53,7 @@ can() {
     ghz/grpc) return 0 ;; ghz/* | wrk/grpc | ab/grpc | hey/grpc | vegeta/grpc | h2load/grpc) return 1 ;;
     loadgate/*) true ;; h2load/h2) true ;; */h2 | h2load/*) false ;;
     wrk/tlsshort | ab/tlsshort) true ;; */tlsshort) false ;;
+    wrk/tls) true ;; */tls) false ;;
     *) true ;;
   esac
 }
@@ -93,6 +95,7 @@ tls_port_of() { echo $(($(port_of "$1") - nginx_port + nginx_tls_port)); }
 scenario "$work/keepalive.yaml" true "$conns" "$secs" "$(port_of loadgate)"
 scenario "$work/short.yaml" false "$conns" "$secs" "$(port_of loadgate)"
 scenario "$work/tlsshort.yaml" false "$conns" "$secs" "$(tls_port_of loadgate)" https
+scenario "$work/tls.yaml" true "$conns" "$secs" "$(tls_port_of loadgate)" https
 [ "${RESUME:-true}" = true ] || sed -i 's/insecure_skip_verify: true }/insecure_skip_verify: true, resume: false }/' "$work/tlsshort.yaml"
 # HTTP/2 runs share nginx's one h2c port: CONNS connections, STREAMS each.
 h2_scenario "$work/h2.yaml" "$conns" "$streams" "$secs"
@@ -110,6 +113,7 @@ tool_cmd() {
   if [ "$2" = short ] || [ "$2" = tlsshort ]; then short=1 keepalive=false; fi
   if [ "$2" = h2 ]; then url="http://127.0.0.1:$nginx_h2_port/"; fi
   if [ "$2" = tlsshort ]; then url="https://127.0.0.1:$(tls_port_of "$1")/"; fi
+  if [ "$2" = tls ]; then url="https://127.0.0.1:$(tls_port_of "$1")/"; fi
   case $1 in
     wrk) cmd=(wrk -t1 -c"$conns" -d"${secs}s" --latency ${short:+-H "Connection: close"} "$url") ;;
     ab) cmd=(ab -q -r -t "$secs" -n 100000000 -c "$conns") ;;
@@ -205,6 +209,7 @@ for t in "${tools[@]}"; do
 done
 echo "- $conns connections, ${secs} s per run, median of $repeats runs, $(go version | awk '{print $3}')"
 [[ " ${modes[*]} " != *" tlsshort "* ]] || echo "- tlsshort: HTTPS to nginx ($(openssl x509 -noout -text -in "$nginx_dir/cert.pem" | awk '/Public Key Algorithm/ {print $NF; exit}'), TLS session resumption $([ "${RESUME:-true}" = true ] && echo on || echo off) in loadgate), a new connection per request"
+[[ " ${modes[*]} " != *" tls "* ]] || echo "- tls: HTTPS keep-alive to nginx (TLS 1.3 and $(openssl x509 -noout -text -in "$nginx_dir/cert.pem" | awk '/Public Key Algorithm/ {print $NF; exit}'))"
 [[ " ${modes[*]} " != *" h2 "* ]] || echo "- h2: h2c to nginx, $streams streams per connection (loadgate: $((conns * streams)) workers)"
 [[ " ${modes[*]} " != *" grpc "* ]] || echo "- grpc: loadgate serve --grpc$([ ${#pin_server[@]} -gt 0 ] && echo ' on core 0'), $grpc_method $grpc_message, $conns concurrent calls over $grpc_conns connections"
 others_cpu "$ticks0" "$ticks1" "$(awk '{n += $1} END {print n + 0}' "$work/toolcpu")" "$wall"
@@ -213,7 +218,7 @@ awk -F'\t' -v modes="${modes[*]}" -v tools="${tools[*]}" -f "$bench_root/bench/s
 echo
 echo "rps (tool): as the tool reports it (vegeta: throughput). rps (nginx): requests nginx counted / ${secs} s."
 echo "CPU/req: user+sys of the tool / requests nginx counted. vs base: nginx-counted rps and CPU/req"
-echo "relative to wrk (keepalive, short and tlsshort; short also ab) or h2load (h2). conns/req: new connections nginx accepted per request."
+echo "relative to wrk (keepalive, short, tlsshort and tls; short also ab) or h2load (h2). conns/req: new connections nginx accepted per request."
 echo "p50/p99 in ms as the tool reports them (ab: whole ms). errors: failures the tool reported."
 [[ " ${modes[*]} " != *" grpc "* ]] || echo "grpc: the nginx columns are the gRPC server's: Echo/Say calls ended (any status) and connections accepted, from its /stats; ghz is the base."
 if [ -n "$verbose" ]; then
