@@ -3,9 +3,7 @@ package http1
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -358,20 +356,6 @@ func (c *http1Client) judge(p *http1Request, out *protocols.Outcome) {
 	out.Kind, out.Err = c.expect.Verdict(c.resp.status, c.resp.bodyLen)
 }
 
-// responseKind maps a failed exchange to its error kind.
-func responseKind(err error) protocols.ErrorKind {
-	var he http1Error
-	switch {
-	case errors.Is(err, errBodyTooLarge):
-		return protocols.KindLength
-	case errors.As(err, &he):
-		return protocols.KindProtocol
-	case errors.Is(err, io.ErrNoProgress):
-		return protocols.KindOther
-	}
-	return classify(err)
-}
-
 // dial opens the worker's connection (with its TLS handshake on https) and
 // records how long that took; Do records it for dialSocket's connections.
 func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protocols.Outcome) (protocols.ErrorKind, error) {
@@ -400,21 +384,12 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 			return protocols.ConnectFailure(ctx, err, deadline), err
 		}
 	}
-	tlsOK := false
+	c.tlsOK = false
 	if c.tlsConf != nil {
-		sock := conn
-		if c.proxy == nil {
-			sock = c.tls.wrap(conn)
-			tlsOK = sock != conn
-		}
-		tc := tls.Client(sock, c.tlsConf)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			conn.Close()
+		if conn, err = c.handshake(ctx, conn); err != nil {
 			return protocols.ConnectFailure(ctx, err, deadline), err
 		}
-		conn = tc
 	}
-	c.tlsOK = tlsOK
 	out.Connect = time.Since(start)
 	if !c.setConn(conn) {
 		return protocols.KindOther, net.ErrClosed

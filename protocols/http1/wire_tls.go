@@ -1,6 +1,8 @@
 package http1
 
 import (
+	"context"
+	"crypto/tls"
 	"io"
 	"net"
 	"os"
@@ -56,6 +58,23 @@ func (s *tlsSocket) wrap(conn net.Conn) net.Conn {
 		s.step, s.rstep, s.wstep = s.exchangeStep, s.readStep, s.writeStep
 	}
 	return s
+}
+
+// handshake runs the TLS handshake on conn, on the client's tlsSocket
+// when it can drive conn (tlsOK) and no proxy tunnel is in between; it
+// closes conn when the handshake fails.
+func (c *http1Client) handshake(ctx context.Context, conn net.Conn) (net.Conn, error) {
+	sock := conn
+	if c.proxy == nil {
+		sock = c.tls.wrap(conn)
+	}
+	tc := tls.Client(sock, c.tlsConf)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	c.tlsOK = sock != conn
+	return tc, nil
 }
 
 // holdNext makes the records of the next request wait for the read of its
