@@ -7,32 +7,38 @@
 # false); mode tlsshort is short over HTTPS (nginx with a self-signed
 # certificate made at bench time; wrk resumes TLS sessions, loadgate too
 # unless RESUME=false puts tls: { resume: false } in its scenario, ab cannot
-# resume); mode h2 compares loadgate
+# resume); mode tls is keepalive over HTTPS (TLS 1.3, the same nginx and
+# certificate as tlsshort; wrk and loadgate); mode h2 compares loadgate
 # with h2load over HTTP/2 (h2c), STREAMS streams per connection, and mode
 # h2tls the same over TLS (ALPN h2, nginx's self-signed certificate); mode grpc
 # compares loadgate with ghz calling Echo/Say of `loadgate serve --grpc`
 # (pinned to core 0 instead of nginx), CONNS concurrent calls over
-# GRPC_CONNS connections (default 5). Each (tool, mode) pair runs REPEATS
-# times, tools interleaved; one table of medians.
+# GRPC_CONNS connections (default 5); mode ws compares loadgate with
+# Artillery's WebSocket engine on the echo at /ws of that same server, CONNS
+# connections each sending a message and waiting for its echo. Each (tool,
+# mode) pair runs REPEATS times, tools interleaved; one table of medians.
 #
 #   bench/compare.sh [-v] [-c CONNS] [-d SECS] [-r REPEATS] [-t TOOLS] [-m MODES] [-s STREAMS]
 #
 # The same settings can come from the environment: CONNS (default 50), SECS (5),
-# REPEATS (3), TOOLS (wrk,ab,hey,vegeta,h2load,loadgate; also ghz), MODES
-# (keepalive,short; also tlsshort, h2, h2tls, grpc), STREAMS (10), RESUME (true).
-# -v also prints every run. Missing tools are installed (apt-get, go install).
+# REPEATS (3), TOOLS (wrk,ab,hey,vegeta,h2load,loadgate; also ghz, artillery),
+# MODES (keepalive,short; also tlsshort, tls, h2, h2tls, grpc, ws), STREAMS (10),
+# RESUME (true). -v also prints every run. Missing tools are installed
+# (apt-get, go install, npm).
 # loadgate is built from this checkout, or taken from $LOADGATE when set.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 # shellcheck source-path=SCRIPTDIR source=grpc.sh
 source "$(dirname "$0")/grpc.sh"
+# shellcheck source-path=SCRIPTDIR source=ws.sh
+source "$(dirname "$0")/ws.sh"
 
-all_tools=(wrk ab hey vegeta h2load loadgate ghz)
+all_tools=(wrk ab hey vegeta h2load loadgate ghz artillery)
 conns=${CONNS:-50} secs=${SECS:-5} repeats=${REPEATS:-3} streams=${STREAMS:-10}
 grpc_conns=${GRPC_CONNS:-5}
 tools=${TOOLS:-wrk,ab,hey,vegeta,h2load,loadgate} modes=${MODES:-keepalive,short} verbose=""
-usage() { sed -n '2,24s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '2,28s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while getopts "vc:d:r:t:m:s:h" opt; do
   case $opt in
     v) verbose=1 ;; c) conns=$OPTARG ;; d) secs=$OPTARG ;; r) repeats=$OPTARG ;;
@@ -43,7 +49,7 @@ for n in "$conns" "$secs" "$repeats" "$streams"; do [[ $n =~ ^[1-9][0-9]*$ ]] ||
 IFS=, read -r -a tools <<<"$tools"
 IFS=, read -r -a modes <<<"$modes"
 for t in "${tools[@]}"; do [[ " ${all_tools[*]} " == *" $t "* ]] || { say "unknown tool $t"; usage; }; done
-for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|tlsshort|h2|h2tls|grpc)$ ]] || { say "unknown mode $m"; usage; }; done
+for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|tlsshort|tls|h2|h2tls|grpc|ws)$ ]] || { say "unknown mode $m"; usage; }; done
 
 # can TOOL MODE: h2 is loadgate against h2load, which speaks only HTTP/2;
 # tlsshort is for the tools that take https:// URLs and a self-signed
@@ -53,6 +59,8 @@ can() {
     ghz/grpc) return 0 ;; ghz/* | wrk/grpc | ab/grpc | hey/grpc | vegeta/grpc | h2load/grpc) return 1 ;;
     loadgate/*) true ;; h2load/h2 | h2load/h2tls) true ;; */h2 | */h2tls | h2load/*) false ;;
     wrk/tlsshort | ab/tlsshort) true ;; */tlsshort) false ;;
+    wrk/tls) true ;; */tls) false ;;
+    artillery/ws) true ;; artillery/* | */ws) false ;;
     *) true ;;
   esac
 }
@@ -82,6 +90,7 @@ for t in "${tools[@]}"; do
     vegeta) need_go vegeta github.com/tsenart/vegeta/v12 v12.13.0 latest || true ;;
     h2load) [[ " ${modes[*]} " != *" h2"* ]] || need_apt nghttp2-client h2load || true ;;
     ghz) [[ " ${modes[*]} " != *" grpc "* ]] || need_go ghz github.com/bojand/ghz/cmd/ghz latest || true ;;
+    artillery) [[ " ${modes[*]} " != *" ws "* ]] || need_npm artillery artillery 2.0.34 || true ;;
   esac
 done
 mkdir "$work/bin"
@@ -94,6 +103,7 @@ tls_port_of() { echo $(($(port_of "$1") - nginx_port + nginx_tls_port)); }
 scenario "$work/keepalive.yaml" true "$conns" "$secs" "$(port_of loadgate)"
 scenario "$work/short.yaml" false "$conns" "$secs" "$(port_of loadgate)"
 scenario "$work/tlsshort.yaml" false "$conns" "$secs" "$(tls_port_of loadgate)" https
+scenario "$work/tls.yaml" true "$conns" "$secs" "$(tls_port_of loadgate)" https
 [ "${RESUME:-true}" = true ] || sed -i 's/insecure_skip_verify: true }/insecure_skip_verify: true, resume: false }/' "$work/tlsshort.yaml"
 # HTTP/2 runs share nginx's one h2c port: CONNS connections, STREAMS each.
 h2_scenario "$work/h2.yaml" "$conns" "$streams" "$secs"
@@ -104,6 +114,12 @@ if [[ " ${modes[*]} " == *" grpc "* ]]; then
   grpc_start "$work/bin/loadgate" "$work" || { say "the gRPC server did not start"; exit 2; }
   grpc_scenario "$work/grpc.yaml" "$conns" "$grpc_conns" "$secs"
 fi
+# WebSocket runs load the /ws echo of that same built-in server.
+if [[ " ${modes[*]} " == *" ws "* ]]; then
+  [ -n "$grpc_pid" ] || grpc_start "$work/bin/loadgate" "$work" || { say "the WebSocket server did not start"; exit 2; }
+  ws_scenario "$work/ws.yaml" "$conns" "$secs"
+  artillery_script "$work" "$conns"
+fi
 
 # tool_cmd TOOL MODE sets cmd to the command line that loads nginx.
 tool_cmd() {
@@ -113,6 +129,7 @@ tool_cmd() {
   if [ "$2" = h2 ]; then url="http://127.0.0.1:$nginx_h2_port/"; fi
   if [ "$2" = h2tls ]; then url="https://127.0.0.1:$nginx_h2tls_port/"; fi
   if [ "$2" = tlsshort ]; then url="https://127.0.0.1:$(tls_port_of "$1")/"; fi
+  if [ "$2" = tls ]; then url="https://127.0.0.1:$(tls_port_of "$1")/"; fi
   case $1 in
     wrk) cmd=(wrk -t1 -c"$conns" -d"${secs}s" --latency ${short:+-H "Connection: close"} "$url") ;;
     ab) cmd=(ab -q -r -t "$secs" -n 100000000 -c "$conns") ;;
@@ -123,6 +140,7 @@ tool_cmd() {
     loadgate) cmd=("$work/bin/loadgate" run --no-progress -o "" "$work/$2.yaml") ;;
     ghz) cmd=(ghz --insecure --proto "$grpc_proto" --call "$grpc_method" -d "$grpc_message"
       -c "$conns" --connections "$grpc_conns" -z "${secs}s" "127.0.0.1:$grpc_port") ;;
+    artillery) cmd=(env WORKERS=1 WS_SECS="$secs" artillery run "$work/ws-artillery.yaml") ;;
   esac
   case $1/$short in
     ab/) cmd+=(-k "$url") ;; ab/1) cmd+=("$url") ;;
@@ -134,8 +152,8 @@ tool_cmd() {
 parse() { awk -v tool="$1" -f "$bench_root/bench/parse.awk" "$2"; }
 
 # counts MODE prints the server's "active accepted handled requests": nginx's
-# stub, or for grpc the built-in server's /stats in the same shape.
-counts() { if [ "$1" = grpc ]; then grpc_stub; else stub; fi; }
+# stub, or for grpc and ws the built-in server's /stats in the same shape.
+counts() { case $1 in grpc) grpc_stub ;; ws) ws_stub ;; *) stub ;; esac; }
 
 # run_one TOOL MODE REP runs one measurement and appends it to runs.tsv:
 # mode tool rep status tool_rps nginx_rps cpu_us rss_kib p50 p99 errors conns_per_req wall_s
@@ -196,6 +214,7 @@ version_of() {
     h2load) h2load --version 2>&1 | awk 'NR == 1 {print $2}' ;;
     loadgate) "$work/bin/loadgate" version 2>&1 | awk 'NR == 1 {print $NF}' ;;
     ghz) go_version_of ghz ;;
+    artillery) artillery version 2>&1 | awk '/^Artillery:/ {print $2; exit}' ;;
   esac
 }
 
@@ -208,17 +227,20 @@ for t in "${tools[@]}"; do
 done
 echo "- $conns connections, ${secs} s per run, median of $repeats runs, $(go version | awk '{print $3}')"
 [[ " ${modes[*]} " != *" tlsshort "* ]] || echo "- tlsshort: HTTPS to nginx ($(openssl x509 -noout -text -in "$nginx_dir/cert.pem" | awk '/Public Key Algorithm/ {print $NF; exit}'), TLS session resumption $([ "${RESUME:-true}" = true ] && echo on || echo off) in loadgate), a new connection per request"
+[[ " ${modes[*]} " != *" tls "* ]] || echo "- tls: HTTPS keep-alive to nginx (TLS 1.3 and $(openssl x509 -noout -text -in "$nginx_dir/cert.pem" | awk '/Public Key Algorithm/ {print $NF; exit}'))"
 [[ " ${modes[*]} " != *" h2 "* ]] || echo "- h2: h2c to nginx, $streams streams per connection (loadgate: $((conns * streams)) workers)"
 [[ " ${modes[*]} " != *" h2tls "* ]] || echo "- h2tls: h2 over TLS (ALPN) to nginx, $streams streams per connection (loadgate: $((conns * streams)) workers)"
 [[ " ${modes[*]} " != *" grpc "* ]] || echo "- grpc: loadgate serve --grpc$([ ${#pin_server[@]} -gt 0 ] && echo ' on core 0'), $grpc_method $grpc_message, $conns concurrent calls over $grpc_conns connections"
+[[ " ${modes[*]} " != *" ws "* ]] || echo "- ws: the /ws echo of loadgate serve$([ ${#pin_server[@]} -gt 0 ] && echo ' on core 0'), $conns connections, each sending $ws_message and waiting for its echo; Artillery with 1 worker, its start-up (a few CPU seconds) included in its CPU"
 others_cpu "$ticks0" "$ticks1" "$(awk '{n += $1} END {print n + 0}' "$work/toolcpu")" "$wall"
 echo
 awk -F'\t' -v modes="${modes[*]}" -v tools="${tools[*]}" -f "$bench_root/bench/summary.awk" "$work/runs.tsv"
 echo
 echo "rps (tool): as the tool reports it (vegeta: throughput). rps (nginx): requests nginx counted / ${secs} s."
 echo "CPU/req: user+sys of the tool / requests nginx counted. vs base: nginx-counted rps and CPU/req"
-echo "relative to wrk (keepalive, short and tlsshort; short also ab) or h2load (h2, h2tls). conns/req: new connections nginx accepted per request."
+echo "relative to wrk (keepalive, short, tlsshort and tls; short also ab) or h2load (h2, h2tls). conns/req: new connections nginx accepted per request."
 echo "p50/p99 in ms as the tool reports them (ab: whole ms). errors: failures the tool reported."
+[[ " ${modes[*]} " != *" ws "* ]] || echo "ws: the nginx columns are the WebSocket server's: messages /ws received and connections it accepted, from its /stats; artillery is the base."
 [[ " ${modes[*]} " != *" grpc "* ]] || echo "grpc: the nginx columns are the gRPC server's: Echo/Say calls ended (any status) and connections accepted, from its /stats; ghz is the base."
 if [ -n "$verbose" ]; then
   echo

@@ -31,6 +31,17 @@ need_go() {
   say "could not install $cmd"; return 1
 }
 
+# need_npm COMMAND PACKAGE VERSION npm-installs PACKAGE@VERSION globally when
+# COMMAND is missing, without the browser that some packages download at
+# install time (Artillery's Playwright engine; the WebSocket engine needs none).
+need_npm() {
+  command -v "$1" >/dev/null && return 0
+  command -v npm >/dev/null || { say "missing $1 and no npm to install $2"; return 1; }
+  say "installing $2@$3"
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install -g --no-audit --no-fund "$2@$3" >&2 || true
+  command -v "$1" >/dev/null || { say "could not install $2"; return 1; }
+}
+
 # raise_nofile lifts this shell's open-file limit to 65536, or to the hard
 # limit when the hard limit cannot be raised.
 raise_nofile() {

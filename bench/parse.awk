@@ -1,5 +1,6 @@
 # Reads the output of one load tool (bench/compare.sh sets tool to wrk, ab, hey,
-# vegeta, h2load, ghz or loadgate; vegeta's is its `report`; h2load reports no percentiles) and prints "rps p50_ms p99_ms
+# vegeta, h2load, ghz, artillery or loadgate; vegeta's is its `report`; h2load and
+# artillery's WebSocket engine report no percentiles) and prints "rps p50_ms p99_ms
 # errors" as the tool reported them, n/a for what it did not report. ab and
 # loadgate share a format: loadgate's console summary is modelled on ab's.
 
@@ -40,5 +41,8 @@ tool == "ghz" && /^ +Requests\/sec:/ { rps = $2 }
 tool == "ghz" && $1 == "50" && $2 == "%" && $3 == "in" { p50 = ms($4 $5) }
 tool == "ghz" && $1 == "99" && $2 == "%" && $3 == "in" { p99 = ms($4 $5) }
 tool == "ghz" && /^ +\[[A-Za-z]+\] +[0-9]+ responses/ { if ($1 != "[OK]") err += $2 }
+# Artillery prints a report every 10 s and a summary last: the last value wins.
+tool == "artillery" && /^websocket\.receive_rate:/ { rps = $NF + 0 }
+tool == "artillery" && /^errors\./ { err += $NF }
 function out(x) { return x == "" ? "n/a" : x }
 END { if (rps != "") err += 0; print out(rps), out(p50), out(p99), out(err) }

@@ -3,8 +3,8 @@
 # rss_kib p50_ms p99_ms errors conns_per_req wall_s; status is ok, missing or
 # error…; wall_s is not summarised.
 # Variables: modes and tools, space-separated, give the row order. The baselines
-# of a mode are wrk for keepalive and tlsshort, wrk then ab for short, h2load
-# for h2 and h2tls and ghz for grpc.
+# of a mode are wrk for keepalive, tlsshort and tls, wrk then ab for short,
+# h2load for h2 and h2tls, ghz for grpc and artillery for ws.
 
 function add(k, col, v) { if (v != "" && v != "n/a") vals[k, col] = vals[k, col] " " v }
 
@@ -25,7 +25,7 @@ function ratio(v, base, name) { return v == "" || base == "" || base == 0 ? "n/a
 # ratios prints the ratio of the median col of k to that of each baseline
 # of mode md, comma-separated.
 function ratios(k, col, md, nb, bs, i, s, v) {
-  nb = split(md == "short" ? "wrk ab" : md ~ /^h2/ ? "h2load" : md == "grpc" ? "ghz" : "wrk", bs, " ")
+  nb = split(md == "short" ? "wrk ab" : md ~ /^h2/ ? "h2load" : md == "grpc" ? "ghz" : md == "ws" ? "artillery" : "wrk", bs, " ")
   v = median(k, col)
   for (i = 1; i <= nb; i++) s = s (i > 1 ? ", " : "") ratio(v, median(md SUBSEP bs[i], col), bs[i])
   return s

@@ -3,9 +3,7 @@ package http1
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -49,14 +47,22 @@ type http1Client struct {
 	// lastStart is when the previous request began; the time since bounds
 	// how long the connection has been idle.
 	lastStart time.Time
-	dl        lazyDeadline // of a plain socket
-	vec       vecWriter    // writes a request whose body is apart
+	dl        lazyDeadline // of a plain socket, or of the one under tlsOK's TLS
+	// tls is the socket under an HTTPS connection, when tlsOK says it is
+	// in use (see tlsSocket).
+	tls   tlsSocket
+	tlsOK bool
+	vec   vecWriter // writes a request whose body is apart
 
 	// mu guards conn, closed and watcher against interrupt and Close, which
 	// run on other goroutines. Do, the only writer of conn, reads it without
 	// mu.
-	mu      sync.Mutex
-	conn    net.Conn // nil when no connection is open
+	mu   sync.Mutex
+	conn net.Conn // nil when no connection is open
+	// under is the TCP connection under conn when conn is TLS on tls,
+	// which Close closes: crypto/tls would send its close alert through tls
+	// while Do may be reading from it.
+	under   net.Conn
 	closed  bool
 	watched <-chan struct{} // Done of the context watcher watches, for Do
 	watcher *ctxWatch
@@ -266,7 +272,9 @@ func (c *http1Client) open(ctx context.Context, deadline, now time.Time, out *pr
 // bytes written, when the first of them left if the exchange knows, and
 // the write's error.
 func (c *http1Client) send(p *http1Request, raw bool) (n int, sentAt time.Time, err error) {
-	if raw && p.body == nil && c.rawOK && c.rd.r == c.rd.w {
+	if raw && p.body == nil && c.tlsOK && c.rd.r == c.rd.w {
+		c.tls.holdNext()
+	} else if raw && p.body == nil && c.rawOK && c.rd.r == c.rd.w {
 		c.raw.stamp = c.connecting
 		n, err = c.raw.exchange(p.wire)
 		if n > 0 {
@@ -334,9 +342,10 @@ func (c *http1Client) failed(ctx context.Context, err error, retry, connecting b
 func (c *http1Client) judge(p *http1Request, out *protocols.Outcome) {
 	out.Status = c.resp.status
 	switch {
-	case c.rd.r != c.rd.w:
+	case c.rd.r != c.rd.w || c.tlsOK && c.tls.unsent():
 		// More bytes came than the response holds: a second answer to one
-		// request, which is charged with it.
+		// request, which is charged with it. Or the answer was there before
+		// the request left.
 		c.drop()
 		out.Kind, out.Err = protocols.KindProtocol, errUnasked
 		return
@@ -346,20 +355,6 @@ func (c *http1Client) judge(p *http1Request, out *protocols.Outcome) {
 		c.reused = true
 	}
 	out.Kind, out.Err = c.expect.Verdict(c.resp.status, c.resp.bodyLen)
-}
-
-// responseKind maps a failed exchange to its error kind.
-func responseKind(err error) protocols.ErrorKind {
-	var he http1Error
-	switch {
-	case errors.Is(err, errBodyTooLarge):
-		return protocols.KindLength
-	case errors.As(err, &he):
-		return protocols.KindProtocol
-	case errors.Is(err, io.ErrNoProgress):
-		return protocols.KindOther
-	}
-	return classify(err)
 }
 
 // dial opens the worker's connection (with its TLS handshake on https) and
@@ -390,13 +385,11 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 			return protocols.ConnectFailure(ctx, err, deadline), err
 		}
 	}
+	c.tlsOK = false
 	if c.tlsConf != nil {
-		tc := tls.Client(conn, c.tlsConf)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			conn.Close()
+		if conn, err = c.handshake(ctx, conn); err != nil {
 			return protocols.ConnectFailure(ctx, err, deadline), err
 		}
-		conn = tc
 	}
 	out.Connect = time.Since(start)
 	if !c.setConn(conn) {
@@ -451,13 +444,16 @@ func (c *http1Client) setConn(conn net.Conn) bool {
 	c.reused = false
 	c.rd.reset(conn)
 	c.rawOK = c.raw.attach(conn, &c.rd)
-	c.raw.rearm, c.rd.rearm = nil, nil
-	if c.rawOK {
+	c.raw.rearm, c.rd.rearm, c.tls.rearm, c.under = nil, nil, nil, nil
+	if c.dl.rearm == nil {
+		c.dl.rearm = c.rearm
+	}
+	switch {
+	case c.rawOK:
 		c.rd.useRaw(c.raw.conn)
-		if c.dl.rearm == nil {
-			c.dl.rearm = c.rearm
-		}
 		c.raw.rearm, c.rd.rearm = c.dl.rearm, c.dl.rearm
+	case c.tlsOK:
+		c.tls.rearm, c.under = c.dl.rearm, c.tls.Conn
 	}
 	return true
 }
@@ -466,14 +462,14 @@ func (c *http1Client) setConn(conn net.Conn) bool {
 func (c *http1Client) drop() {
 	c.mu.Lock()
 	conn := c.conn
-	c.conn = nil
+	c.conn, c.under = nil, nil
 	c.mu.Unlock()
 	if conn != nil {
 		_ = conn.Close()
 	}
 	c.reused = false
 	c.connecting = false
-	c.rawOK = false
+	c.rawOK, c.tlsOK = false, false
 	c.raw.conn = nil
 	c.rd.reset(nil)
 	c.rd.useRaw(nil)
@@ -485,6 +481,9 @@ func (c *http1Client) Close() error {
 	c.mu.Lock()
 	c.closed = true
 	conn := c.conn
+	if c.under != nil {
+		conn = c.under
+	}
 	c.mu.Unlock()
 	c.unwatch()
 	if conn != nil {

@@ -27,7 +27,7 @@ type lazyDeadline struct {
 // at now, or leaves it an earlier one (see lazyDeadline).
 func (c *http1Client) setDeadline(d, now time.Time) error {
 	c.dl.req, c.dl.rearmed = d, false
-	if c.rawOK {
+	if c.rawOK || c.tlsOK {
 		keep := d.IsZero() && c.dl.set.IsZero() ||
 			!d.IsZero() && !c.dl.set.IsZero() && c.dl.set.Sub(now) > c.target.Timeout/2
 		if keep {

@@ -3,6 +3,7 @@ package http1
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -125,3 +126,17 @@ type dialAddr string
 
 func (dialAddr) Network() string  { return "tcp" }
 func (a dialAddr) String() string { return string(a) }
+
+// responseKind maps a failed exchange to its error kind.
+func responseKind(err error) protocols.ErrorKind {
+	var he http1Error
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		return protocols.KindLength
+	case errors.As(err, &he):
+		return protocols.KindProtocol
+	case errors.Is(err, io.ErrNoProgress):
+		return protocols.KindOther
+	}
+	return classify(err)
+}

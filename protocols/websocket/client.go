@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -30,6 +31,7 @@ type wsClient struct {
 	pbuf      []byte // a rendered payload, before it is masked into wbuf
 	ctlbuf    [maxHeader + maxControl]byte
 	rd        msgReader
+	x         exchange
 	// fail is the error of a failed step, refilled by each failure so
 	// that a failure allocates nothing.
 	fail protocols.StepError
@@ -199,6 +201,7 @@ func (c *wsClient) open(ctx context.Context, deadline time.Time, out *protocols.
 		return nil, protocols.KindOther
 	}
 	c.rd.reset()
+	c.x.attach(conn)
 	if br != nil {
 		// The server wrote frames right after its handshake response.
 		p, _ := br.Peek(br.Buffered())
@@ -234,6 +237,7 @@ func dialErrorKind(ctx context.Context, err error, deadline time.Time, out *prot
 func (c *wsClient) run(conn net.Conn, ops []wsOp, out *protocols.Outcome) protocols.ErrorKind {
 	c.wbuf = c.wbuf[:0]
 	sent := "" // the last send buffered, which a failed write is charged to
+	recent := c.x.recent(time.Now())
 	for i := range ops {
 		op := &ops[i]
 		if op.expect == nil {
@@ -241,12 +245,27 @@ func (c *wsClient) run(conn net.Conn, ops []wsOp, out *protocols.Outcome) protoc
 			sent = op.label
 			continue
 		}
-		if kind := c.flush(conn, sent, out); kind != protocols.KindNone {
+		// With nothing buffered, reading the answer needs a Read, which
+		// sends the frames armed: they cannot be left behind.
+		var src io.Reader = conn
+		armed := recent && len(c.wbuf) > 0 && c.rd.r == c.rd.w && c.x.arm(c.wbuf)
+		if armed {
+			src = &c.x
+		} else if kind := c.flush(conn, sent, out); kind != protocols.KindNone {
 			return kind
 		}
 		before := c.rd.n
-		msg, err := c.rd.next(conn, c)
+		msg, err := c.rd.next(src, c)
 		out.BytesReceived += c.rd.n - before
+		if armed {
+			n, werr := c.x.done()
+			out.BytesSent += int64(n)
+			c.wbuf = c.wbuf[:0]
+			if werr != nil {
+				out.Err = c.fail.Fail(sent, werr, nil)
+				return errorKind(werr)
+			}
+		}
 		if err != nil {
 			out.Err = c.fail.Fail(op.label, err, nil)
 			return errorKind(err)
@@ -349,6 +368,7 @@ func errorKind(err error) protocols.ErrorKind {
 func (c *wsClient) drop() {
 	c.wc.Drop()
 	c.rd.reset()
+	c.x.attach(nil)
 }
 
 // Close closes the worker's connection. It may run while Do is blocked,
