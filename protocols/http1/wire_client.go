@@ -278,7 +278,7 @@ func (c *http1Client) send(p *http1Request, raw bool) (n int, sentAt time.Time, 
 		c.raw.stamp = c.connecting
 		n, err = c.raw.exchange(p.wire)
 		if n > 0 {
-			sentAt = c.raw.sentAt
+			sentAt = c.raw.SentAt()
 		}
 	}
 	for err == nil && n < p.size() {
@@ -319,7 +319,7 @@ func (c *http1Client) connected(ctx context.Context, deadline time.Time, n int, 
 // whether the request goes once more on a new connection, which it may
 // when retry says it went out on a kept-alive one for the first time.
 func (c *http1Client) failed(ctx context.Context, err error, retry, connecting bool, out *protocols.Outcome) bool {
-	self := connecting && c.rawOK && selfConnected(c.raw.conn, c.sock)
+	self := connecting && c.rawOK && selfConnected(c.raw.Conn(), c.sock)
 	c.drop()
 	if self {
 		// The kernel picked the target's own port for this end of the
@@ -450,7 +450,7 @@ func (c *http1Client) setConn(conn net.Conn) bool {
 	}
 	switch {
 	case c.rawOK:
-		c.rd.useRaw(c.raw.conn)
+		c.rd.useRaw(c.raw.Conn())
 		c.raw.rearm, c.rd.rearm = c.dl.rearm, c.dl.rearm
 	case c.tlsOK:
 		c.tls.rearm, c.under = c.dl.rearm, c.tls.Conn
@@ -470,7 +470,7 @@ func (c *http1Client) drop() {
 	c.reused = false
 	c.connecting = false
 	c.rawOK, c.tlsOK = false, false
-	c.raw.conn = nil
+	c.raw.Detach()
 	c.rd.reset(nil)
 	c.rd.useRaw(nil)
 }

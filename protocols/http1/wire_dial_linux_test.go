@@ -82,7 +82,7 @@ func TestHTTP1NoDelay(t *testing.T) {
 			}
 			var v int
 			var gerr error
-			if err := cl.raw.conn.Control(func(fd uintptr) {
+			if err := cl.raw.Conn().Control(func(fd uintptr) {
 				v, gerr = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
 			}); err != nil || gerr != nil {
 				t.Fatal(err, gerr)

@@ -1,52 +1,29 @@
 package http1
 
 import (
-	"io"
 	"net"
-	"os"
-	"syscall"
-	"time"
 
 	"github.com/loadgate/loadgate/protocols"
 )
 
-// rawExchange saves a system call per request on plain TCP connections.
-//
-// net.Conn.Read tries the socket before it waits, and right after a request
-// has gone out the answer is seldom there yet: that first read fails with
-// EAGAIN, so every request would cost a write and two reads, where wrk pays
-// a write and one read. Here the write happens inside syscall.RawConn.Read:
-// the poller's readiness is reset before the request leaves, so the answer's
-// arrival cannot be missed, and the socket is read once it is readable.
-//
-// The reset also forgets a close that arrived while the connection sat idle.
-// A server that closes outright answers the request with a reset, which
-// wakes the wait; one that only shuts down its side (a lingering close)
-// would leave it waiting for the timeout. So the exchange is used on a
-// connection that was busy moments ago, when no keep-alive timeout can have
-// run out, and on a new one, which has never been idle; a connection idle
-// for longer is read first as usual. On a new connection the write also
-// ends the handshake's wait: when the handshake is not over yet, the write
-// finds no room and the caller's Write waits for it.
+// rawExchange is the lean client's protocols.RawExchange on plain TCP
+// connections: a request written and the first bytes of its answer read
+// with one read system call, where net.Conn.Read would first fail with
+// EAGAIN and read again after its wait.
 type rawExchange struct {
-	conn    syscall.RawConn
-	step    func(fd uintptr) bool // rawStep, bound once: a closure per call would allocate
-	wire    []byte                // the request
-	sent    int                   // bytes of wire written
-	reading bool                  // the request is out; waiting for the answer
-	err     error                 // the write's error
-	rd      *respReader
-	// stamp asks for sentAt, the time the request's first bytes left: on a
-	// new connection, the end of its handshake, which the wait for the
-	// answer must not stretch.
-	stamp  bool
-	sentAt time.Time
+	protocols.RawExchange
+	rd *respReader
+	// stamp asks for the time the request's first bytes left: on a new
+	// connection, the end of its handshake, which the wait for the answer
+	// must not stretch.
+	stamp bool
 	// rearm, when set, is asked whether a deadline that fired is early,
 	// and the wait goes on (see lazyDeadline).
 	rearm func() bool
 	// peek is peekStep bound once; peeked is what it found (see idle).
 	peek   func(fd uintptr)
 	peeked idleRead
+	free   func() []byte // rd.free, bound once
 }
 
 // rawIdleLimit is how long a kept-alive connection may have been idle and
@@ -58,24 +35,15 @@ const rawIdleLimit = protocols.RawIdleLimit
 const rawSupported = protocols.RawSupported
 
 // attach readies the exchange for conn and reports whether conn is a plain
-// socket it can drive; a TLS connection is not. The exchange lives as long
-// as its client, across connections, so that a new one costs no more than
-// its syscall.RawConn.
+// socket it can drive; a TLS connection is not.
 func (x *rawExchange) attach(conn net.Conn, rd *respReader) bool {
-	x.conn = nil
-	sc, ok := conn.(syscall.Conn)
-	if !ok || !rawSupported {
-		return false
+	if x.rd != rd {
+		x.rd, x.free = rd, rd.free
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return false
+	if x.peek == nil {
+		x.peek = x.peekStep
 	}
-	x.conn, x.rd = rc, rd
-	if x.step == nil {
-		x.step, x.peek = x.rawStep, x.peekStep
-	}
-	return true
+	return x.Attach(conn, x.free)
 }
 
 // exchange writes wire and reads the first bytes of the answer into the
@@ -84,54 +52,22 @@ func (x *rawExchange) attach(conn net.Conn, rd *respReader) bool {
 // It returns the bytes written and the write's (or the wait's) error; a
 // read error is left in the reader, which reports it in its turn.
 func (x *rawExchange) exchange(wire []byte) (int, error) {
-	x.wire, x.sent, x.reading, x.err = wire, 0, false, nil
-	err := x.conn.Read(x.step)
-	for err != nil && x.err == nil && early(err, x.rearm) {
-		err = x.conn.Read(x.step) // the step goes on where it stopped
+	x.Start(wire, x.stamp)
+	err := x.Wait()
+	for err != nil && x.WriteErr() == nil && early(err, x.rearm) {
+		err = x.Wait() // the exchange goes on where it stopped
 	}
-	x.wire = nil
-	if x.err != nil {
-		return x.sent, x.err
-	}
-	return x.sent, err
-}
-
-// rawStep runs with the socket's read lock held. Its first call writes the
-// request; it returns false to wait until the socket is readable, then
-// reads once.
-func (x *rawExchange) rawStep(fd uintptr) bool {
-	if !x.reading {
-		n, err := protocols.RawWrite(fd, x.wire)
-		switch {
-		case err == syscall.EAGAIN:
-			return true // a full send buffer: the caller's Write waits for room
-		case err != nil:
-			x.err = os.NewSyscallError("write", err)
-			return true
-		}
-		x.sent = n
-		if x.stamp && n > 0 {
-			x.sentAt = protocols.Now()
-		}
-		if n < len(x.wire) {
-			return true
-		}
-		x.reading = true
-		return false
-	}
-	buf := x.rd.free()
-	n, err := protocols.RawRead(fd, buf)
-	switch {
-	case err == syscall.EAGAIN:
-		return false // woken early: wait again
-	case err != nil:
-		x.rd.rerr = os.NewSyscallError("read", err)
-	case n == 0:
-		x.rd.rerr = io.EOF
-	default:
+	x.Done()
+	switch n, rerr := x.Got(); {
+	case n > 0:
 		x.rd.filled(n)
+	case rerr != nil:
+		x.rd.rerr = rerr
 	}
-	return true
+	if werr := x.WriteErr(); werr != nil {
+		return x.Sent(), werr
+	}
+	return x.Sent(), err
 }
 
 // idleRead is what a kept-alive connection holds while no request is out
@@ -176,7 +112,7 @@ func is408(b []byte) bool {
 // (see peekIdle).
 func (x *rawExchange) idle() idleRead {
 	x.peeked = idleQuiet
-	if x.conn.Control(x.peek) != nil {
+	if x.Conn().Control(x.peek) != nil {
 		return idleQuiet
 	}
 	return x.peeked

@@ -3,7 +3,6 @@ package http1
 import (
 	"context"
 	"crypto/tls"
-	"io"
 	"net"
 	"os"
 	"syscall"
@@ -13,32 +12,29 @@ import (
 
 // tlsSocket is the TCP connection under a kept-alive HTTPS one: crypto/tls
 // writes its records to it and reads them from it. It gives TLS what
-// rawExchange gives plain TCP (see there): a request's records are held
-// back by Write and sent by the Read that waits for the answer, inside
-// syscall.RawConn.Read, so the read that would fail with EAGAIN right
-// after the write is never made. Every read and write is a raw system
-// call, and a deadline that fires early (see lazyDeadline) is rearmed
-// here, below crypto/tls, which would take a failed write as the end of
-// its connection.
+// rawExchange gives plain TCP (see protocols.RawExchange): a request's
+// records are held back by Write and sent by the Read that waits for the
+// answer, so the read that would fail with EAGAIN right after the write is
+// never made. Every read and write is a raw system call, and a deadline
+// that fires early (see lazyDeadline) is rearmed here, below crypto/tls,
+// which would take a failed write as the end of its connection.
 type tlsSocket struct {
 	net.Conn
-	rc syscall.RawConn
+	x protocols.RawExchange
 	// held is the records of the request written while hold is set, sent
 	// by the next Read; sent is how much of it has gone out.
 	held []byte
 	sent int
 	hold bool
-	// rbuf, rn and rerr are the read step's buffer and result.
-	rbuf  []byte
-	rn    int
-	rerr  error
-	werr  error
-	step  func(fd uintptr) bool // exchangeStep, bound once
-	rstep func(fd uintptr) bool // readStep, bound once
-	wbuf  []byte                // the write step's bytes
-	wn    int
-	wstep func(fd uintptr) bool // writeStep, bound once
-	rearm func() bool
+	// rbuf is the buffer of the Read under way; readBuf returns it, bound
+	// once.
+	rbuf    []byte
+	readBuf func() []byte
+	wbuf    []byte // the write step's bytes
+	wn      int
+	werr    error
+	wstep   func(fd uintptr) bool // writeStep, bound once
+	rearm   func() bool
 }
 
 // wrap makes conn, a plain TCP connection, the socket under a new TLS
@@ -46,19 +42,14 @@ type tlsSocket struct {
 // socket lives as long as its client, across connections; rearm is set
 // once the handshake is over, as the handshake has its own deadline.
 func (s *tlsSocket) wrap(conn net.Conn) net.Conn {
-	sc, ok := conn.(syscall.Conn)
-	if !ok || !rawSupported {
+	if s.readBuf == nil {
+		s.readBuf, s.wstep = func() []byte { return s.rbuf }, s.writeStep
+	}
+	if !s.x.Attach(conn, s.readBuf) {
 		return conn
 	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return conn
-	}
-	s.Conn, s.rc, s.rearm = conn, rc, nil
+	s.Conn, s.rearm = conn, nil
 	s.held, s.sent, s.hold = s.held[:0], 0, false
-	if s.step == nil {
-		s.step, s.rstep, s.wstep = s.exchangeStep, s.readStep, s.writeStep
-	}
 	return s
 }
 
@@ -118,9 +109,10 @@ func (s *tlsSocket) flush() error {
 // write writes all of b, waiting for room as net.Conn.Write does.
 func (s *tlsSocket) write(b []byte) (int, error) {
 	s.wbuf, s.wn, s.werr = b, 0, nil
-	err := s.rc.Write(s.wstep)
+	rc := s.x.Conn()
+	err := rc.Write(s.wstep)
 	for err != nil && early(err, s.rearm) {
-		err = s.rc.Write(s.wstep)
+		err = rc.Write(s.wstep)
 	}
 	n := s.wn
 	s.wbuf = nil
@@ -155,74 +147,39 @@ func (s *tlsSocket) Read(b []byte) (int, error) {
 	if err := s.flush(); err != nil {
 		return 0, err
 	}
-	return s.read(b, s.rstep)
+	return s.read(b, nil)
 }
 
 // exchange writes the held records and reads the answer's first bytes
 // into b, in one RawConn.Read; a write that could not go out whole at once
 // is finished by write, and the answer read as usual.
 func (s *tlsSocket) exchange(b []byte) (int, error) {
-	n, err := s.read(b, s.step)
+	n, err := s.read(b, s.held[s.sent:])
 	if err != nil || s.sent == len(s.held) {
 		return n, err
 	}
 	if err := s.flush(); err != nil {
 		return 0, err
 	}
-	return s.read(b, s.rstep)
+	return s.read(b, nil)
 }
 
-func (s *tlsSocket) read(b []byte, step func(fd uintptr) bool) (int, error) {
-	s.rbuf, s.rn, s.rerr = b, 0, nil
-	err := s.rc.Read(step)
-	for err != nil && s.werr == nil && early(err, s.rearm) {
-		err = s.rc.Read(step) // the step goes on where it stopped
+// read writes wire, when there is any, and reads once into b.
+func (s *tlsSocket) read(b, wire []byte) (int, error) {
+	s.rbuf = b
+	s.x.Start(wire, false)
+	err := s.x.Wait()
+	for err != nil && s.x.WriteErr() == nil && early(err, s.rearm) {
+		err = s.x.Wait() // the exchange goes on where it stopped
 	}
-	n := s.rn
+	s.x.Done()
 	s.rbuf = nil
-	switch {
-	case s.werr != nil:
-		err, s.werr = s.werr, nil
-		return 0, err
+	s.sent += s.x.Sent()
+	switch werr := s.x.WriteErr(); {
+	case werr != nil:
+		return 0, werr
 	case err != nil:
 		return 0, err
 	}
-	return n, s.rerr
-}
-
-// exchangeStep runs with the socket's read lock held: its first call
-// writes the held records and waits (returns false) once they are out,
-// the next ones read as readStep does. When the socket takes only part of
-// them, it stops, and exchange writes the rest.
-func (s *tlsSocket) exchangeStep(fd uintptr) bool {
-	if s.sent < len(s.held) {
-		n, err := protocols.RawWrite(fd, s.held[s.sent:])
-		switch {
-		case err == syscall.EAGAIN:
-			return true
-		case err != nil:
-			s.werr = os.NewSyscallError("write", err)
-			return true
-		}
-		s.sent += n
-		return s.sent < len(s.held)
-	}
-	return s.readStep(fd)
-}
-
-// readStep reads once into rbuf; it returns false to wait when the socket
-// has nothing yet.
-func (s *tlsSocket) readStep(fd uintptr) bool {
-	n, err := protocols.RawRead(fd, s.rbuf)
-	switch {
-	case err == syscall.EAGAIN:
-		return false
-	case err != nil:
-		s.rerr = os.NewSyscallError("read", err)
-	case n == 0 && len(s.rbuf) > 0:
-		s.rerr = io.EOF
-	default:
-		s.rn = n
-	}
-	return true
+	return s.x.Got()
 }

@@ -49,7 +49,7 @@ func TestWSExchange(t *testing.T) {
 					t.Errorf("iteration %d: %d bytes sent for a message of %d", i, out.BytesSent, len(tc.msg))
 				}
 			}
-			if protocols.RawSupported && cl.x.rc == nil {
+			if protocols.RawSupported && !cl.x.ok {
 				t.Error("the connection is not driven raw")
 			}
 			if n := len(got.all()); n != 6 || srv.accepted.Load() != 1 {
