@@ -103,7 +103,12 @@ func TestHTTP1KeepAliveAllocatesNothing(t *testing.T) {
 }
 
 func BenchmarkHTTP1KeepAlive(b *testing.B) {
-	url := cannedServer(b, nginxHello)
+	benchKeepAlive(b, http1Target(cannedServer(b, nginxHello), nil))
+}
+
+// benchKeepAlive measures kept-alive requests to target, the lean client's
+// and net/http's.
+func benchKeepAlive(b *testing.B, target *scenarios.Target) {
 	for _, bc := range []struct {
 		name string
 		make protocols.NewClientFunc
@@ -112,7 +117,7 @@ func BenchmarkHTTP1KeepAlive(b *testing.B) {
 		{"net-http", newNetHTTPClient},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			cl, err := bc.make(http1Target(url, nil), 0)
+			cl, err := bc.make(target, 0)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -124,7 +129,7 @@ func BenchmarkHTTP1KeepAlive(b *testing.B) {
 			for b.Loop() {
 				cl.Do(ctx, 0, &out)
 				if out.Kind != protocols.KindNone {
-					b.Fatal(out.Kind)
+					b.Fatal(out.Kind, out.Err)
 				}
 			}
 		})

@@ -280,30 +280,5 @@ func TestHTTPSKeepAliveAllocations(t *testing.T) {
 // BenchmarkHTTPSKeepAlive measures kept-alive HTTPS requests of the lean
 // client and of net/http against an in-process TLS server.
 func BenchmarkHTTPSKeepAlive(b *testing.B) {
-	url := cannedTLSServer(b, nginxHello)
-	for _, bc := range []struct {
-		name string
-		make protocols.NewClientFunc
-	}{
-		{"lean", newHTTP1Client},
-		{"net-http", newNetHTTPClient},
-	} {
-		b.Run(bc.name, func(b *testing.B) {
-			cl, err := bc.make(httpsTarget(url, nil), 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer cl.Close()
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			var out protocols.Outcome
-			b.ReportAllocs()
-			for b.Loop() {
-				cl.Do(ctx, 0, &out)
-				if out.Kind != protocols.KindNone {
-					b.Fatal(out.Kind, out.Err)
-				}
-			}
-		})
-	}
+	benchKeepAlive(b, httpsTarget(cannedTLSServer(b, nginxHello), nil))
 }
