@@ -25,7 +25,9 @@
 # MODES (keepalive,short; also tlsshort, tls, h2, h2tls, grpc, ws), STREAMS (10),
 # RESUME (true). -v also prints every run. Missing tools are installed
 # (apt-get, go install, npm).
-# loadgate is built from this checkout, or taken from $LOADGATE when set.
+# loadgate is built from this checkout, or taken from $LOADGATE when set;
+# LOADGATE_BASE=BINARY adds another loadgate build, "loadgate-base", run in
+# every mode loadgate is, interleaved, and a table of the two builds' ratios.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
@@ -34,11 +36,11 @@ source "$(dirname "$0")/grpc.sh"
 # shellcheck source-path=SCRIPTDIR source=ws.sh
 source "$(dirname "$0")/ws.sh"
 
-all_tools=(wrk ab hey vegeta h2load loadgate ghz artillery)
+all_tools=(wrk ab hey vegeta h2load loadgate ghz artillery loadgate-base)
 conns=${CONNS:-50} secs=${SECS:-5} repeats=${REPEATS:-3} streams=${STREAMS:-10}
 grpc_conns=${GRPC_CONNS:-5}
 tools=${TOOLS:-wrk,ab,hey,vegeta,h2load,loadgate} modes=${MODES:-keepalive,short} verbose=""
-usage() { sed -n '2,28s/^# \{0,1\}//p' "$0" >&2; exit 2; }
+usage() { sed -n '2,30s/^# \{0,1\}//p' "$0" >&2; exit 2; }
 while getopts "vc:d:r:t:m:s:h" opt; do
   case $opt in
     v) verbose=1 ;; c) conns=$OPTARG ;; d) secs=$OPTARG ;; r) repeats=$OPTARG ;;
@@ -48,6 +50,7 @@ done
 for n in "$conns" "$secs" "$repeats" "$streams"; do [[ $n =~ ^[1-9][0-9]*$ ]] || usage; done
 IFS=, read -r -a tools <<<"$tools"
 IFS=, read -r -a modes <<<"$modes"
+[ -z "${LOADGATE_BASE:-}" ] || [[ " ${tools[*]} " == *" loadgate-base "* ]] || tools+=(loadgate-base)
 for t in "${tools[@]}"; do [[ " ${all_tools[*]} " == *" $t "* ]] || { say "unknown tool $t"; usage; }; done
 for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|tlsshort|tls|h2|h2tls|grpc|ws)$ ]] || { say "unknown mode $m"; usage; }; done
 
@@ -57,7 +60,7 @@ for m in "${modes[@]}"; do [[ $m =~ ^(keepalive|short|tlsshort|tls|h2|h2tls|grpc
 can() {
   case $1/$2 in
     ghz/grpc) return 0 ;; ghz/* | wrk/grpc | ab/grpc | hey/grpc | vegeta/grpc | h2load/grpc) return 1 ;;
-    loadgate/*) true ;; h2load/h2 | h2load/h2tls) true ;; */h2 | */h2tls | h2load/*) false ;;
+    loadgate/* | loadgate-base/*) true ;; h2load/h2 | h2load/h2tls) true ;; */h2 | */h2tls | h2load/*) false ;;
     wrk/tlsshort | ab/tlsshort) true ;; */tlsshort) false ;;
     wrk/tls) true ;; */tls) false ;;
     artillery/ws) true ;; artillery/* | */ws) false ;;
@@ -65,7 +68,7 @@ can() {
   esac
 }
 # have TOOL: is the tool there (loadgate: did it build)?
-have() { if [ "$1" = loadgate ]; then [ -x "$work/bin/loadgate" ]; else command -v "$1" >/dev/null; fi; }
+have() { case $1 in loadgate*) [ -x "$work/bin/$1" ] ;; *) command -v "$1" >/dev/null ;; esac; }
 
 runs=0
 for m in "${modes[@]}"; do for t in "${tools[@]}"; do can "$t" "$m" && runs=$((runs + repeats)); done; done
@@ -95,6 +98,9 @@ for t in "${tools[@]}"; do
 done
 mkdir "$work/bin"
 build_loadgate "$work/bin/loadgate" || say "loadgate did not build: its rows will say missing"
+if [[ " ${tools[*]} " == *" loadgate-base "* ]]; then
+  cp "${LOADGATE_BASE:?loadgate-base needs LOADGATE_BASE=BINARY}" "$work/bin/loadgate-base"
+fi
 nginx_start "$work" $((${#all_tools[@]} + 1))
 # port_of TOOL: each tool loads its own nginx port, the stub has the first.
 port_of() { local i; for i in "${!all_tools[@]}"; do [ "${all_tools[i]}" != "$1" ] || echo $((nginx_port + 1 + i)); done; }
@@ -104,7 +110,12 @@ scenario "$work/keepalive.yaml" true "$conns" "$secs" "$(port_of loadgate)"
 scenario "$work/short.yaml" false "$conns" "$secs" "$(port_of loadgate)"
 scenario "$work/tlsshort.yaml" false "$conns" "$secs" "$(tls_port_of loadgate)" https
 scenario "$work/tls.yaml" true "$conns" "$secs" "$(tls_port_of loadgate)" https
-[ "${RESUME:-true}" = true ] || sed -i 's/insecure_skip_verify: true }/insecure_skip_verify: true, resume: false }/' "$work/tlsshort.yaml"
+# loadgate-base loads its own nginx ports, as every tool does.
+scenario "$work/base-keepalive.yaml" true "$conns" "$secs" "$(port_of loadgate-base)"
+scenario "$work/base-short.yaml" false "$conns" "$secs" "$(port_of loadgate-base)"
+scenario "$work/base-tlsshort.yaml" false "$conns" "$secs" "$(tls_port_of loadgate-base)" https
+scenario "$work/base-tls.yaml" true "$conns" "$secs" "$(tls_port_of loadgate-base)" https
+[ "${RESUME:-true}" = true ] || sed -i 's/insecure_skip_verify: true }/insecure_skip_verify: true, resume: false }/' "$work/tlsshort.yaml" "$work/base-tlsshort.yaml"
 # HTTP/2 runs share nginx's one h2c port: CONNS connections, STREAMS each.
 h2_scenario "$work/h2.yaml" "$conns" "$streams" "$secs"
 h2_scenario "$work/h2tls.yaml" "$conns" "$streams" "$secs" "https://127.0.0.1:$nginx_h2tls_port/"
@@ -138,6 +149,8 @@ tool_cmd() {
       -targets="$work/targets" -output="$work/vegeta.bin" -keepalive="$keepalive") ;;
     h2load) cmd=(h2load -c "$conns" -m "$streams" -D "$secs" "$url") ;;
     loadgate) cmd=("$work/bin/loadgate" run --no-progress -o "" "$work/$2.yaml") ;;
+    loadgate-base) cmd=("$work/bin/loadgate-base" run --no-progress -o "" "$work/base-$2.yaml")
+      [ -f "${cmd[-1]}" ] || cmd[-1]="$work/$2.yaml" ;; # the modes whose servers all tools share
     ghz) cmd=(ghz --insecure --proto "$grpc_proto" --call "$grpc_method" -d "$grpc_message"
       -c "$conns" --connections "$grpc_conns" -z "${secs}s" "127.0.0.1:$grpc_port") ;;
     artillery) cmd=(env WORKERS=1 WS_SECS="$secs" artillery run "$work/ws-artillery.yaml") ;;
@@ -149,7 +162,7 @@ tool_cmd() {
 }
 
 # parse TOOL FILE prints "rps p50_ms p99_ms errors" as the tool reported them.
-parse() { awk -v tool="$1" -f "$bench_root/bench/parse.awk" "$2"; }
+parse() { awk -v tool="${1%-base}" -f "$bench_root/bench/parse.awk" "$2"; }
 
 # counts MODE prints the server's "active accepted handled requests": nginx's
 # stub, or for grpc and ws the built-in server's /stats in the same shape.
@@ -212,7 +225,7 @@ version_of() {
     ab) ab -V 2>&1 | awk 'NR == 1 {print $5}' ;;
     hey | vegeta) go_version_of "$1" ;;
     h2load) h2load --version 2>&1 | awk 'NR == 1 {print $2}' ;;
-    loadgate) "$work/bin/loadgate" version 2>&1 | awk 'NR == 1 {print $NF}' ;;
+    loadgate | loadgate-base) "$work/bin/$1" version 2>&1 | awk 'NR == 1 {print $NF}' ;;
     ghz) go_version_of ghz ;;
     artillery) artillery version 2>&1 | awk '/^Artillery:/ {print $2; exit}' ;;
   esac

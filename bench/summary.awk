@@ -2,7 +2,9 @@
 # Input columns (tab-separated): mode tool rep status tool_rps nginx_rps cpu_us
 # rss_kib p50_ms p99_ms errors conns_per_req wall_s; status is ok, missing or
 # error…; wall_s is not summarised.
-# Variables: modes and tools, space-separated, give the row order. The baselines
+# Variables: modes and tools, space-separated, give the row order. With
+# loadgate-base among the tools, a second table gives loadgate's medians
+# relative to loadgate-base's, mode by mode. The baselines
 # of a mode are wrk for keepalive, tlsshort and tls, wrk then ab for short,
 # h2load for h2 and h2tls, ghz for grpc and artillery for ws.
 
@@ -21,6 +23,7 @@ function median(k, col, n, a, i, j, x) {
 }
 
 function fmt(f, v) { return v == "" ? "n/a" : sprintf(f, v) }
+function share(v, base) { return v == "" || base == "" || base == 0 ? "n/a" : sprintf("%.2f×", v / base) }
 function ratio(v, base, name) { return v == "" || base == "" || base == 0 ? "n/a" : sprintf("%.2f× %s", v / base, name) }
 # ratios prints the ratio of the median col of k to that of each baseline
 # of mode md, comma-separated.
@@ -56,7 +59,7 @@ END {
     for (j = 1; j <= nt; j++) {
       k = m[i] SUBSEP t[j]
       label = "| " m[i] " | " t[j] " | "
-      if (!(k in total)) { row(label, "n/a", "n/a"); continue }
+      if (!(k in total)) continue # the harness does not run this tool in this mode
       if (k in missing) { row(label, "missing", "missing"); continue }
       if (!ok[k]) { row(label, "0/" total[k], "error"); continue }
       nrps = median(k, "nrps"); cpu = median(k, "cpu")
@@ -65,5 +68,19 @@ END {
         fmt("%.0f", median(k, "rss")) " | " fmt("%.2f", median(k, "p50")) " | " fmt("%.2f", median(k, "p99")) " | " \
         fmt("%.0f", median(k, "err")) " | " fmt("%.3f", median(k, "cpr")) " |"
     }
+  }
+  if (index(" " tools " ", " loadgate-base ")) builds(nm, m)
+}
+
+# builds prints, per mode, loadgate's median rps and CPU per request
+# relative to loadgate-base's: two builds measured side by side.
+function builds(nm, m, i, a, b) {
+  print ""
+  print "| mode | rps, loadgate / loadgate-base | CPU µs/req, loadgate / loadgate-base |"
+  print "|---|---:|---:|"
+  for (i = 1; i <= nm; i++) {
+    a = m[i] SUBSEP "loadgate"; b = m[i] SUBSEP "loadgate-base"
+    if (!ok[a] || !ok[b]) continue
+    print "| " m[i] " | " share(median(a, "nrps"), median(b, "nrps")) " | " share(median(a, "cpu"), median(b, "cpu")) " |"
   }
 }
