@@ -1,4 +1,4 @@
-//go:build linux && !race
+//go:build linux && !race && !386
 
 package protocols
 
@@ -16,7 +16,8 @@ const RawSupported = true
 // of a kept-alive request's CPU time. The race detector learns from
 // syscall.Read and syscall.Write that bytes written happen before the
 // same bytes read, in this process's server of a test too, so a race build
-// keeps them (rawio_unix.go).
+// keeps them (rawio_unix.go), as does linux/386, which has no recvfrom
+// system call of its own (it goes through socketcall).
 func RawWrite(fd uintptr, b []byte) (int, error) {
 	return rawIO(syscall.SYS_WRITE, fd, b)
 }
