@@ -8,6 +8,7 @@
 # Servers, each on 127.0.0.1 and started and stopped here, by PID:
 #   nginx (access log lines)   HTTP/1.1 on the event loop and on --workers,
 #                              keep-alive and a new connection per request;
+#                              HTTPS (TLS, a certificate made here), both;
 #                              HTTP/2 (h2c)
 #   loadgate serve (/stats)    gRPC calls, WebSocket messages, HTTP/1.1 while
 #                              the server stalls across the phase's end
@@ -15,7 +16,7 @@
 # Each row runs RUNS times (default 3); a run prints loadgate's requests,
 # the server's count and their difference, which must be 0.
 #
-# Needs nginx (nginx-light), redis-server, jq and curl. LOADGATE names the
+# Needs nginx (nginx-light), redis-server, jq, curl and openssl. LOADGATE names the
 # binary; default: built from this checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +50,10 @@ port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); 
 # nginx answering every request at once, one access log line per request.
 ngx_port=$(port)
 ngx_h2=$(port)
+ngx_tls=$(port)
 mkdir -p "$work/nginx"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 -subj /CN=127.0.0.1 \
+  -keyout "$work/nginx/key.pem" -out "$work/nginx/cert.pem" 2>/dev/null
 cat >"$work/nginx/nginx.conf" <<EOF
 worker_processes 1;
 pid $work/nginx/nginx.pid;
@@ -62,6 +66,8 @@ http {
   keepalive_requests 1000000;
   server { listen 127.0.0.1:$ngx_port; location / { return 200 "ok"; } }
   server { listen 127.0.0.1:$ngx_h2 http2; location / { return 200 "ok"; } }
+  server { listen 127.0.0.1:$ngx_tls ssl; ssl_certificate $work/nginx/cert.pem; ssl_certificate_key $work/nginx/key.pem;
+    location / { return 200 "ok"; } }
 }
 EOF
 nginx -c "$work/nginx/nginx.conf" -p "$work/nginx" &
@@ -88,6 +94,8 @@ scenario() { # name target-yaml
 }
 scenario h1 "    http: { url: \"http://127.0.0.1:$ngx_port/\", keepalive: true }"
 scenario h1short "    http: { url: \"http://127.0.0.1:$ngx_port/\", keepalive: false }"
+scenario https "    http: { url: \"https://127.0.0.1:$ngx_tls/\", keepalive: true, tls: { insecure_skip_verify: true } }"
+scenario httpsshort "    http: { url: \"https://127.0.0.1:$ngx_tls/\", keepalive: false, tls: { insecure_skip_verify: true } }"
 scenario h2 "    http: { url: \"http://127.0.0.1:$ngx_h2/\", http2: true, connections: 5 }"
 scenario grpc "    grpc: { address: \"127.0.0.1:$lg_grpc\", method: loadgate.echo.v1.Echo/Say, proto: $PWD/testdata/proto/echo.proto, message: { text: hi }, connections: 5 }"
 scenario ws "    websocket: { url: \"ws://127.0.0.1:$lg_http/ws\", connection: persistent, iteration: [ { send: ping }, { expect: { contains: ping } } ] }"
@@ -126,6 +134,8 @@ row "HTTP/1.1 keep-alive, event loop" h1 lines
 row "HTTP/1.1 keep-alive, --workers" h1 lines --workers
 row "HTTP/1.1 new connection, event loop" h1short lines
 row "HTTP/1.1 new connection, --workers" h1short lines --workers
+row "HTTPS keep-alive" https lines
+row "HTTPS new connection" httpsshort lines
 row "HTTP/2 h2c, 5 connections" h2 lines
 row "gRPC unary, 5 connections" grpc stat_grpc
 row "WebSocket, persistent" ws stat_ws
