@@ -19,6 +19,12 @@ func cannedServer(tb testing.TB, resp string) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return "http://" + serveCannedOn(tb, l, resp) + "/"
+}
+
+// serveCannedOn answers every request on l's connections with resp until
+// the test ends, and returns l's address.
+func serveCannedOn(tb testing.TB, l net.Listener, resp string) string {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -31,7 +37,7 @@ func cannedServer(tb testing.TB, resp string) string {
 		}
 	}()
 	tb.Cleanup(func() { l.Close(); <-done })
-	return "http://" + l.Addr().String() + "/"
+	return l.Addr().String()
 }
 
 func serveCanned(c net.Conn, resp []byte) {

@@ -45,24 +45,11 @@ func newTLSRawServer(t *testing.T, handle func(c net.Conn)) string {
 // cannedTLSServer is cannedServer over TLS.
 func cannedTLSServer(tb testing.TB, resp string) string {
 	tb.Helper()
-	conf := serverTLS(tb)
-	l, err := tls.Listen("tcp", "127.0.0.1:0", conf)
+	l, err := tls.Listen("tcp", "127.0.0.1:0", serverTLS(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			go serveCanned(c, []byte(resp))
-		}
-	}()
-	tb.Cleanup(func() { l.Close(); <-done })
-	return "https://" + l.Addr().String() + "/"
+	return "https://" + serveCannedOn(tb, l, resp) + "/"
 }
 
 func httpsTarget(url string, mod func(h *scenarios.HTTPTarget)) *scenarios.Target {
