@@ -1,6 +1,7 @@
 package http1
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/protocols/httpflow"
@@ -115,4 +117,26 @@ func newFlowUser(t *scenarios.Target, worker int) (flowUser, *flowWire, error) {
 		return nil, nil, err
 	}
 	return c.(flowUser), w, nil
+}
+
+// checkSecondRequest sends two requests on cl's one connection and checks
+// that the second ends as want. When want is KindNone, the connection's
+// deadline, kept from the first request, is made one that fires while the
+// second waits: a deadline set lazily must be rearmed, not failed.
+func checkSecondRequest(t *testing.T, cl *http1Client, want protocols.ErrorKind) {
+	t.Helper()
+	var out protocols.Outcome
+	cl.Do(context.Background(), 0, &out)
+	if out.Kind != protocols.KindNone {
+		t.Fatalf("first request: %v %v", out.Kind, out.Err)
+	}
+	if want == protocols.KindNone {
+		if err := cl.conn.SetDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl.Do(context.Background(), 0, &out)
+	if out.Kind != want {
+		t.Errorf("second request: kind %v (%v), want %v", out.Kind, out.Err, want)
+	}
 }

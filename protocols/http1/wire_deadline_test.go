@@ -1,7 +1,6 @@
 package http1
 
 import (
-	"context"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -35,22 +34,7 @@ func TestHTTP1LazyDeadline(t *testing.T) {
 					hello(w, r)
 				})
 				cl := newTestHTTP1Via(t, http1Target(srv.URL, func(h *scenarios.HTTPTarget) { h.Timeout = tc.timeout }), dp.dialer)
-				var out protocols.Outcome
-				cl.Do(context.Background(), 0, &out)
-				if out.Kind != protocols.KindNone {
-					t.Fatalf("first request: %v %v", out.Kind, out.Err)
-				}
-				if tc.want == protocols.KindNone {
-					// The connection keeps its deadline from the first request;
-					// make it one that fires while the second one waits.
-					if err := cl.conn.SetDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
-						t.Fatal(err)
-					}
-				}
-				cl.Do(context.Background(), 0, &out)
-				if out.Kind != tc.want {
-					t.Errorf("second request: kind %v (%v), want %v", out.Kind, out.Err, tc.want)
-				}
+				checkSecondRequest(t, cl, tc.want)
 			})
 		}
 	}

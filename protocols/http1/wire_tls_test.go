@@ -173,20 +173,7 @@ func TestHTTPSLazyDeadline(t *testing.T) {
 			srv.StartTLS()
 			t.Cleanup(srv.Close)
 			cl := newTestHTTP1(t, httpsTarget(srv.URL, func(h *scenarios.HTTPTarget) { h.Timeout = tc.timeout }))
-			var out protocols.Outcome
-			cl.Do(context.Background(), 0, &out)
-			if out.Kind != protocols.KindNone {
-				t.Fatalf("first request: %v %v", out.Kind, out.Err)
-			}
-			if tc.want == protocols.KindNone {
-				if err := cl.conn.SetDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			cl.Do(context.Background(), 0, &out)
-			if out.Kind != tc.want {
-				t.Errorf("second request: kind %v (%v), want %v", out.Kind, out.Err, tc.want)
-			}
+			checkSecondRequest(t, cl, tc.want)
 		})
 	}
 }

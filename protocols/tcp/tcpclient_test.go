@@ -330,9 +330,15 @@ func BenchmarkTCPIteration(b *testing.B) {
 	target := monitorTarget(srv.Addr(), scenarios.Persistent)
 	target.TCP.OnConnect = nil
 	cl := newTestTCPClient(b, target, 0)
+	benchIterations(b, cl)
+}
+
+// benchIterations measures cl's iterations, its connection made outside
+// the measurement.
+func benchIterations(b *testing.B, cl protocols.Client) {
 	ctx := b.Context()
 	var out protocols.Outcome
-	cl.Do(ctx, 0, &out) // connect outside the measurement
+	cl.Do(ctx, 0, &out)
 	b.ReportAllocs()
 	for b.Loop() {
 		cl.Do(ctx, 0, &out)

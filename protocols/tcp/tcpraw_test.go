@@ -132,14 +132,5 @@ func TestTCPIterationDoesNotAllocate(t *testing.T) {
 func BenchmarkTCPPing(b *testing.B) {
 	srv := testpeer.NewTCPServer(b, pongs)
 	cl := newTestTCPClient(b, redisTarget(srv.Addr(), scenarios.TCPExpect{Equals: []byte("+PONG")}), 0)
-	ctx := b.Context()
-	var out protocols.Outcome
-	cl.Do(ctx, 0, &out) // connect outside the measurement
-	b.ReportAllocs()
-	for b.Loop() {
-		cl.Do(ctx, 0, &out)
-		if out.Kind != protocols.KindNone {
-			b.Fatal(out.Kind)
-		}
-	}
+	benchIterations(b, cl)
 }
