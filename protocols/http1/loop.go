@@ -10,6 +10,7 @@ import (
 
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/protocols/httpcheck"
+	"github.com/loadgate/loadgate/protocols/sockets"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -51,10 +52,10 @@ type lookupFunc func(ctx context.Context, network, host string) ([]netip.Addr, e
 // is a loopback address, as localhost's are. A name that reaches beyond
 // the machine stays with the workers, whose dialer resolves it at every
 // connection and so follows a DNS that spreads clients over servers.
-func loopAddrs(u *url.URL, lookup lookupFunc) ([]*socketAddr, string) {
+func loopAddrs(u *url.URL, lookup lookupFunc) ([]*sockets.Addr, string) {
 	port := protocols.Port(u)
-	if a := newSocketAddr(u.Hostname(), port); a != nil {
-		return []*socketAddr{a}, ""
+	if a := sockets.NewAddr(u.Hostname(), port); a != nil {
+		return []*sockets.Addr{a}, ""
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -62,9 +63,9 @@ func loopAddrs(u *url.URL, lookup lookupFunc) ([]*socketAddr, string) {
 	if err != nil || len(ips) == 0 {
 		return nil, "the host name did not resolve: the workers' dialer tries it at each connection"
 	}
-	var addrs []*socketAddr
+	var addrs []*sockets.Addr
 	for _, ip := range ips {
-		a := newSocketAddr(ip.Unmap().String(), port)
+		a := sockets.NewAddr(ip.Unmap().String(), port)
 		if !ip.IsLoopback() || a == nil {
 			return nil, "the host is a name beyond this machine, which the workers' dialer resolves at each connection"
 		}
@@ -90,11 +91,11 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 		expect:  httpcheck.NewExpectation(&h.Expect),
 		maxBody: h.MaxBody,
 		timeout: h.Timeout,
-		src:     newSources(h.LocalIPs, 0),
+		src:     sockets.NewSources(h.LocalIPs, 0),
 	}}
-	addr := dialAddr(net.JoinHostPort(u.Hostname(), protocols.Port(u)))
-	l.dialErrs = dialErrors{addr: addr, spread: l.src != nil}
-	l.ioErrs = dialErrors{addr: addr, onConn: true}
+	addr := sockets.DialAddr(net.JoinHostPort(u.Hostname(), protocols.Port(u)))
+	l.dialErrs = sockets.DialErrors{Addr: addr, Spread: l.src != nil}
+	l.ioErrs = sockets.DialErrors{Addr: addr, OnConn: true}
 	for i := range h.Requests {
 		r, err := serialize(&h.Requests[i], h.Keepalive)
 		if err != nil {
@@ -111,16 +112,16 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 type loopTarget struct {
 	// socks are the target's addresses: one, or those of its name; cur is
 	// the one that answered last, which the next connection tries first.
-	socks []*socketAddr
+	socks []*sockets.Addr
 	cur   int
 	// src are the source addresses of local_ips, nil without.
-	src        *sources
+	src        *sockets.Sources
 	reqs       []http1Request
 	expect     *httpcheck.Expectation
 	maxBody    int64
 	timeout    time.Duration
 	nagle      bool
 	errTimeout error
-	dialErrs   dialErrors
-	ioErrs     dialErrors // of reads and writes on an open connection
+	dialErrs   sockets.DialErrors
+	ioErrs     sockets.DialErrors // of reads and writes on an open connection
 }

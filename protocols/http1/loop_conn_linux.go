@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/sockets"
 )
 
 // connState is where a slot's request stands.
@@ -105,7 +106,7 @@ func (l *httpLoop) issue(i int) {
 			c.dialAt = l.tick(protocols.Now())
 		}
 		a := l.socks[l.cur]
-		fd, op, err := openSocket(a, l.src.socket(a), l.nagle)
+		fd, op, err := sockets.Open(a, l.src.Socket(a), l.nagle)
 		if err != nil {
 			l.connectFailed(i, op, err)
 			return
@@ -125,7 +126,7 @@ func (l *httpLoop) connectFailed(i int, op string, err error) {
 	c := &l.conns[i]
 	l.closeConn(c)
 	if l.outOfSockets(err) {
-		l.fail(i, protocols.KindOther, l.dialErrs.of(op, err))
+		l.fail(i, protocols.KindOther, l.dialErrs.Of(op, err))
 		return
 	}
 	if c.tried++; int(c.tried) < len(l.socks) {
@@ -133,7 +134,7 @@ func (l *httpLoop) connectFailed(i int, op string, err error) {
 		l.issue(i)
 		return
 	}
-	l.fail(i, protocols.KindConnect, l.dialErrs.of(op, err))
+	l.fail(i, protocols.KindConnect, l.dialErrs.Of(op, err))
 }
 
 // write writes what is left of the request, and watches the connection
@@ -192,7 +193,7 @@ func (l *httpLoop) writeFailed(i int, err error) {
 	c := &l.conns[i]
 	if c.dialAt != noTick && c.wrote == 0 {
 		if protocols.ClosedByPeer(err) {
-			l.fail(i, protocols.KindReset, l.ioErrs.of("write", err))
+			l.fail(i, protocols.KindReset, l.ioErrs.Of("write", err))
 		} else {
 			l.connectFailed(i, "connect", err)
 		}
@@ -201,7 +202,7 @@ func (l *httpLoop) writeFailed(i int, err error) {
 	if l.retry(i, err) {
 		return
 	}
-	l.fail(i, protocols.KindReset, l.ioErrs.of("write", err))
+	l.fail(i, protocols.KindReset, l.ioErrs.Of("write", err))
 }
 
 // watch registers c's socket in the epoll set for events want, or changes
@@ -217,7 +218,7 @@ func (l *httpLoop) watch(c *loopConn, id int32, want uint32) error {
 	ev := unix.EpollEvent{Events: want, Fd: id}
 	_, _, e := unix.RawSyscall6(unix.SYS_EPOLL_CTL, uintptr(l.ep), uintptr(op), uintptr(c.fd), uintptr(unsafe.Pointer(&ev)), 0, 0)
 	if e != 0 {
-		return l.ioErrs.of("epoll_ctl", e)
+		return l.ioErrs.Of("epoll_ctl", e)
 	}
 	c.events = want
 	return nil
@@ -271,7 +272,7 @@ func (l *httpLoop) read(i int) {
 			return
 		case err != nil:
 			if !l.retry(i, err) {
-				l.fail(i, classify(err), l.ioErrs.of("read", err))
+				l.fail(i, classify(err), l.ioErrs.Of("read", err))
 			}
 			return
 		case n == 0:
@@ -348,10 +349,10 @@ func (l *httpLoop) complete(i int) {
 // connection: it is never reused after an error.
 func (l *httpLoop) fail(i int, kind protocols.ErrorKind, err error) {
 	c := &l.conns[i]
-	if c.dialAt != noTick && c.fd >= 0 && kind != protocols.KindConnect && selfConnectedFD(int(c.fd), l.socks[l.cur]) {
+	if c.dialAt != noTick && c.fd >= 0 && kind != protocols.KindConnect && sockets.SelfConnectedFD(int(c.fd), l.socks[l.cur]) {
 		// Nothing listens on the target's port, which the kernel then
 		// picked for this end of the connection too: it reached itself.
-		kind, err = protocols.KindConnect, l.dialErrs.of("connect", unix.ECONNREFUSED)
+		kind, err = protocols.KindConnect, l.dialErrs.Of("connect", unix.ECONNREFUSED)
 	}
 	c.out.Kind, c.out.Err = kind, err
 	l.closeConn(c)

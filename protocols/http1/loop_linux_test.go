@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/sockets"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -445,14 +446,14 @@ func TestLoopTriesEveryAddress(t *testing.T) {
 	}
 	dead := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	addr := func(port int) *socketAddr { return newSocketAddr("127.0.0.1", strconv.Itoa(port)) }
+	addr := func(port int) *sockets.Addr { return sockets.NewAddr("127.0.0.1", strconv.Itoa(port)) }
 	for _, tc := range []struct {
 		name  string
-		socks []*socketAddr
+		socks []*sockets.Addr
 		want  protocols.ErrorKind
 	}{
-		{"the second answers", []*socketAddr{addr(dead), addr(live)}, protocols.KindNone},
-		{"none answers", []*socketAddr{addr(dead), addr(dead)}, protocols.KindConnect},
+		{"the second answers", []*sockets.Addr{addr(dead), addr(live)}, protocols.KindNone},
+		{"none answers", []*sockets.Addr{addr(dead), addr(dead)}, protocols.KindConnect},
 	} {
 		lp, why := NewLoop(http1Target(srv.URL+"/", func(h *scenarios.HTTPTarget) { h.Keepalive = false }))
 		if lp == nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/protocols/httpcheck"
+	"github.com/loadgate/loadgate/protocols/sockets"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -63,10 +64,10 @@ func newNetHTTPClient(t *scenarios.Target, worker int) (protocols.Client, error)
 	if err != nil {
 		return nil, err
 	}
-	src := newSources(h.LocalIPs, worker)
+	src := sockets.NewSources(h.LocalIPs, worker)
 	c.transport = &http.Transport{
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			dialer := net.Dialer{Timeout: h.Timeout, LocalAddr: src.dialerAddr()}
+			dialer := net.Dialer{Timeout: h.Timeout, LocalAddr: src.DialerAddr()}
 			conn, err := dialer.DialContext(ctx, network, addr)
 			if err != nil {
 				return nil, err

@@ -9,7 +9,6 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/loadgate/loadgate/protocols"
@@ -119,52 +118,6 @@ func TestLocalIPsNotOnThisMachine(t *testing.T) {
 	}
 	if srv.requests.Load() != 0 {
 		t.Errorf("the server served %d requests", srv.requests.Load())
-	}
-}
-
-// Out of ephemeral ports, the error says what to do about it.
-func TestDialErrorWords(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		d      dialErrors
-		op     string
-		errno  syscall.Errno
-		want   string // "" for no words beyond the errno's
-		errnoS string
-	}{
-		{"out of ports, one source", dialErrors{addr: "127.0.0.1:80"}, "connect", syscall.EADDRNOTAVAIL,
-			"spread the connections over several source addresses with local_ips", "cannot assign requested address"},
-		{"out of ports, local_ips", dialErrors{addr: "127.0.0.1:80", spread: true}, "connect", syscall.EADDRNOTAVAIL,
-			"add addresses to local_ips", "cannot assign requested address"},
-		{"a source not on this machine", dialErrors{addr: "127.0.0.1:80", spread: true}, "bind", syscall.EADDRNOTAVAIL,
-			"not one of this machine's", "bind: cannot assign requested address"},
-		{"refused", dialErrors{addr: "127.0.0.1:80"}, "connect", syscall.ECONNREFUSED, "", "connection refused"},
-		{"on an open connection", dialErrors{addr: "127.0.0.1:80", onConn: true}, "read", syscall.EADDRNOTAVAIL, "", "read tcp"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := tc.d.of(tc.op, tc.errno)
-			msg := err.Error()
-			if !strings.Contains(msg, tc.errnoS) || !strings.Contains(msg, "127.0.0.1:80") {
-				t.Errorf("%q does not name the address and %q", msg, tc.errnoS)
-			}
-			if tc.want == "" && strings.Contains(msg, "(") || tc.want != "" && !strings.Contains(msg, tc.want) {
-				t.Errorf("%q, want words %q", msg, tc.want)
-			}
-			if errno, ok := errnoOf(err); !ok || errno != tc.errno {
-				t.Errorf("the errno is lost: %v %v", errno, ok)
-			}
-			if again := tc.d.of(tc.op, tc.errno); again != err {
-				t.Error("the error is made again")
-			}
-		})
-	}
-	var d dialErrors
-	dialed := &net.OpError{Op: "dial", Net: "tcp", Err: &net.AddrError{Err: "x"}}
-	if d.worded(dialed) != dialed {
-		t.Error("net.Dialer's error without an errno is not kept")
-	}
-	if w := d.worded(&net.OpError{Op: "dial", Net: "tcp", Err: syscall.EADDRNOTAVAIL}); !strings.Contains(w.Error(), "local_ips") {
-		t.Errorf("net.Dialer's EADDRNOTAVAIL: %q has no words", w)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/protocols/httpcheck"
+	"github.com/loadgate/loadgate/protocols/sockets"
 	"github.com/loadgate/loadgate/scenarios"
 )
 
@@ -31,14 +32,14 @@ type http1Client struct {
 	// expect is the checks of the response being read: the target's, or
 	// a flow step's.
 	expect   *httpcheck.Expectation
-	proxy    *proxyRoute // nil: the connection goes straight to the server
-	reused   bool        // conn has carried a complete exchange
-	raw      rawExchange // of the current connection, when rawOK
-	rawOK    bool        // conn is a plain socket the raw exchange can drive
-	sock     *socketAddr // non-nil: conn is opened by dialSocket
-	src      *sources    // of local_ips; nil: the kernel picks
-	nagle    bool        // dialSocket leaves Nagle's algorithm on (see oneSegment)
-	dialErrs dialErrors  // of dialSocket, made once, for Outcome.Err
+	proxy    *proxyRoute        // nil: the connection goes straight to the server
+	reused   bool               // conn has carried a complete exchange
+	raw      rawExchange        // of the current connection, when rawOK
+	rawOK    bool               // conn is a plain socket the raw exchange can drive
+	sock     *sockets.Addr      // non-nil: conn is opened by dialSocket
+	src      *sockets.Sources   // of local_ips; nil: the kernel picks
+	nagle    bool               // dialSocket leaves Nagle's algorithm on (see oneSegment)
+	dialErrs sockets.DialErrors // of dialSocket, made once, for Outcome.Err
 	// connecting says conn came from dialSocket and no byte of a request
 	// has left on it yet: its handshake is not known to be over. dialStart
 	// is when the dial began.
@@ -157,7 +158,7 @@ func newHTTP1Client(t *scenarios.Target, worker int) (protocols.Client, error) {
 // u, through proxy when it is set, with no request of its own yet.
 func newHTTP1Conn(t *scenarios.Target, u *url.URL, proxy *proxyRoute, worker int) (*http1Client, error) {
 	h := t.HTTP
-	c := &http1Client{target: h, proxy: proxy, src: newSources(h.LocalIPs, worker)}
+	c := &http1Client{target: h, proxy: proxy, src: sockets.NewSources(h.LocalIPs, worker)}
 	c.rd = newRespReader(h.MaxBody, nil)
 	port := protocols.Port(u)
 	c.addr = net.JoinHostPort(u.Hostname(), port)
@@ -170,9 +171,9 @@ func newHTTP1Conn(t *scenarios.Target, u *url.URL, proxy *proxyRoute, worker int
 		conf.NextProtos = []string{"http/1.1"}
 		c.tlsConf = conf
 	}
-	c.dialErrs = dialErrors{addr: dialAddr(c.addr), spread: c.src != nil}
+	c.dialErrs = sockets.DialErrors{Addr: sockets.DialAddr(c.addr), Spread: c.src != nil}
 	if c.tlsConf == nil && proxy == nil {
-		c.sock = newSocketAddr(u.Hostname(), port)
+		c.sock = sockets.NewAddr(u.Hostname(), port)
 	}
 	return c, nil
 }
@@ -303,7 +304,7 @@ func (c *http1Client) connected(ctx context.Context, deadline time.Time, n int, 
 		out.Kind, out.Err = protocols.KindReset, protocols.ReplyError(err)
 		if !protocols.ClosedByPeer(err) {
 			out.Kind = protocols.ConnectFailure(ctx, err, deadline)
-			out.Err = c.dialErrs.of("connect", err)
+			out.Err = c.dialErrs.Of("connect", err)
 		}
 		return false
 	}
@@ -319,12 +320,12 @@ func (c *http1Client) connected(ctx context.Context, deadline time.Time, n int, 
 // whether the request goes once more on a new connection, which it may
 // when retry says it went out on a kept-alive one for the first time.
 func (c *http1Client) failed(ctx context.Context, err error, retry, connecting bool, out *protocols.Outcome) bool {
-	self := connecting && c.rawOK && selfConnected(c.raw.Conn(), c.sock)
+	self := connecting && c.rawOK && sockets.SelfConnected(c.raw.Conn(), c.sock)
 	c.drop()
 	if self {
 		// The kernel picked the target's own port for this end of the
 		// connection, which then reached itself: nothing listens there.
-		out.Kind, out.Err = protocols.KindConnect, c.dialErrs.of("connect", syscall.ECONNREFUSED)
+		out.Kind, out.Err = protocols.KindConnect, c.dialErrs.Of("connect", syscall.ECONNREFUSED)
 		return false
 	}
 	// A server may close an idle kept-alive connection at any time; finding
@@ -366,14 +367,14 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 	}
 	// TCP keep-alive probes are for connections idle for long, which a load
 	// test's are not, and setting them up costs four system calls.
-	d := net.Dialer{Deadline: deadline, KeepAlive: -1, LocalAddr: c.src.dialerAddr()}
+	d := net.Dialer{Deadline: deadline, KeepAlive: -1, LocalAddr: c.src.DialerAddr()}
 	addr := c.addr
 	if c.proxy != nil {
 		addr = c.proxy.addr
 	}
 	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return protocols.ConnectFailure(ctx, err, deadline), c.dialErrs.worded(err)
+		return protocols.ConnectFailure(ctx, err, deadline), c.dialErrs.Worded(err)
 	}
 	if err := conn.SetDeadline(deadline); err != nil {
 		conn.Close()
@@ -409,9 +410,9 @@ func (c *http1Client) dial(ctx context.Context, deadline time.Time, out *protoco
 // it is on loopback.
 func (c *http1Client) dialSocket(ctx context.Context, start, deadline time.Time) (protocols.ErrorKind, error) {
 	c.dialStart = start
-	fd, op, err := openSocket(c.sock, c.src.socket(c.sock), c.nagle)
+	fd, op, err := sockets.Open(c.sock, c.src.Socket(c.sock), c.nagle)
 	if err != nil {
-		return protocols.ConnectFailure(ctx, err, deadline), c.dialErrs.of(op, err)
+		return protocols.ConnectFailure(ctx, err, deadline), c.dialErrs.Of(op, err)
 	}
 	conn := socketConn{os.NewFile(uintptr(fd), c.addr)}
 	if err := conn.SetDeadline(deadline); err != nil {

@@ -1,4 +1,4 @@
-package http1
+package sockets
 
 import (
 	"net/netip"
@@ -7,8 +7,8 @@ import (
 	"unsafe"
 )
 
-// socketAddr is an address dialSocket connects to.
-type socketAddr struct {
+// Addr is an address Open connects to.
+type Addr struct {
 	family int
 	sa     syscall.Sockaddr
 	// raw and rawLen are sa in the kernel's layout, made once, for a
@@ -17,10 +17,10 @@ type socketAddr struct {
 	rawLen uintptr
 }
 
-// newSocketAddr returns the address of host and port when host is an IP
+// NewAddr returns the address of host and port when host is an IP
 // address, and nil for a name, left to net.Dialer, which resolves it at
 // every dial and tries each of its addresses.
-func newSocketAddr(host, port string) *socketAddr {
+func NewAddr(host, port string) *Addr {
 	ip, err := netip.ParseAddr(host)
 	if err != nil || ip.Zone() != "" {
 		return nil
@@ -32,17 +32,17 @@ func newSocketAddr(host, port string) *socketAddr {
 	if ip.Is4() || ip.Is4In6() {
 		raw := &syscall.RawSockaddrInet4{Family: syscall.AF_INET, Addr: ip.Unmap().As4()}
 		bigEndianPort(&raw.Port, p)
-		return &socketAddr{syscall.AF_INET, &syscall.SockaddrInet4{Port: int(p), Addr: ip.Unmap().As4()},
+		return &Addr{syscall.AF_INET, &syscall.SockaddrInet4{Port: int(p), Addr: ip.Unmap().As4()},
 			unsafe.Pointer(raw), syscall.SizeofSockaddrInet4}
 	}
 	raw := &syscall.RawSockaddrInet6{Family: syscall.AF_INET6, Addr: ip.As16()}
 	bigEndianPort(&raw.Port, p)
-	return &socketAddr{syscall.AF_INET6, &syscall.SockaddrInet6{Port: int(p), Addr: ip.As16()},
+	return &Addr{syscall.AF_INET6, &syscall.SockaddrInet6{Port: int(p), Addr: ip.As16()},
 		unsafe.Pointer(raw), syscall.SizeofSockaddrInet6}
 }
 
-// isV6 reports whether a is an IPv6 address.
-func (a *socketAddr) isV6() bool { return a.family == syscall.AF_INET6 }
+// IsV6 reports whether a is an IPv6 address.
+func (a *Addr) IsV6() bool { return a.family == syscall.AF_INET6 }
 
 // bigEndianPort stores port in network byte order, as a sockaddr has it.
 func bigEndianPort(dst *uint16, port uint64) {
@@ -50,14 +50,14 @@ func bigEndianPort(dst *uint16, port uint64) {
 	b[0], b[1] = byte(port>>8), byte(port)
 }
 
-// openSocket opens a non-blocking TCP socket and starts connecting it to a,
-// from source address src unless src is nil (see sources). The handshake
+// Open opens a non-blocking TCP socket and starts connecting it to a,
+// from source address src unless src is nil (see Sources). The handshake
 // goes on after it returns. On failure it returns the system call that
 // failed and its errno, which costs no allocation. nagle leaves
 // Nagle's algorithm on, for connections whose requests each fit one
 // segment (see oneSegment): it then never holds one back, and the socket
 // costs a system call less.
-func openSocket(a, src *socketAddr, nagle bool) (fd int, op string, err error) {
+func Open(a, src *Addr, nagle bool) (fd int, op string, err error) {
 	if fd, err = sysSocket(a.family); err != nil {
 		return -1, "socket", err
 	}
@@ -89,7 +89,7 @@ func openSocket(a, src *socketAddr, nagle bool) (fd int, op string, err error) {
 // picks one free for the whole 4-tuple, so each source address has the
 // ephemeral range to itself towards every server address, where a bind
 // with port 0 would take one unique to the source address alone.
-func bindSource(fd int, a, src *socketAddr) (string, error) {
+func bindSource(fd int, a, src *Addr) (string, error) {
 	if src.family != a.family {
 		return "bind", syscall.EAFNOSUPPORT
 	}
@@ -102,17 +102,17 @@ func bindSource(fd int, a, src *socketAddr) (string, error) {
 	return "", nil
 }
 
-// selfConnected reports whether the socket's own address is a: with
+// SelfConnected reports whether the socket's own address is a: with
 // nothing listening on a port of the ephemeral range, the kernel may pick
 // that very port for the connecting end, which then reaches itself.
-func selfConnected(rc syscall.RawConn, a *socketAddr) bool {
+func SelfConnected(rc syscall.RawConn, a *Addr) bool {
 	self := false
-	_ = rc.Control(func(fd uintptr) { self = selfConnectedFD(int(fd), a) })
+	_ = rc.Control(func(fd uintptr) { self = SelfConnectedFD(int(fd), a) })
 	return self
 }
 
-// selfConnectedFD is selfConnected of a socket the caller drives itself.
-func selfConnectedFD(fd int, a *socketAddr) bool {
+// SelfConnectedFD is SelfConnected of a socket the caller drives itself.
+func SelfConnectedFD(fd int, a *Addr) bool {
 	sa, err := syscall.Getsockname(fd)
 	if err != nil {
 		return false

@@ -1,6 +1,6 @@
 //go:build linux && 386
 
-package http1
+package sockets
 
 import "syscall"
 
@@ -15,7 +15,7 @@ func sysNoDelay(fd int) error {
 	return syscall.SetsockoptInt(fd, syscall.IPPROTO_TCP, syscall.TCP_NODELAY, 1)
 }
 
-func sysConnect(fd int, a *socketAddr) error { return syscall.Connect(fd, a.sa) }
+func sysConnect(fd int, a *Addr) error { return syscall.Connect(fd, a.sa) }
 
 // ipBindAddressNoPort is IP_BIND_ADDRESS_NO_PORT of linux/in.h.
 const ipBindAddressNoPort = 24
@@ -24,4 +24,4 @@ func sysBindNoPort(fd int) error {
 	return syscall.SetsockoptInt(fd, syscall.IPPROTO_IP, ipBindAddressNoPort, 1)
 }
 
-func sysBind(fd int, a *socketAddr) error { return syscall.Bind(fd, a.sa) }
+func sysBind(fd int, a *Addr) error { return syscall.Bind(fd, a.sa) }

@@ -1,15 +1,15 @@
-package http1
+package sockets
 
 import (
 	"net"
 	"net/netip"
 )
 
-// sources are the source addresses a target's connections come from
+// Sources are the source addresses a target's connections come from
 // (local_ips), taken in turn: each gives the kernel its own ephemeral
 // ports towards the target, so that more connections fit than one
 // address's ports allow.
-type sources struct {
+type Sources struct {
 	v4, v6 []source
 	next   int
 }
@@ -17,19 +17,19 @@ type sources struct {
 // source is one address of sources, ready for both dialers.
 type source struct {
 	tcp  *net.TCPAddr // for net.Dialer
-	sock *socketAddr  // for openSocket; nil where it does not dial
+	sock *Addr        // for Open; nil where it does not dial
 }
 
-// newSources makes the sources of ips, whose first turn is start's (a
+// NewSources makes the Sources of ips, whose first turn is start's (a
 // worker's index, so that workers begin on different addresses); nil
 // when ips is empty: the kernel then picks the address.
-func newSources(ips []netip.Addr, start int) *sources {
+func NewSources(ips []netip.Addr, start int) *Sources {
 	if len(ips) == 0 {
 		return nil
 	}
-	s := &sources{next: max(start, 0)}
+	s := &Sources{next: max(start, 0)}
 	for _, ip := range ips {
-		src := source{tcp: net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, 0)), sock: newSocketAddr(ip.String(), "0")}
+		src := source{tcp: net.TCPAddrFromAddrPort(netip.AddrPortFrom(ip, 0)), sock: NewAddr(ip.String(), "0")}
 		if ip.Is4() {
 			s.v4 = append(s.v4, src)
 		} else {
@@ -42,7 +42,7 @@ func newSources(ips []netip.Addr, start int) *sources {
 // pick is the next source address for a connection to an IPv6 address
 // (v6) or an IPv4 one. With none of that family, it is one of the other,
 // which the kernel refuses to bind, and the dial fails saying so.
-func (s *sources) pick(v6 bool) *source {
+func (s *Sources) pick(v6 bool) *source {
 	if s == nil {
 		return nil
 	}
@@ -55,18 +55,18 @@ func (s *sources) pick(v6 bool) *source {
 	return src
 }
 
-// socket is the next source of a connection to a, for openSocket.
-func (s *sources) socket(a *socketAddr) *socketAddr {
+// Socket is the next source of a connection to a, for Open.
+func (s *Sources) Socket(a *Addr) *Addr {
 	if s == nil {
 		return nil
 	}
-	return s.pick(a.isV6()).sock
+	return s.pick(a.IsV6()).sock
 }
 
-// dialerAddr is the next source of a connection net.Dialer makes, which
+// DialerAddr is the next source of a connection net.Dialer makes, which
 // resolves a name to the addresses of the source's family; nil without
 // sources.
-func (s *sources) dialerAddr() net.Addr {
+func (s *Sources) DialerAddr() net.Addr {
 	if s == nil {
 		return nil
 	}

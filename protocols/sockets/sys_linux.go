@@ -1,13 +1,13 @@
 //go:build linux && !386
 
-package http1
+package sockets
 
 import (
 	"syscall"
 	"unsafe"
 )
 
-// The socket calls of openSocket are raw: none of them blocks on a
+// The socket calls of Open are raw: none of them blocks on a
 // non-blocking socket, so the scheduler's bookkeeping around a call that
 // might (entersyscall and exitsyscall) is spared.
 
@@ -30,7 +30,7 @@ func sysNoDelay(fd int) error {
 	return nil
 }
 
-func sysConnect(fd int, a *socketAddr) error {
+func sysConnect(fd int, a *Addr) error {
 	_, _, e := syscall.RawSyscall(syscall.SYS_CONNECT, uintptr(fd), uintptr(a.raw), a.rawLen)
 	if e != 0 {
 		return e
@@ -52,7 +52,7 @@ func sysBindNoPort(fd int) error {
 	return nil
 }
 
-func sysBind(fd int, a *socketAddr) error {
+func sysBind(fd int, a *Addr) error {
 	_, _, e := syscall.RawSyscall(syscall.SYS_BIND, uintptr(fd), uintptr(a.raw), a.rawLen)
 	if e != 0 {
 		return e
