@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/evloop"
 	"github.com/loadgate/loadgate/protocols/httpcheck"
 	"github.com/loadgate/loadgate/protocols/sockets"
 	"github.com/loadgate/loadgate/scenarios"
@@ -24,7 +25,7 @@ func loopUnsupported(t *scenarios.Target) string {
 	switch {
 	case h == nil:
 		return "not an HTTP target"
-	case !loopSupported:
+	case !evloop.Supported:
 		return "no event loop on this system"
 	case h.Flow != nil:
 		return "a flow runs on workers"
@@ -86,42 +87,40 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 	if socks == nil {
 		return nil, why
 	}
-	l := &httpLoop{loopTarget: loopTarget{
-		socks:   socks,
+	return loopTo(h, net.JoinHostPort(u.Hostname(), protocols.Port(u)), socks)
+}
+
+// loopTo makes the loop of target h, whose connections go to socks, the
+// addresses of hostport.
+func loopTo(h *scenarios.HTTPTarget, hostport string, socks []*sockets.Addr) (protocols.Loop, string) {
+	src := sockets.NewSources(h.LocalIPs, 0)
+	addr := sockets.DialAddr(hostport)
+	lt := loopTarget{
 		expect:  httpcheck.NewExpectation(&h.Expect),
 		maxBody: h.MaxBody,
-		timeout: h.Timeout,
-		src:     sockets.NewSources(h.LocalIPs, 0),
-	}}
-	addr := sockets.DialAddr(net.JoinHostPort(u.Hostname(), protocols.Port(u)))
-	l.dialErrs = sockets.DialErrors{Addr: addr, Spread: l.src != nil}
-	l.ioErrs = sockets.DialErrors{Addr: addr, OnConn: true}
+		ioErrs:  sockets.DialErrors{Addr: addr, OnConn: true},
+	}
 	for i := range h.Requests {
 		r, err := serialize(&h.Requests[i], h.Keepalive)
 		if err != nil {
 			return nil, err.Error()
 		}
-		l.reqs = append(l.reqs, r)
+		lt.reqs = append(lt.reqs, r)
 	}
-	l.nagle = oneSegment(l.reqs)
-	l.errTimeout = fmt.Errorf("no complete response within %v (timeout)", h.Timeout)
-	return l, ""
+	return newHTTPLoop(evloop.Config{
+		Addrs:      socks,
+		Sources:    src,
+		Nagle:      oneSegment(lt.reqs),
+		Timeout:    h.Timeout,
+		ErrTimeout: fmt.Errorf("no complete response within %v (timeout)", h.Timeout),
+		DialErrs:   &sockets.DialErrors{Addr: addr, Spread: src != nil},
+	}, lt), ""
 }
 
-// httpLoop's fields that do not depend on the system.
+// loopTarget is what the event loop's HTTP needs of the target.
 type loopTarget struct {
-	// socks are the target's addresses: one, or those of its name; cur is
-	// the one that answered last, which the next connection tries first.
-	socks []*sockets.Addr
-	cur   int
-	// src are the source addresses of local_ips, nil without.
-	src        *sockets.Sources
-	reqs       []http1Request
-	expect     *httpcheck.Expectation
-	maxBody    int64
-	timeout    time.Duration
-	nagle      bool
-	errTimeout error
-	dialErrs   sockets.DialErrors
-	ioErrs     sockets.DialErrors // of reads and writes on an open connection
+	reqs    []http1Request
+	expect  *httpcheck.Expectation
+	maxBody int64
+	ioErrs  sockets.DialErrors // of reads and writes on an open connection
 }

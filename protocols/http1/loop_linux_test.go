@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -229,87 +228,6 @@ func TestLoopUnsupported(t *testing.T) {
 	}
 }
 
-func TestSpinLead(t *testing.T) {
-	const us = time.Microsecond
-	for _, tc := range []struct{ gap, oversleep, want time.Duration }{
-		{time.Second, maxSpinLead, maxSpinLead}, // a slow rate, waits not yet seen: poll the whole lead
-		{160 * us, maxSpinLead, maxSpinLead},
-		{time.Second, 20 * us, 20*us + spinMargin}, // waits end 20 µs late: that and the margin
-		{time.Second, 0, spinMargin},               // waits end on time: the margin alone
-		{100 * us, maxSpinLead, 25 * us},           // 10 000/s: a quarter of the gap
-		{100 * us, 10 * us, 10*us + spinMargin},    // less than a quarter is needed
-		{20 * us, 20 * us, 5 * us},                 // 50 000/s
-		{0, 20 * us, 0},                            // arrivals due together
-		{-time.Millisecond, 20 * us, 0},            // a falling clock never makes a negative lead
-	} {
-		if got := spinLead(tc.gap, tc.oversleep); got != tc.want {
-			t.Errorf("spinLead(%v, %v) = %v, want %v", tc.gap, tc.oversleep, got, tc.want)
-		}
-	}
-}
-
-func TestNextOversleep(t *testing.T) {
-	const us = time.Microsecond
-	for _, tc := range []struct {
-		name                 string
-		smoothed, late, want time.Duration
-	}{
-		{"the same lateness keeps it", 20 * us, 20 * us, 20 * us},
-		{"a later wait raises it by an eighth of the difference", 20 * us, 28 * us, 21 * us},
-		{"an earlier wait lowers it", 20 * us, 12 * us, 19 * us},
-		{"a wait ended early counts as on time", 16 * us, -5 * us, 14 * us},
-		{"a descheduled wait counts as twice the longest lead", 0, 10 * time.Millisecond, 2 * maxSpinLead / 8},
-	} {
-		if got := nextOversleep(tc.smoothed, tc.late); got != tc.want {
-			t.Errorf("%s: nextOversleep(%v, %v) = %v, want %v", tc.name, tc.smoothed, tc.late, got, tc.want)
-		}
-	}
-	// Waits that keep ending 20 µs late bring a cautious start down to them.
-	o := time.Duration(maxSpinLead)
-	for range 100 {
-		o = nextOversleep(o, 20*us)
-	}
-	if o < 20*us || o > 21*us {
-		t.Errorf("after 100 waits 20 µs late, oversleep = %v, want about 20µs", o)
-	}
-}
-
-// TestLoopSelfConnectedIsRefused: a connection whose kernel-chosen port is
-// the target's own reached itself, since nothing listens there; whatever
-// then fails, the request failed to connect.
-func TestLoopSelfConnectedIsRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	self := &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}}
-	if err := syscall.Bind(fd, self); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Connect(fd, self); err != nil { // a simultaneous open with itself
-		t.Fatal(err)
-	}
-	lp, why := NewLoop(http1Target("http://"+ln.Addr().String()+"/", nil))
-	if lp == nil {
-		t.Fatal(why)
-	}
-	l := lp.(*httpLoop)
-	var lt loopTally
-	l.job = lt.job(1, 1, 0)
-	l.conns = []loopConn{{fd: int32(fd), dialAt: l.tick(protocols.Now()), due: noTick}}
-	l.busy = 1
-	l.fail(0, protocols.KindProtocol, errors.New("http/1.1 response: malformed status line"))
-	if lt.kinds[protocols.KindConnect] != 1 || !strings.Contains(first(lt.errs), "connection refused") {
-		t.Errorf("kinds %v, errors %q: want one connect failure, connection refused", lt.kinds, lt.errs)
-	}
-}
-
 // TestLoopResponsesInPieces: responses that arrive a few bytes at a time,
 // each piece a new edge of the socket, are put together, whatever framing
 // they use.
@@ -455,11 +373,10 @@ func TestLoopTriesEveryAddress(t *testing.T) {
 		{"the second answers", []*sockets.Addr{addr(dead), addr(live)}, protocols.KindNone},
 		{"none answers", []*sockets.Addr{addr(dead), addr(dead)}, protocols.KindConnect},
 	} {
-		lp, why := NewLoop(http1Target(srv.URL+"/", func(h *scenarios.HTTPTarget) { h.Keepalive = false }))
+		lp, why := loopTo(http1Target(srv.URL+"/", func(h *scenarios.HTTPTarget) { h.Keepalive = false }).HTTP, "localhost", tc.socks)
 		if lp == nil {
 			t.Fatal(why)
 		}
-		lp.(*httpLoop).socks = tc.socks
 		var lt loopTally
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		if err := lp.Run(ctx, lt.job(2, 10, 0)); err != nil {

@@ -3,16 +3,10 @@
 package http1
 
 import (
-	"context"
-	"errors"
-
 	"github.com/loadgate/loadgate/protocols"
+	"github.com/loadgate/loadgate/protocols/evloop"
 )
 
-// loopSupported: the event loop needs epoll.
-const loopSupported = false
-
-// httpLoop is never made outside Linux (NewLoop checks loopSupported).
-type httpLoop struct{ loopTarget }
-
-func (*httpLoop) Run(context.Context, *protocols.LoopJob) error { return errors.ErrUnsupported }
+// newHTTPLoop is never called outside Linux (loopUnsupported checks
+// evloop.Supported).
+func newHTTPLoop(evloop.Config, loopTarget) protocols.Loop { return nil }

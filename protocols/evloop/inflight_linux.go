@@ -1,6 +1,6 @@
 //go:build linux
 
-package http1
+package evloop
 
 import (
 	"time"
@@ -19,84 +19,77 @@ import (
 const noSlot = -1
 
 // link appends slot i, whose request has just been sent, to the list.
-func (l *httpLoop) link(i int) {
-	c := &l.conns[i]
-	c.prev, c.next = l.tail, noSlot
-	if l.tail == noSlot {
-		l.head = int32(i)
-		l.publishOldest()
+func (e *Engine) link(i int) {
+	c := &e.slots[i]
+	c.prev, c.next = e.tail, noSlot
+	if e.tail == noSlot {
+		e.head = int32(i)
+		e.publishOldest()
 	} else {
-		l.conns[l.tail].next = int32(i)
+		e.slots[e.tail].next = int32(i)
 	}
-	l.tail = int32(i)
+	e.tail = int32(i)
 }
 
 // unlink takes slot i, whose request is done, out of the list.
-func (l *httpLoop) unlink(i int) {
-	c := &l.conns[i]
+func (e *Engine) unlink(i int) {
+	c := &e.slots[i]
 	if c.next == noSlot {
-		l.tail = c.prev
+		e.tail = c.prev
 	} else {
-		l.conns[c.next].prev = c.prev
+		e.slots[c.next].prev = c.prev
 	}
 	if c.prev != noSlot {
-		l.conns[c.prev].next = c.next
+		e.slots[c.prev].next = c.next
 	} else {
-		l.head = c.next
-		l.publishOldest()
+		e.head = c.next
+		e.publishOldest()
 	}
 	c.prev, c.next = noSlot, noSlot
 }
 
 // publishOldest stores the head's due time in job.Oldest, for the engine
 // to read from its own goroutine.
-func (l *httpLoop) publishOldest() {
-	if l.job.Oldest == nil {
+func (e *Engine) publishOldest() {
+	if e.job.Oldest == nil {
 		return
 	}
-	if l.head == noSlot {
-		l.job.Oldest.Store(protocols.NoneWaiting)
+	if e.head == noSlot {
+		e.job.Oldest.Store(protocols.NoneWaiting)
 		return
 	}
-	l.job.Oldest.Store(int64(l.conns[l.head].origin))
+	e.job.Oldest.Store(int64(e.slots[e.head].origin))
 }
 
 // expire fails the requests past their timeout, once per scanEvery: the
 // list's first ones.
-func (l *httpLoop) expire(now time.Time) {
-	if l.timeout <= 0 || l.head == noSlot || now.Before(l.nextScan) {
+func (e *Engine) expire(now time.Time) {
+	if e.cfg.Timeout <= 0 || e.head == noSlot || now.Before(e.nextScan) {
 		return
 	}
-	l.nextScan = now.Add(scanEvery)
-	for at := l.tick(now); l.head != noSlot && at >= l.conns[l.head].deadline; {
-		l.fail(int(l.head), protocols.KindTimeout, l.errTimeout)
+	e.nextScan = now.Add(scanEvery)
+	for at := e.tick(now); e.head != noSlot && at >= e.slots[e.head].deadline; {
+		e.Fail(int(e.head), protocols.KindTimeout, e.cfg.ErrTimeout)
 	}
 }
 
 // nextExpiry is when expire next has work: the first deadline, no sooner
 // than the next scan; false when no request can time out.
-func (l *httpLoop) nextExpiry() (time.Time, bool) {
-	if l.timeout <= 0 || l.head == noSlot {
+func (e *Engine) nextExpiry() (time.Time, bool) {
+	if e.cfg.Timeout <= 0 || e.head == noSlot {
 		return time.Time{}, false
 	}
-	return later(l.time(l.conns[l.head].deadline), l.nextScan), true
+	return later(e.time(e.slots[e.head].deadline), e.nextScan), true
 }
 
 // giveUp ends every request still in flight as unfinished, why: its
 // latency is its age, from when it was due.
-func (l *httpLoop) giveUp(why error) {
-	for l.head != noSlot {
-		i := int(l.head)
-		c := &l.conns[i]
-		c.out.Kind, c.out.Err = protocols.KindUnfinished, why
-		l.closeConn(c)
-		l.finish(i)
+func (e *Engine) giveUp(why error) {
+	for e.head != noSlot {
+		i := int(e.head)
+		c := &e.slots[i]
+		c.Out.Kind, c.Out.Err = protocols.KindUnfinished, why
+		e.Close(i)
+		e.Finish(i)
 	}
-}
-
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package http1
+package evloop
 
 import (
 	"time"
@@ -13,43 +13,44 @@ import (
 // ramp) and after its think time.
 
 // setUpClosed makes the job's slots; those that start at once are ready.
-func (l *httpLoop) setUpClosed() {
-	job := l.job
-	l.conns = make([]loopConn, job.Slots)
-	l.ready = make([]int32, 0, job.Slots)
-	l.spare = make([]int32, 0, job.Slots)
-	l.thinking = newWakeQueue(job.Slots)
-	for i := range l.conns {
-		l.conns[i].fd = -1
+func (e *Engine) setUpClosed() {
+	job := e.job
+	e.slots = make([]Slot, job.Slots)
+	e.ready = make([]int32, 0, job.Slots)
+	e.spare = make([]int32, 0, job.Slots)
+	e.thinking = newWakeQueue(job.Slots)
+	for i := range e.slots {
+		e.slots[i].FD = -1
 	}
-	l.active = job.Slots
-	l.wakeSlots(job.Start)
+	e.active = job.Slots
+	e.proto.Grow(job.Slots)
+	e.wakeSlots(job.Start)
 }
 
 // wakeSlots readies the slots whose start time has come and those done
 // thinking.
-func (l *httpLoop) wakeSlots(now time.Time) {
-	job := l.job
-	for l.started < job.Slots && (job.StartAt == nil || !job.Start.Add(job.StartAt(l.started)).After(now)) {
-		l.ready = append(l.ready, int32(l.started))
-		l.started++
+func (e *Engine) wakeSlots(now time.Time) {
+	job := e.job
+	for e.started < job.Slots && (job.StartAt == nil || !job.Start.Add(job.StartAt(e.started)).After(now)) {
+		e.ready = append(e.ready, int32(e.started))
+		e.started++
 	}
 	for {
-		i, ok := l.thinking.pop(l.tick(now))
+		i, ok := e.thinking.pop(e.tick(now))
 		if !ok {
 			break
 		}
-		l.ready = append(l.ready, i)
+		e.ready = append(e.ready, i)
 	}
 }
 
 // nextWake is when the next slot that waits will be ready: its start or
 // the end of its think time.
-func (l *httpLoop) nextWake() (time.Time, bool) {
-	k, ok := l.thinking.next()
-	at := l.time(k)
-	if l.started < l.job.Slots && l.job.StartAt != nil {
-		start := l.job.Start.Add(l.job.StartAt(l.started))
+func (e *Engine) nextWake() (time.Time, bool) {
+	k, ok := e.thinking.next()
+	at := e.time(k)
+	if e.started < e.job.Slots && e.job.StartAt != nil {
+		start := e.job.Start.Add(e.job.StartAt(e.started))
 		if !ok || start.Before(at) {
 			at, ok = start, true
 		}
@@ -59,32 +60,31 @@ func (l *httpLoop) nextWake() (time.Time, bool) {
 
 // rest puts slot i, whose request is done at now, to think before its
 // next, or readies it at once.
-func (l *httpLoop) rest(i int32, now time.Time) {
-	if l.job.Think > 0 {
-		l.thinking.push(i, l.tick(now.Add(l.job.Think)))
+func (e *Engine) rest(i int32, now time.Time) {
+	if e.job.Think > 0 {
+		e.thinking.push(i, e.tick(now.Add(e.job.Think)))
 		return
 	}
-	l.ready = append(l.ready, i)
+	e.ready = append(e.ready, i)
 }
 
 // sendReady has each slot of the closed model's ready list send its next
 // request. A slot whose request fails at once is listed again for the
 // next round, after a poll, so that a dead server cannot keep the loop
 // from noticing the phase's end.
-func (l *httpLoop) sendReady() {
-	batch := l.ready
-	l.ready = l.spare[:0]
+func (e *Engine) sendReady() {
+	batch := e.ready
+	e.ready = e.spare[:0]
 	for _, i := range batch {
-		c := &l.conns[i]
-		if !l.job.Claim() {
-			l.closeConn(c)
-			l.active--
+		if !e.job.Claim() {
+			e.Close(int(i))
+			e.active--
 			continue
 		}
-		now := l.tick(protocols.Now())
-		l.start(int(i), l.job.Pick(), now, noTick, now)
+		now := e.tick(protocols.Now())
+		e.start(int(i), e.job.Pick(), now, noTick, now)
 	}
-	l.spare = batch[:0]
+	e.spare = batch[:0]
 }
 
 // wakeQueue is a ring of slots waiting until a time. Every slot waits the

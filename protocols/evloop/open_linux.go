@@ -1,6 +1,6 @@
 //go:build linux
 
-package http1
+package evloop
 
 import (
 	"time"
@@ -32,59 +32,59 @@ const maxOpening = 256
 // sendDue hands the arrivals due by now to free slots, at most maxBurst of
 // them: the loop then looks at its sockets, and sends the rest in its
 // next round.
-func (l *httpLoop) sendDue(now time.Time) {
-	job := l.job
+func (e *Engine) sendDue(now time.Time) {
+	job := e.job
 	for range maxBurst {
-		if !l.nextArrival() || l.due.After(now) {
+		if !e.nextArrival() || e.due.After(now) {
 			return
 		}
-		i, ok := l.freeSlot()
+		i, ok := e.freeSlot()
 		if !ok {
 			return
 		}
-		if len(l.idle) > 0 {
+		if len(e.idle) > 0 {
 			job.IdleHandoff()
 		}
 		// Lateness is the generator's from when a slot was free for the
 		// arrival: a wait for max_in_flight is the server's doing, a wait
 		// for a connection to open the loop's.
-		job.Late(now.Sub(later(l.due, l.freeAt)))
-		l.sent++
+		job.Late(now.Sub(later(e.due, e.freeAt)))
+		e.sent++
 		job.Sent.Add(1)
-		l.haveDue = false
-		due := l.tick(l.due)
-		l.start(i, job.Pick(), due, due, l.tick(now))
+		e.haveDue = false
+		due := e.tick(e.due)
+		e.start(i, job.Pick(), due, due, e.tick(now))
 		now = protocols.Now()
 	}
 }
 
-// nextArrival makes l.due the next arrival's due time; false when the
+// nextArrival makes e.due the next arrival's due time; false when the
 // schedule has no more.
-func (l *httpLoop) nextArrival() bool {
-	if l.haveDue {
+func (e *Engine) nextArrival() bool {
+	if e.haveDue {
 		return true
 	}
-	if l.exhausted {
+	if e.exhausted {
 		return false
 	}
-	due, ok := l.job.Arrival(l.sent)
+	due, ok := e.job.Arrival(e.sent)
 	if !ok {
-		l.exhausted = true
+		e.exhausted = true
 		return false
 	}
-	next := l.job.Start.Add(due)
-	l.gap, l.due, l.haveDue = next.Sub(l.due), next, true
+	next := e.job.Start.Add(due)
+	e.gap, e.due, e.haveDue = next.Sub(e.due), next, true
 	return true
 }
 
 // canSend reports whether the open model has a slot for an arrival: an
 // idle one with a connection, or room for a connection.
-func (l *httpLoop) canSend() bool {
-	if n := len(l.idle); n > 0 && l.conns[l.idle[n-1]].fd >= 0 {
+func (e *Engine) canSend() bool {
+	if n := len(e.idle); n > 0 && e.slots[e.idle[n-1]].FD >= 0 {
 		return true
 	}
-	return l.opening < maxOpening && (l.maxSockets == 0 || l.sockets < l.maxSockets) &&
-		(len(l.idle) > 0 || len(l.conns) < l.job.Slots)
+	return e.opening < maxOpening && (e.maxSockets == 0 || e.sockets < e.maxSockets) &&
+		(len(e.idle) > 0 || len(e.slots) < e.job.Slots)
 }
 
 // outOfSockets reports whether err says that this machine has no room for
@@ -92,10 +92,10 @@ func (l *httpLoop) canSend() bool {
 // the server has no part in; the open model then opens no more than are
 // open now, and its arrivals wait for one of them, late by the
 // generator's doing.
-func (l *httpLoop) outOfSockets(err error) bool {
+func (e *Engine) outOfSockets(err error) bool {
 	switch err {
 	case unix.EMFILE, unix.ENFILE, unix.ENOBUFS, unix.ENOMEM, unix.EADDRNOTAVAIL:
-		l.maxSockets = max(1, l.sockets)
+		e.maxSockets = max(1, e.sockets)
 		return true
 	}
 	return false
@@ -105,26 +105,27 @@ func (l *httpLoop) outOfSockets(err error) bool {
 // likeliest still open, or makes one. With none idle, it first looks for
 // answers that free one: a kept-alive connection costs the loop a write,
 // a new one a connect and the server an accept.
-func (l *httpLoop) freeSlot() (int, bool) {
-	if len(l.idle) == 0 && l.busy > 0 {
-		l.look()
+func (e *Engine) freeSlot() (int, bool) {
+	if len(e.idle) == 0 && e.busy > 0 {
+		e.look()
 	}
-	if !l.canSend() {
+	if !e.canSend() {
 		return 0, false
 	}
-	if n := len(l.idle); n > 0 {
-		i := l.idle[n-1]
-		l.idle = l.idle[:n-1]
+	if n := len(e.idle); n > 0 {
+		i := e.idle[n-1]
+		e.idle = e.idle[:n-1]
 		return int(i), true
 	}
-	l.conns = append(l.conns, loopConn{fd: -1, prev: noSlot, next: noSlot})
-	return len(l.conns) - 1, true
+	e.slots = append(e.slots, Slot{FD: -1, prev: noSlot, next: noSlot})
+	e.proto.Grow(len(e.slots))
+	return len(e.slots) - 1, true
 }
 
 // look handles what the sockets have to say, without waiting.
-func (l *httpLoop) look() {
-	if n, err := l.poll(0); err == nil {
-		l.handle(n)
+func (e *Engine) look() {
+	if n, err := e.poll(0); err == nil {
+		e.handle(n)
 	}
 }
 
@@ -132,17 +133,17 @@ func (l *httpLoop) look() {
 // then and never sent were held by the loop itself, unless max_in_flight
 // requests were outstanding: each is reported late by its wait, so that
 // the generator's verdict counts them.
-func (l *httpLoop) stopSending(stop time.Time) {
-	l.stopped = true
-	if l.job.Arrival == nil || l.busy >= l.job.Slots {
+func (e *Engine) stopSending(stop time.Time) {
+	e.stopped = true
+	if e.job.Arrival == nil || e.busy >= e.job.Slots {
 		return
 	}
-	for k := l.sent; ; k++ {
-		due, ok := l.job.Arrival(k)
-		at := l.job.Start.Add(due)
+	for k := e.sent; ; k++ {
+		due, ok := e.job.Arrival(k)
+		at := e.job.Start.Add(due)
 		if !ok || !at.Before(stop) {
 			return
 		}
-		l.job.Late(stop.Sub(later(at, l.freeAt)))
+		e.job.Late(stop.Sub(later(at, e.freeAt)))
 	}
 }

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package evloop
+
+// Supported: the event loop needs epoll, which only Linux has.
+const Supported = false

@@ -1,0 +1,43 @@
+package evloop
+
+import "time"
+
+// maxSpinLead is the longest the loop stops blocking before an arrival to
+// poll instead: even with a timer slack of a nanosecond, a blocked thread
+// wakes some tens of microseconds after its timeout (23 µs at the median,
+// 36 µs at the 99th percentile on a 2-core VM), which a poll does not wait
+// out.
+const maxSpinLead = 40 * time.Microsecond
+
+// spinMargin is what the lead keeps beyond the thread's usual oversleep,
+// for the wake-ups that come later than usual.
+const spinMargin = 5 * time.Microsecond
+
+// spinLead is how long before an arrival the loop polls, given the gap
+// between the last two arrivals and how late its waits end: the usual
+// oversleep and a margin, and at most a quarter of the gap. Every
+// microsecond of it is CPU spent per arrival, most of a request's cost at
+// low rates, so it is no longer than the wake-ups need. A thread that
+// polls all the time looks busy to the kernel's scheduler, which then
+// lets the server's threads run first and sends arrivals milliseconds
+// late, so at high rates the loop rather blocks and takes the wake-up's
+// tens of microseconds.
+func spinLead(gap, oversleep time.Duration) time.Duration {
+	return max(0, min(maxSpinLead, gap/4, oversleep+spinMargin))
+}
+
+// nextOversleep folds one wait's lateness into the smoothed oversleep
+// (an exponentially weighted mean over about 8 waits). A wait that ended
+// much later than usual, the thread descheduled for others, counts as
+// twice maxSpinLead: no lead could have made that up.
+func nextOversleep(smoothed, late time.Duration) time.Duration {
+	late = max(0, min(late, 2*maxSpinLead))
+	return smoothed + (late-smoothed)/8
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
