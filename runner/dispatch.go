@@ -40,8 +40,11 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 // newLoop is the event loop of target t's protocol, or nil and why not
 // (the protocol has none, or the target needs its workers).
 func newLoop(t *scenarios.Target) (protocols.Loop, string) {
-	if t.HTTP != nil && !t.HTTP.HTTP2 {
+	switch {
+	case t.HTTP != nil && !t.HTTP.HTTP2:
 		return http1.NewLoop(t)
+	case t.TCP != nil:
+		return tcp.NewLoop(t)
 	}
 	return nil, "the protocol has no event loop"
 }

@@ -1,12 +1,9 @@
 package http1
 
 import (
-	"context"
 	"fmt"
 	"net"
-	"net/netip"
 	"net/url"
-	"time"
 
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/protocols/evloop"
@@ -45,34 +42,9 @@ func loopUnsupported(t *scenarios.Target) string {
 	return ""
 }
 
-// lookupFunc resolves a host name, as net.Resolver.LookupNetIP does.
-type lookupFunc func(ctx context.Context, network, host string) ([]netip.Addr, error)
-
-// loopAddrs is where the loop connects for u: its IP address, or the
-// addresses its name resolves to, in the resolver's order, when every one
-// is a loopback address, as localhost's are. A name that reaches beyond
-// the machine stays with the workers, whose dialer resolves it at every
-// connection and so follows a DNS that spreads clients over servers.
-func loopAddrs(u *url.URL, lookup lookupFunc) ([]*sockets.Addr, string) {
-	port := protocols.Port(u)
-	if a := sockets.NewAddr(u.Hostname(), port); a != nil {
-		return []*sockets.Addr{a}, ""
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	ips, err := lookup(ctx, "ip", u.Hostname())
-	if err != nil || len(ips) == 0 {
-		return nil, "the host name did not resolve: the workers' dialer tries it at each connection"
-	}
-	var addrs []*sockets.Addr
-	for _, ip := range ips {
-		a := sockets.NewAddr(ip.Unmap().String(), port)
-		if !ip.IsLoopback() || a == nil {
-			return nil, "the host is a name beyond this machine, which the workers' dialer resolves at each connection"
-		}
-		addrs = append(addrs, a)
-	}
-	return addrs, ""
+// loopAddrs is where the loop connects for u (see sockets.Local).
+func loopAddrs(u *url.URL, lookup sockets.LookupFunc) ([]*sockets.Addr, string) {
+	return sockets.Local(u.Hostname(), protocols.Port(u), lookup)
 }
 
 // NewLoop makes the event loop of target t, or returns nil and why not

@@ -320,7 +320,7 @@ func TestLoopThinkAndRamp(t *testing.T) {
 }
 
 func TestLoopAddrs(t *testing.T) {
-	lookup := func(ips ...string) lookupFunc {
+	lookup := func(ips ...string) sockets.LookupFunc {
 		return func(context.Context, string, string) ([]netip.Addr, error) {
 			if len(ips) == 0 {
 				return nil, errors.New("no such host")
@@ -334,7 +334,7 @@ func TestLoopAddrs(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		url    string
-		lookup lookupFunc
+		lookup sockets.LookupFunc
 		want   int // addresses; 0: the workers'
 	}{
 		{"http://127.0.0.1:8080/", nil, 1}, // no lookup for an address

@@ -1,7 +1,6 @@
 package tcp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,14 +15,12 @@ import (
 // vuser, a worker is one connection: kept across iterations (persistent)
 // or opened and closed around each one (per_iteration).
 type tcpClient struct {
-	target    *scenarios.TCPTarget
-	codec     frameCodec
-	onConnect []tcpOp
-	iteration []tcpOp
-	dialer    net.Dialer
-	env       protocols.RenderEnv
-	wbuf      []byte // messages not yet written, reused across iterations
-	rd        frameReader
+	target *scenarios.TCPTarget
+	*steps
+	dialer net.Dialer
+	env    protocols.RenderEnv
+	wbuf   []byte // messages not yet written, reused across iterations
+	rd     frameReader
 	// fail is the error of a failed step, refilled by each failure so
 	// that a failure allocates nothing.
 	fail protocols.StepError
@@ -38,20 +35,6 @@ type tcpClient struct {
 	rawOK, fresh bool
 }
 
-// tcpOp is a step prepared for sending: a payload without placeholders is
-// framed once, here, and then only copied.
-type tcpOp struct {
-	expect *scenarios.TCPExpect // nil for a send
-	static []byte               // the whole message, when it never changes
-	tpl    *scenarios.Template
-	framed bool
-	// label names the step in its failures: "step 2 (expect)".
-	label string
-	// errEquals and errContains say which check a reply failed, worded
-	// once so that a failing check allocates nothing.
-	errEquals, errContains error
-}
-
 var _ protocols.Client = (*tcpClient)(nil)
 
 // NewClient makes the client of one worker of TCP target t: it runs the
@@ -61,54 +44,11 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 	if t.TCP == nil {
 		return nil, fmt.Errorf("target %q has no tcp block", t.Name)
 	}
-	c := &tcpClient{target: t.TCP, codec: newFrameCodec(t.TCP), env: protocols.NewRenderEnv(worker)}
+	c := &tcpClient{target: t.TCP, steps: newSteps(t.TCP), env: protocols.NewRenderEnv(worker)}
 	// Keep-alive probes would add traffic the scenario did not ask for; a
 	// persistent connection is used continuously anyway.
 	c.dialer.KeepAlive = -1
-	c.onConnect = c.prepare(t.TCP.OnConnect, "on_connect ")
-	c.iteration = c.prepare(t.TCP.Iteration, "")
 	return c, nil
-}
-
-// prepare readies steps, whose failures name them with prefix.
-func (c *tcpClient) prepare(steps []scenarios.TCPStep, prefix string) []tcpOp {
-	ops := make([]tcpOp, len(steps))
-	for i := range steps {
-		s := &steps[i]
-		ops[i].label = fmt.Sprintf("%sstep %d (send)", prefix, i+1)
-		switch s.Kind {
-		case scenarios.StepExpect:
-			ops[i].label = fmt.Sprintf("%sstep %d (expect)", prefix, i+1)
-			ops[i].expect = &s.Expect
-			if e := s.Expect.Equals; e != nil {
-				ops[i].errEquals = fmt.Errorf("reply does not equal %s", protocols.Quote(e[:min(len(e), protocols.ShownBytes)], len(e) > protocols.ShownBytes))
-			}
-			if e := s.Expect.Contains; e != nil {
-				ops[i].errContains = fmt.Errorf("reply does not contain %s", protocols.Quote(e[:min(len(e), protocols.ShownBytes)], len(e) > protocols.ShownBytes))
-			}
-			continue
-		case scenarios.StepSend:
-			ops[i].framed = true
-		}
-		ops[i].tpl = &s.Payload
-		if s.Payload.Static() {
-			ops[i].static = c.encode(nil, &ops[i])
-		}
-	}
-	return ops
-}
-
-// encode appends op's message to dst.
-func (c *tcpClient) encode(dst []byte, op *tcpOp) []byte {
-	if op.static != nil {
-		return append(dst, op.static...)
-	}
-	if !op.framed {
-		return c.env.Render(dst, op.tpl)
-	}
-	dst, start := c.codec.open(dst)
-	dst = c.env.Render(dst, op.tpl)
-	return c.codec.close(dst, start)
 }
 
 // Do runs one iteration, first opening a connection and running on_connect
@@ -166,7 +106,7 @@ func (c *tcpClient) run(conn net.Conn, ops []tcpOp, raw bool, out *protocols.Out
 	for i := range ops {
 		op := &ops[i]
 		if op.expect == nil {
-			c.wbuf = c.encode(c.wbuf, op)
+			c.wbuf = c.encode(c.wbuf, op, &c.env)
 			sent = op.label
 			continue
 		}
@@ -215,18 +155,6 @@ func (c *tcpClient) flush(conn net.Conn, sent string, raw bool, out *protocols.O
 		return tcpErrorKind(err)
 	}
 	return protocols.KindNone
-}
-
-// mismatch is the check payload fails, or nil when it passes them all.
-func (op *tcpOp) mismatch(payload []byte) error {
-	e := op.expect
-	if e.Equals != nil && !bytes.Equal(payload, e.Equals) {
-		return op.errEquals
-	}
-	if e.Contains != nil && !bytes.Contains(payload, e.Contains) {
-		return op.errContains
-	}
-	return nil
 }
 
 // tcpErrorKind maps a read, write or frame error to the kinds of SPEC §3:

@@ -300,7 +300,7 @@ func BenchmarkTCPEncode(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				cl.env.Next()
-				cl.wbuf = cl.encode(cl.wbuf[:0], op)
+				cl.wbuf = cl.encode(cl.wbuf[:0], op, &cl.env)
 			}
 		})
 	}
