@@ -107,60 +107,80 @@ func TestTCPConnectionPolicies(t *testing.T) {
 	}
 }
 
-func TestTCPErrorKinds(t *testing.T) {
-	refused := func(t *testing.T) string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := ln.Addr().String()
-		_ = ln.Close()
-		return addr
+// refusedAddr is an address nothing listens on.
+func refusedAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
 	}
-	// reply answers the handshake, then sends what the case wants in place
-	// of the first acknowledgement.
-	reply := func(wire []byte, thenClose bool) func(net.Conn) {
-		return func(c net.Conn) {
-			r := bufio.NewReader(c)
-			if _, _, err := testpeer.ReadMonitorFrame(r); err != nil {
-				return
-			}
-			_, _ = c.Write(testpeer.MonitorFrame(1, `{"T":"ConnectAck"}`))
-			if _, _, err := testpeer.ReadMonitorFrame(r); err != nil {
-				return
-			}
-			_, _ = c.Write(wire)
-			if !thenClose {
-				_, _ = io.Copy(io.Discard, c)
-			}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+// replyInstead answers the handshake, then sends wire in place of the
+// first acknowledgement.
+func replyInstead(wire []byte, thenClose bool) func(net.Conn) {
+	return func(c net.Conn) {
+		r := bufio.NewReader(c)
+		if _, _, err := testpeer.ReadMonitorFrame(r); err != nil {
+			return
+		}
+		_, _ = c.Write(testpeer.MonitorFrame(1, `{"T":"ConnectAck"}`))
+		if _, _, err := testpeer.ReadMonitorFrame(r); err != nil {
+			return
+		}
+		_, _ = c.Write(wire)
+		if !thenClose {
+			_, _ = io.Copy(io.Discard, c)
 		}
 	}
-	tests := []struct {
-		name   string
-		handle func(net.Conn) // nil: nothing listens
-		want   protocols.ErrorKind
-	}{
+}
+
+// tcpErrorCase is a server's misbehaviour and the error kind it is.
+type tcpErrorCase struct {
+	name   string
+	handle func(net.Conn) // nil: nothing listens
+	want   protocols.ErrorKind
+}
+
+// tcpErrorCases are what TestTCPErrorKinds and the event loop's
+// TestLoopErrorKinds put the monitor target through; its timeout is 200
+// ms and its max_frame 64 bytes.
+func tcpErrorCases() []tcpErrorCase {
+	return []tcpErrorCase{
 		{"refused", nil, protocols.KindConnect},
-		{"silent server", reply(nil, false), protocols.KindTimeout},
-		{"closed mid-frame", reply(testpeer.MonitorFrame(1, `{"T":"Ack"}`)[:9], true), protocols.KindReset},
-		{"closed before replying", reply(nil, true), protocols.KindReset},
-		{"declared length over max_frame", reply([]byte("\x00\x01\xff\xff\xff\xff"), false), protocols.KindProtocol},
-		{"garbage", reply([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"), false), protocols.KindProtocol},
-		{"unexpected reply", reply(testpeer.MonitorFrame(1, `{"T":"Error"}`), false), protocols.KindCheck},
+		{"silent server", replyInstead(nil, false), protocols.KindTimeout},
+		{"closed mid-frame", replyInstead(testpeer.MonitorFrame(1, `{"T":"Ack"}`)[:9], true), protocols.KindReset},
+		{"closed before replying", replyInstead(nil, true), protocols.KindReset},
+		{"declared length over max_frame", replyInstead([]byte("\x00\x01\xff\xff\xff\xff"), false), protocols.KindProtocol},
+		{"garbage", replyInstead([]byte("HTTP/1.1 400 Bad Request\r\n\r\n"), false), protocols.KindProtocol},
+		{"unexpected reply", replyInstead(testpeer.MonitorFrame(1, `{"T":"Error"}`), false), protocols.KindCheck},
 	}
-	for _, tc := range tests {
+}
+
+// errorCaseTarget is the monitor target of case tc, and its server (nil
+// when nothing listens).
+func errorCaseTarget(t *testing.T, tc tcpErrorCase) (*scenarios.Target, *testpeer.TCPServer) {
+	addr := ""
+	var srv *testpeer.TCPServer
+	if tc.handle == nil {
+		addr = refusedAddr(t)
+	} else {
+		srv = testpeer.NewTCPServer(t, tc.handle)
+		addr = srv.Addr()
+	}
+	target := monitorTarget(addr, scenarios.Persistent)
+	target.TCP.Timeout = 200 * time.Millisecond
+	target.TCP.MaxFrame = 64
+	return target, srv
+}
+
+func TestTCPErrorKinds(t *testing.T) {
+	for _, tc := range tcpErrorCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			var addr string
-			var srv *testpeer.TCPServer
-			if tc.handle == nil {
-				addr = refused(t)
-			} else {
-				srv = testpeer.NewTCPServer(t, tc.handle)
-				addr = srv.Addr()
-			}
-			target := monitorTarget(addr, scenarios.Persistent)
-			target.TCP.Timeout = 200 * time.Millisecond
-			target.TCP.MaxFrame = 64
+			target, srv := errorCaseTarget(t, tc)
+			addr := target.TCP.Address
 			cl := newTestTCPClient(t, target, 0)
 			var out protocols.Outcome
 			cl.Do(t.Context(), 0, &out)
