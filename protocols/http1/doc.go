@@ -1,7 +1,7 @@
 // Package http1 is loadgate's HTTP/1.1 client: the lean client that speaks
-// HTTP/1.1 on a connection of its own (wire_*.go), the epoll event loop
-// that drives many connections from one goroutine (loop_*.go), and the
-// net/http fallback (nethttp.go).
+// HTTP/1.1 on a connection of its own (wire_*.go), HTTP/1.1 on the slots
+// of a protocols/evloop engine, which drives many connections from one
+// goroutine (loop_*.go), and the net/http fallback (nethttp.go).
 //
 // It is one protocol behind the protocols contract: runner's dispatch
 // calls NewClient for every HTTP target, and records the Outcome of each

@@ -10,4 +10,9 @@
 // first read of its reply are one raw exchange (tcpraw.go), which skips the
 // read that would find nothing yet. Placeholders render through
 // protocols.RenderEnv, so an iteration allocates nothing.
+//
+// Most phases do not need workers: NewLoop drives all of a phase's
+// connections as the slots of a protocols/evloop engine (loop*.go), each
+// walked through the same steps (steps.go) from the bytes each read
+// brings, with the worker's checks, error kinds and step names.
 package tcp

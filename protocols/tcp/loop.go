@@ -19,6 +19,8 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 		return nil, "not a TCP target"
 	case !evloop.Supported:
 		return nil, "no event loop on this system"
+	case numbersWorkers(t.TCP.OnConnect) || numbersWorkers(t.TCP.Iteration):
+		return nil, "{{worker}} numbers the workers, which run the target"
 	}
 	host, port, err := net.SplitHostPort(t.TCP.Address)
 	if err != nil {
@@ -46,4 +48,17 @@ type loopTarget struct {
 	target *scenarios.TCPTarget
 	*steps
 	ioErrs sockets.DialErrors // of reads and writes on an open connection
+}
+
+// numbersWorkers reports whether a payload of steps renders {{worker}}:
+// the loops' slots are numbered each from 0, not as the phase's workers.
+func numbersWorkers(steps []scenarios.TCPStep) bool {
+	for i := range steps {
+		for _, p := range steps[i].Payload.Parts {
+			if p.Kind == scenarios.PartWorker {
+				return true
+			}
+		}
+	}
+	return false
 }

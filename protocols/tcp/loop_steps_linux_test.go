@@ -235,10 +235,18 @@ func TestLoopRefuses(t *testing.T) {
 		{"no tcp block", &scenarios.Target{Name: "h"}, "not a TCP target"},
 		{"no port", pongTarget("127.0.0.1"), "missing port"},
 		{"a name beyond", pongTarget("loadgate.invalid:6379"), "workers' dialer"},
+		{"{{worker}}", workerTarget(), "{{worker}}"},
 	} {
 		lp, why := NewLoop(tc.target)
 		if lp != nil || !strings.Contains(why, tc.why) {
 			t.Errorf("%s: loop %v, why %q; want none, %q", tc.name, lp != nil, why, tc.why)
 		}
 	}
+}
+
+// workerTarget renders {{worker}} into its PING.
+func workerTarget() *scenarios.Target {
+	t := pongTarget("127.0.0.1:6379")
+	t.TCP.Iteration[0].Payload.Parts = append(t.TCP.Iteration[0].Payload.Parts, scenarios.TemplatePart{Kind: scenarios.PartWorker})
+	return t
 }
