@@ -43,3 +43,13 @@ type Config struct {
 	// DialErrs words the failures to open a connection.
 	DialErrs *sockets.DialErrors
 }
+
+// Grow returns a protocol's slots with room for the engine's n (see
+// Protocol.Grow), what they held kept: the open model makes its slots
+// one at a time, so room is made for twice as many at once.
+func Grow[S any](slots []S, n int) []S {
+	if n > cap(slots) {
+		slots = append(make([]S, 0, max(n, 2*cap(slots))), slots...)
+	}
+	return slots[:n]
+}

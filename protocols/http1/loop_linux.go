@@ -64,10 +64,7 @@ func (l *httpLoop) Run(ctx context.Context, job *protocols.LoopJob) error {
 
 // Grow makes room for the engine's n slots.
 func (l *httpLoop) Grow(n int) {
-	if n > cap(l.slots) {
-		l.slots = append(make([]httpSlot, 0, max(n, 2*cap(l.slots))), l.slots...)
-	}
-	l.slots = l.slots[:n]
+	l.slots = evloop.Grow(l.slots, n)
 }
 
 // Issue writes slot i's request, on a new connection when it has none.

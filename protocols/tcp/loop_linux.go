@@ -75,10 +75,7 @@ func (l *tcpLoop) Run(ctx context.Context, job *protocols.LoopJob) error {
 
 // Grow makes room for the engine's n slots.
 func (l *tcpLoop) Grow(n int) {
-	if n > cap(l.slots) {
-		l.slots = append(make([]tcpSlot, 0, max(n, 2*cap(l.slots))), l.slots...)
-	}
-	l.slots = l.slots[:n]
+	l.slots = evloop.Grow(l.slots, n)
 }
 
 // ops are the steps slot s is running.
