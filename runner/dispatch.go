@@ -39,14 +39,32 @@ func NewClient(t *scenarios.Target, worker int) (protocols.Client, error) {
 
 // newLoop is the event loop of target t's protocol, or nil and why not
 // (the protocol has none, or the target needs its workers).
-func newLoop(t *scenarios.Target) (protocols.Loop, string) {
+func newLoop(t *scenarios.Target, k, n int) (protocols.Loop, string) {
 	switch {
-	case t.HTTP != nil && !t.HTTP.HTTP2:
+	case t.HTTP != nil && t.HTTP.HTTP2:
+		// Loop k of n drives its share of the target's connections.
+		conns := sharedConns(t)
+		share := conns / n
+		if k < conns%n {
+			share++
+		}
+		return http2.NewLoop(t, share)
+	case t.HTTP != nil:
 		return http1.NewLoop(t)
 	case t.TCP != nil:
 		return tcp.NewLoop(t)
 	}
 	return nil, "the protocol has no event loop"
+}
+
+// sharedConns is how many connections the workers of target t share, as
+// streams (HTTP/2's `connections:`); a protocol whose workers each have
+// their own has no such bound, for which it returns the largest int.
+func sharedConns(t *scenarios.Target) int {
+	if t.HTTP != nil && t.HTTP.HTTP2 {
+		return max(1, t.HTTP.Connections)
+	}
+	return int(^uint(0) >> 1)
 }
 
 // newShared makes what the workers of a case of target t share, once per

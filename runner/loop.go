@@ -17,14 +17,14 @@ import (
 // paces the open model itself, to the microsecond.
 
 // loopUnfit says why a phase runs on workers rather than event loops, or
-// "" when loops can run it: the engine's own clients (cr.newClient unset),
-// on the wall clock.
+// "" when loops can run it: the engine's own clients (not the run's), on
+// the wall clock.
 func loopUnfit(cr *caseRun, flow bool) string {
 	_, wall := cr.Clock.(WallClock)
 	switch {
 	case cr.Workers:
 		return "workers were asked for"
-	case cr.newClient != nil:
+	case cr.clients != nil:
 		return "the clients are the caller's"
 	case !wall:
 		return "the clock is not the wall clock"
@@ -36,19 +36,19 @@ func loopUnfit(cr *caseRun, flow bool) string {
 
 // loopsFor makes the event loops of phase ph: one for the open model,
 // whose schedule one thread keeps, and one per usable core (at most one
-// per connection) for the closed model. nil means workers run the phase,
-// for the reason logged.
+// per worker, and for HTTP/2 per connection) for the closed model. nil
+// means workers run the phase, for the reason logged.
 func (pr *phaseRun) loopsFor(cr *caseRun, caseID string) []protocols.Loop {
 	ph := pr.phase
 	why := loopUnfit(cr, pr.flow)
 	n := 1
 	if !ph.Rate.Open() {
-		n = max(1, min(runtime.GOMAXPROCS(0), ph.Concurrency))
+		n = max(1, min(runtime.GOMAXPROCS(0), ph.Concurrency, sharedConns(pr.target)))
 	}
 	var loops []protocols.Loop
 	for len(loops) < n && why == "" {
 		var lp protocols.Loop
-		if lp, why = newLoop(pr.target); lp != nil {
+		if lp, why = newLoop(pr.target, len(loops), n); lp != nil {
 			loops = append(loops, lp)
 		}
 	}

@@ -25,7 +25,8 @@ const Supported = true
 type Engine struct {
 	cfg   Config
 	proto Protocol
-	cur   int // the address of cfg.Addrs the next connection tries first
+	conns ConnProtocol // proto, when it owns its connections; else nil
+	cur   int          // the address of cfg.Addrs the next connection tries first
 	job   *protocols.LoopJob
 	ep    int // the epoll set
 	wake  int // an eventfd that ctx's end writes to, to end a wait; -1 once closed
@@ -74,7 +75,11 @@ type Engine struct {
 }
 
 // New makes the engine of a target whose connections proto speaks.
-func New(cfg Config, proto Protocol) *Engine { return &Engine{cfg: cfg, proto: proto} }
+func New(cfg Config, proto Protocol) *Engine {
+	e := &Engine{cfg: cfg, proto: proto}
+	e.conns, _ = proto.(ConnProtocol)
+	return e
+}
 
 // loopWakeID marks the wake eventfd among the epoll events.
 const loopWakeID = -1
@@ -133,6 +138,7 @@ func (e *Engine) drive(ctx context.Context) error {
 			return nil
 		}
 		wait := e.waitFor(now)
+		e.flush()
 		n, err := e.poll(wait)
 		if err != nil {
 			return err
@@ -147,8 +153,11 @@ func (e *Engine) drive(ctx context.Context) error {
 // handle handles the first n events of the last poll.
 func (e *Engine) handle(n int) {
 	for _, ev := range e.events[:n] {
-		if ev.Fd != loopWakeID {
+		switch {
+		case ev.Fd >= 0:
 			e.proto.Event(int(ev.Fd), ev.Events)
+		case ev.Fd != loopWakeID:
+			e.handleConn(ev.Fd, ev.Events)
 		}
 	}
 }

@@ -93,9 +93,18 @@ func (e *Engine) canSend() bool {
 // open now, and its arrivals wait for one of them, late by the
 // generator's doing.
 func (e *Engine) outOfSockets(err error) bool {
+	if noRoom(err) {
+		e.maxSockets = max(1, e.sockets)
+		return true
+	}
+	return false
+}
+
+// noRoom reports whether err says that this machine has no room for
+// another connection: its file descriptors or its ports ran out.
+func noRoom(err error) bool {
 	switch err {
 	case unix.EMFILE, unix.ENFILE, unix.ENOBUFS, unix.ENOMEM, unix.EADDRNOTAVAIL:
-		e.maxSockets = max(1, e.sockets)
 		return true
 	}
 	return false
@@ -124,6 +133,7 @@ func (e *Engine) freeSlot() (int, bool) {
 
 // look handles what the sockets have to say, without waiting.
 func (e *Engine) look() {
+	e.flush()
 	if n, err := e.poll(0); err == nil {
 		e.handle(n)
 	}

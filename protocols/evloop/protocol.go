@@ -53,3 +53,19 @@ func Grow[S any](slots []S, n int) []S {
 	}
 	return slots[:n]
 }
+
+// ConnProtocol is a Protocol that carries many slots' requests on each of
+// its connections (HTTP/2's streams): the connections are its own, not
+// the slots', which then have no socket (Slot.FD stays -1). The engine
+// opens them for it (OpenConn), reports their events to ConnEvent, and
+// calls Flush before each wait, so that what the requests of one round
+// wrote to a connection leaves in one write. Closed, for a slot, then
+// means that the engine gave its request up (a timeout, the phase's end):
+// the protocol cancels the request on its connection.
+type ConnProtocol interface {
+	Protocol
+	// ConnEvent handles what epoll reported of connection c's socket.
+	ConnEvent(c int, events uint32)
+	// Flush writes what the connections have buffered.
+	Flush()
+}

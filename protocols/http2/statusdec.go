@@ -319,3 +319,9 @@ func str(p []byte) (raw []byte, huff bool, rest []byte, err error) {
 	}
 	return p[:n], huff, p[n:], nil
 }
+
+// reset empties the dynamic table, for a new connection.
+func (d *statusDecoder) reset() {
+	d.head, d.n, d.size, d.limit = 0, 0, 0, maxTable
+	d.arena = d.arena[:0]
+}
