@@ -13,17 +13,13 @@ import (
 // eventfd: connection c as connTag - c, apart from the slots' (0 and up).
 const connTag = loopWakeID - 1
 
-// OpenConn opens a socket to the target for connection c of a
-// ConnProtocol and watches it, edge-triggered, for reading, writing and
-// the server's close: the connect goes on after it returns. tried is how
-// many of the target's addresses have refused this connection so far: it
-// goes to the address after those. On failure it returns the system call
-// that failed and its errno.
-func (e *Engine) OpenConn(c, tried int) (fd int, op string, err error) {
-	if tried > 0 {
-		e.cur = (e.cur + 1) % len(e.cfg.Addrs)
-	}
-	a := e.cfg.Addrs[e.cur]
+// OpenConn opens a socket to address addr of the target (see Addrs) for
+// connection c of a ConnProtocol and watches it, edge-triggered, for
+// reading, writing and the server's close: the connect goes on after it
+// returns. On failure it returns the system call that failed and its
+// errno.
+func (e *Engine) OpenConn(c, addr int) (fd int, op string, err error) {
+	a := e.cfg.Addrs[addr]
 	if fd, op, err = sockets.Open(a, e.cfg.Sources.Socket(a), e.cfg.Nagle); err != nil {
 		return -1, op, err
 	}
@@ -39,6 +35,14 @@ func (e *Engine) OpenConn(c, tried int) (fd int, op string, err error) {
 // fewer than that many goes to the next (see OpenConn).
 func (e *Engine) Addrs() int { return len(e.cfg.Addrs) }
 
+// FirstAddr is the address a new connection tries first: the one that
+// answered last (see Answered).
+func (e *Engine) FirstAddr() int { return e.cur }
+
+// Answered records that address addr took a connection, which the next
+// ones then try first, as the slots' connections do.
+func (e *Engine) Answered(addr int) { e.cur = addr }
+
 // ConnectError is the kind and the words of a connection that could not
 // be opened at system call op: one this machine had no room for (its
 // file descriptors or ports ran out) is the generator's failure, not the
@@ -50,11 +54,11 @@ func (e *Engine) ConnectError(op string, err error) (protocols.ErrorKind, error)
 	return protocols.KindConnect, e.cfg.DialErrs.Of(op, err)
 }
 
-// SelfConnected reports whether connection socket fd reached itself:
-// nothing listens on the target's port, which the kernel then picked for
-// this end of the connection too.
-func (e *Engine) SelfConnected(fd int) bool {
-	return sockets.SelfConnectedFD(fd, e.cfg.Addrs[e.cur])
+// SelfConnected reports whether socket fd, connected to address addr,
+// reached itself: nothing listens on the target's port, which the kernel
+// then picked for this end of the connection too.
+func (e *Engine) SelfConnected(fd, addr int) bool {
+	return sockets.SelfConnectedFD(fd, e.cfg.Addrs[addr])
 }
 
 // CloseConn closes a ConnProtocol's socket, which also takes it out of

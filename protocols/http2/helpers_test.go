@@ -82,6 +82,13 @@ func do(t *testing.T, cl protocols.Client, req int) protocols.Outcome {
 // HEADERS frame with what answer writes, to play servers that misbehave.
 func rawH2Server(t *testing.T, answer func(fr *http2.Framer, stream uint32)) string {
 	t.Helper()
+	return rawH2ServerSeeing(t, answer, nil)
+}
+
+// rawH2ServerSeeing is rawH2Server that also shows seen, when not nil,
+// every frame the client sent after its preface.
+func rawH2ServerSeeing(t *testing.T, answer func(fr *http2.Framer, stream uint32), seen func(http2.Frame)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -94,13 +101,13 @@ func rawH2Server(t *testing.T, answer func(fr *http2.Framer, stream uint32)) str
 			if err != nil {
 				return
 			}
-			wg.Go(func() { serveRaw(c, answer) })
+			wg.Go(func() { serveRaw(c, answer, seen) })
 		}
 	})
 	return ln.Addr().String()
 }
 
-func serveRaw(c net.Conn, answer func(fr *http2.Framer, stream uint32)) {
+func serveRaw(c net.Conn, answer func(fr *http2.Framer, stream uint32), seen func(http2.Frame)) {
 	defer c.Close()
 	if _, err := io.ReadFull(c, make([]byte, len(http2.ClientPreface))); err != nil {
 		return
@@ -113,6 +120,9 @@ func serveRaw(c net.Conn, answer func(fr *http2.Framer, stream uint32)) {
 		f, err := fr.ReadFrame()
 		if err != nil {
 			return
+		}
+		if seen != nil {
+			seen(f)
 		}
 		switch f := f.(type) {
 		case *http2.SettingsFrame:

@@ -28,6 +28,7 @@ type h2Conn struct {
 	fd     int
 	gen    uint32 // counts its sockets: what was read from one is not the next's
 	state  connState
+	addr   int   // the target's address it goes to (see evloop.Engine.Addrs)
 	tried  int   // addresses that refused it (localhost's ::1, then 127.0.0.1)
 	opener int32 // the slot whose request opened it, charged the connect time
 	dialAt time.Time
@@ -104,8 +105,11 @@ func (l *h2Loop) newConn(g int) *h2Conn {
 // those that refused it, and queues the preface and the client's
 // settings; false, with the failure's kind and words, when it could not.
 func (l *h2Loop) dial(c *h2Conn) (protocols.ErrorKind, error, bool) {
+	if c.tried == 0 {
+		c.addr = l.eng.FirstAddr()
+	}
 	for {
-		fd, op, err := l.eng.OpenConn(int(c.num), c.tried)
+		fd, op, err := l.eng.OpenConn(int(c.num), c.addr)
 		if err == nil {
 			c.fd, c.state, c.dialAt = fd, connOpening, protocols.Now()
 			c.gen++
@@ -115,7 +119,7 @@ func (l *h2Loop) dial(c *h2Conn) (protocols.ErrorKind, error, bool) {
 		if kind != protocols.KindConnect || c.tried+1 >= l.eng.Addrs() {
 			return kind, werr, false
 		}
-		c.tried++
+		l.nextAddr(c)
 	}
 	at := len(c.out)
 	c.out = append(c.out, http2.ClientPreface...)
@@ -247,19 +251,25 @@ func (l *h2Loop) openFailed(c *h2Conn, err error) {
 	if err == nil {
 		err = unix.ECONNRESET
 	}
-	if l.eng.SelfConnected(c.fd) {
+	if l.eng.SelfConnected(c.fd, c.addr) {
 		err = unix.ECONNREFUSED
 	}
 	if err == unix.ECONNREFUSED && c.tried+1 < l.eng.Addrs() {
 		l.eng.CloseConn(c.fd)
 		c.fd, c.out, c.sentShared = -1, c.out[:0], 0
-		c.tried++
+		l.nextAddr(c)
 		if _, _, ok := l.dial(c); ok {
 			return
 		}
 	}
 	kind, werr := l.eng.ConnectError("connect", err)
 	l.failAll(c, kind, werr)
+}
+
+// nextAddr has c, refused, go to the target's next address.
+func (l *h2Loop) nextAddr(c *h2Conn) {
+	c.tried++
+	c.addr = (c.addr + 1) % l.eng.Addrs()
 }
 
 // failAll fails every request on c or waiting for it with kind and err,

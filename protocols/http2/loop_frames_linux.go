@@ -64,7 +64,7 @@ func (l *h2Loop) check(c *h2Conn, b []byte) bool {
 
 // refuse fails c, whose server does not speak HTTP/2, or reached itself.
 func (l *h2Loop) refuse(c *h2Conn, err error) {
-	if l.eng.SelfConnected(c.fd) {
+	if l.eng.SelfConnected(c.fd, c.addr) {
 		l.openFailed(c, nil)
 		return
 	}
@@ -285,6 +285,7 @@ func (l *h2Loop) settings(c *h2Conn, flags byte, p []byte) {
 	l.markDirty(c)
 	if c.state == connOpening {
 		c.state = connOpen
+		l.eng.Answered(c.addr)
 		l.opened(c)
 	}
 	l.startWaiting(c)

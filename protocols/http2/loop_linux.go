@@ -283,8 +283,10 @@ func (l *h2Loop) markDirty(c *h2Conn) {
 // Flush writes what the round's requests and answers buffered, one write
 // per connection.
 func (l *h2Loop) Flush() {
-	for _, n := range l.dirty {
-		c := l.conns[n]
+	// A write that fails may open a connection to the target's next
+	// address, which joins the list.
+	for k := 0; k < len(l.dirty); k++ {
+		c := l.conns[l.dirty[k]]
 		c.dirty = false
 		if c.fd >= 0 {
 			l.write(c)
