@@ -71,7 +71,10 @@ type Engine struct {
 	// oversleep is how late the thread's recent blocking waits ended past
 	// their timeout, smoothed (see nextOversleep): the lead it needs.
 	oversleep time.Duration
-	events    [128]unix.EpollEvent
+	// spin says how well polling before a wait has paid lately (see
+	// nextSpin).
+	spin   int
+	events [128]unix.EpollEvent
 }
 
 // New makes the engine of a target whose connections proto speaks.
@@ -139,12 +142,9 @@ func (e *Engine) drive(ctx context.Context) error {
 		}
 		wait := e.waitFor(now)
 		e.flush()
-		n, err := e.poll(wait)
+		n, err := e.await(now, wait)
 		if err != nil {
 			return err
-		}
-		if n == 0 && wait > 0 {
-			e.oversleep = nextOversleep(e.oversleep, protocols.Now().Sub(now.Add(wait)))
 		}
 		e.handle(n)
 	}
@@ -156,7 +156,9 @@ func (e *Engine) handle(n int) {
 		switch {
 		case ev.Fd >= 0:
 			e.proto.Event(int(ev.Fd), ev.Events)
-		case ev.Fd != loopWakeID:
+		case ev.Fd == loopWakeID:
+			e.woken()
+		default:
 			e.handleConn(ev.Fd, ev.Events)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/loadgate/loadgate/protocols"
 )
 
 // maxRawWait is the longest wait the loop makes without telling the
@@ -63,4 +65,35 @@ func (e *Engine) poll(wait time.Duration) (int, error) {
 			return 0, fmt.Errorf("event loop: epoll_wait: %w", errno)
 		}
 	}
+}
+
+// await waits up to wait from now for events: with requests in flight in
+// the closed model, it first polls for up to maxSpin while that pays (see
+// nextSpin), then blocks.
+func (e *Engine) await(now time.Time, wait time.Duration) (int, error) {
+	if wait <= 0 || e.busy == 0 || e.job.Arrival != nil {
+		n, err := e.poll(wait)
+		if err == nil && n == 0 && wait > 0 {
+			e.oversleep = nextOversleep(e.oversleep, protocols.Now().Sub(now.Add(wait)))
+		}
+		return n, err
+	}
+	spinUntil := now.Add(min(maxSpin, wait))
+	if spinning(e.spin) {
+		for {
+			n, err := e.poll(0)
+			if err != nil || n > 0 {
+				e.spin = nextSpin(e.spin, true)
+				return n, err
+			}
+			if !protocols.Now().Before(spinUntil) {
+				break
+			}
+		}
+	}
+	n, err := e.poll(wait)
+	if err == nil {
+		e.spin = nextSpin(e.spin, n > 0 && protocols.Now().Before(spinUntil))
+	}
+	return n, err
 }

@@ -35,6 +35,36 @@ func nextOversleep(smoothed, late time.Duration) time.Duration {
 	return smoothed + (late-smoothed)/8
 }
 
+// The closed model's answers come as the server writes them, one
+// connection after another: a loop that blocks as soon as it has handled
+// what came costs the thread a sleep and a wake-up per answer or two, tens
+// of microseconds of CPU on a virtual machine, and the server's thread the
+// wake-up's share, which slows it too. A loop with requests in flight
+// therefore polls for up to maxSpin before it blocks, as long as that
+// finds answers: spin counts how often it did lately, from -maxSpinScore
+// to maxSpinScore, and below 0 the loop blocks at once, as against a slow
+// server, where polling would only take CPU from it.
+const (
+	maxSpin      = 20 * time.Microsecond
+	maxSpinScore = 8
+)
+
+// spinning reports whether the loop polls before it blocks, given its
+// spin score.
+func spinning(score int) bool { return score >= 0 }
+
+// nextSpin is the spin score after a wait for answers: caught says that
+// they came within maxSpin of when the loop began to wait (whether it
+// polled or blocked meanwhile). A miss counts twice a catch, so that a
+// server slower than maxSpin stops the polling after a few waits, and one
+// that turns fast starts it again.
+func nextSpin(score int, caught bool) int {
+	if caught {
+		return min(score+1, maxSpinScore)
+	}
+	return max(score-2, -maxSpinScore)
+}
+
 func later(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a

@@ -49,3 +49,34 @@ func TestNextOversleep(t *testing.T) {
 		t.Errorf("after 100 waits 20 µs late, oversleep = %v, want about 20µs", o)
 	}
 }
+
+// The spin score climbs with each wait whose answers came soon and falls
+// twice as fast with each that did not, within its bounds: a server slower
+// than maxSpin stops the polling within a few waits.
+func TestNextSpin(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		start   int
+		catches []bool
+		want    int
+		spins   bool
+	}{
+		{"a fast server keeps it", 0, []bool{true, true, true}, 3, true},
+		{"the score is bounded above", maxSpinScore, []bool{true}, maxSpinScore, true},
+		{"a slow server stops it", 0, []bool{false}, -2, false},
+		{"from the top, five misses", maxSpinScore, []bool{false, false, false, false, false}, -2, false},
+		{"the score is bounded below", -maxSpinScore, []bool{false}, -maxSpinScore, false},
+		{"a server turning fast starts it again", -2, []bool{true, true}, 0, true},
+		{"one miss in three", 0, []bool{true, true, false}, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.start
+			for _, c := range tc.catches {
+				s = nextSpin(s, c)
+			}
+			if s != tc.want || spinning(s) != tc.spins {
+				t.Errorf("score %d, spinning %v; want %d, %v", s, spinning(s), tc.want, tc.spins)
+			}
+		})
+	}
+}

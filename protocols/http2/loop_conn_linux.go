@@ -3,6 +3,7 @@
 package http2
 
 import (
+	"crypto/tls"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -15,10 +16,11 @@ import (
 type connState uint8
 
 const (
-	connDead      connState = iota // closed; its number is spare
-	connOpening                    // the preface is out, the server's SETTINGS awaited
-	connOpen                       // streams come and go
-	connGoingAway                  // no new streams: it closes when its last ends
+	connDead        connState = iota // closed; its number is spare
+	connHandshaking                  // its TLS handshake runs on a goroutine of its own
+	connOpening                      // the preface is out, the server's SETTINGS awaited
+	connOpen                         // streams come and go
+	connGoingAway                    // no new streams: it closes when its last ends
 )
 
 // h2Conn is one of the loop's HTTP/2 connections.
@@ -49,6 +51,9 @@ type h2Conn struct {
 	out   []byte // frames to write: Flush's, or a writable socket's
 	dirty bool   // listed in h2Loop.dirty
 	carry []byte // the start of a frame one read left over, for the next
+
+	tls  *tls.Conn   // over TLS: the records, over sock; nil: h2c
+	sock *loopSocket // under tls
 
 	dec      *statusDecoder
 	hdrID    uint32 // the stream of the header block being read
@@ -96,6 +101,8 @@ func (l *h2Loop) newConn(g int) *h2Conn {
 		sendWindow: 65535, peerWindow: 65535, peerFrame: loopMaxFrame,
 		streams: c.streams, wait: c.wait[:0], blocked: c.blocked[:0], out: c.out[:0],
 		carry: c.carry[:0], dec: c.dec, hdrBlock: c.hdrBlock[:0]}
+	// A connection's tls.Conn and socket are its own: a handshake that
+	// ended with the phase may still hold the last ones.
 	c.streams.reset()
 	c.dec.reset()
 	return c
@@ -121,6 +128,17 @@ func (l *h2Loop) dial(c *h2Conn) (protocols.ErrorKind, error, bool) {
 		}
 		l.nextAddr(c)
 	}
+	if l.tlsConf != nil {
+		l.startTLS(c)
+		return protocols.KindNone, nil, true
+	}
+	l.queuePreface(c)
+	return protocols.KindNone, nil, true
+}
+
+// queuePreface queues what a connection begins with: the preface, the
+// client's SETTINGS and the connection's window.
+func (l *h2Loop) queuePreface(c *h2Conn) {
 	at := len(c.out)
 	c.out = append(c.out, http2.ClientPreface...)
 	c.out = frameHeader(c.out, 3*6, frameSettings, 0, 0)
@@ -130,7 +148,6 @@ func (l *h2Loop) dial(c *h2Conn) (protocols.ErrorKind, error, bool) {
 	c.out = appendWindowUpdate(c.out, 0, loopWindow-65535)
 	c.sentShared += int64(len(c.out) - at)
 	l.markDirty(c)
-	return protocols.KindNone, nil, true
 }
 
 func appendSetting(dst []byte, id http2.SettingID, v uint32) []byte {
@@ -168,6 +185,10 @@ func (l *h2Loop) write(c *h2Conn) {
 	if len(c.out) == 0 {
 		return
 	}
+	if c.tls != nil {
+		l.writeTLS(c)
+		return
+	}
 	n, err := protocols.RawWrite(uintptr(c.fd), c.out)
 	switch {
 	case err == unix.EAGAIN:
@@ -184,10 +205,14 @@ func (l *h2Loop) write(c *h2Conn) {
 // those of a socket this number had before.
 func (l *h2Loop) ConnEvent(n int, events uint32) {
 	c := l.conns[n]
-	if c.fd < 0 {
+	if c.fd < 0 || c.state == connHandshaking {
 		return
 	}
 	if events&unix.EPOLLOUT != 0 {
+		if c.tls != nil && !c.sock.flush() {
+			l.lost(c, "write", c.sock.err)
+			return
+		}
 		l.write(c)
 	}
 	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 && c.fd >= 0 {
@@ -199,6 +224,10 @@ func (l *h2Loop) ConnEvent(n int, events uint32) {
 // in the buffer: a TCP socket that fills less than it was offered has
 // been emptied, and its next bytes will be reported anew.
 func (l *h2Loop) read(c *h2Conn) {
+	if c.tls != nil {
+		l.readTLS(c)
+		return
+	}
 	gen := c.gen
 	for c.gen == gen {
 		k := copy(l.rbuf, c.carry)
