@@ -78,12 +78,12 @@ func (e *Engine) await(now time.Time, wait time.Duration) (int, error) {
 		}
 		return n, err
 	}
-	spinUntil := now.Add(min(maxSpin, wait))
+	spinUntil, worthUntil := now.Add(min(maxSpin, wait)), now.Add(spinWorth)
 	if spinning(e.spin) {
 		for {
 			n, err := e.poll(0)
 			if err != nil || n > 0 {
-				e.spin = nextSpin(e.spin, true)
+				e.spin = nextSpin(e.spin, protocols.Now().Before(worthUntil))
 				return n, err
 			}
 			if !protocols.Now().Before(spinUntil) {
@@ -93,7 +93,7 @@ func (e *Engine) await(now time.Time, wait time.Duration) (int, error) {
 	}
 	n, err := e.poll(wait)
 	if err == nil {
-		e.spin = nextSpin(e.spin, n > 0 && protocols.Now().Before(spinUntil))
+		e.spin = nextSpin(e.spin, n > 0 && protocols.Now().Before(worthUntil))
 	}
 	return n, err
 }

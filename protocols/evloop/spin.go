@@ -46,6 +46,7 @@ func nextOversleep(smoothed, late time.Duration) time.Duration {
 // server, where polling would only take CPU from it.
 const (
 	maxSpin      = 20 * time.Microsecond
+	spinWorth    = 8 * time.Microsecond
 	maxSpinScore = 8
 )
 

@@ -339,21 +339,36 @@ func (l *h2Loop) windowUpdate(c *h2Conn, id uint32, p []byte) {
 	}
 }
 
-// goAwayFrame stops new streams on c: those it will not process fail, the
-// others go on to their end.
+// goAwayFrame stops new streams on c; the others go on to their end. The
+// streams the server says it will not process never reached it: after a
+// graceful GOAWAY (NO_ERROR, as a server that closes a connection after
+// so many requests sends), each is sent once more on a new connection, as
+// a browser would; after any other, or a second time, they fail.
 func (l *h2Loop) goAwayFrame(c *h2Conn, p []byte) {
 	if len(p) < 8 {
 		l.protocolError(c, errBadFrame)
 		return
 	}
-	last := binary.BigEndian.Uint32(p) & maxStreamID
-	err := &goAwayError{last: last, code: http2.ErrCode(binary.BigEndian.Uint32(p[4:8])), debug: string(p[8:])}
-	for _, i := range c.streams.slots() {
-		if s := &l.slots[i]; s.id > last {
-			l.leave(c, int(i))
-			l.charge(c, int(i))
-			l.eng.Fail(int(i), protocols.KindReset, fmt.Errorf("stream %d: %w", s.id, err))
-		}
-	}
 	l.goingAway(c)
+	last := binary.BigEndian.Uint32(p) & maxStreamID
+	code := http2.ErrCode(binary.BigEndian.Uint32(p[4:8]))
+	var err error
+	for _, i := range c.streams.slots() {
+		s := &l.slots[i]
+		if s.id <= last {
+			continue
+		}
+		l.leave(c, int(i))
+		l.charge(c, int(i))
+		if code == http2.ErrCodeNo && !s.retried {
+			l.Issue(int(i))
+			l.slots[i].retried = true
+			continue
+		}
+		if err == nil {
+			err = &goAwayError{last: last, code: code, debug: string(p[8:])}
+		}
+		l.eng.Fail(int(i), protocols.KindReset, fmt.Errorf("stream %d: %w", s.id, err))
+	}
+	l.drained(c)
 }

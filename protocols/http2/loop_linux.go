@@ -50,6 +50,7 @@ type h2Slot struct {
 	bodyLen    int64  // bytes of the response's body received
 	status     int16  // the response's status, once its headers came
 	waiting    bool   // it waits on conn for a stream (conn.wait)
+	retried    bool   // a graceful GOAWAY refused it once (see goAwayFrame)
 	blocked    bool   // its body waits for a window (conn.blocked)
 	gotHeaders bool   // its response's headers came
 }

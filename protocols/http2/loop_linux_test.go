@@ -394,3 +394,40 @@ func TestLoopNextAddress(t *testing.T) {
 		t.Errorf("the server accepted %d connections, want 2", got)
 	}
 }
+
+// A server that closes its connections gracefully after eight requests
+// each (GOAWAY, NO_ERROR, as nginx does after keepalive_requests) refuses
+// the streams sent meanwhile (at most the four slots'): they never reached
+// it, and go again on a new connection, where they are among its first
+// eight. A second refusal of the same request fails it.
+func TestLoopGracefulGoAway(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func(fr *http2.Framer, id uint32)
+		ok     bool
+	}{
+		{"after each eighth stream", func(fr *http2.Framer, id uint32) {
+			if id > 15 {
+				return
+			}
+			_ = fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: []byte{0x88}, EndHeaders: true, EndStream: true})
+			if id == 15 {
+				_ = fr.WriteGoAway(15, http2.ErrCodeNo, nil)
+			}
+		}, true},
+		{"before any stream", func(fr *http2.Framer, id uint32) { _ = fr.WriteGoAway(0, http2.ErrCodeNo, nil) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr := rawH2Server(t, tc.answer)
+			var lt loopTally
+			const limit = 40
+			runLoop(t, h2Target("http://"+addr+"/", 1), lt.job(4, limit, 0, 30*time.Second))
+			if tc.ok && lt.kinds[protocols.KindNone] != limit {
+				t.Fatalf("%d succeeded of %d (kinds %v, errors %q)", lt.kinds[protocols.KindNone], limit, lt.kinds, firstErr(lt.errs))
+			}
+			if !tc.ok && lt.kinds[protocols.KindReset] != limit {
+				t.Fatalf("%d reset of %d (kinds %v, errors %q)", lt.kinds[protocols.KindReset], limit, lt.kinds, firstErr(lt.errs))
+			}
+		})
+	}
+}
