@@ -216,6 +216,9 @@ func (l *h2Loop) ConnEvent(n int, events uint32) {
 		l.write(c)
 	}
 	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 && c.fd >= 0 {
+		if c.sock != nil {
+			c.sock.drained = false
+		}
 		l.read(c)
 	}
 }

@@ -35,6 +35,10 @@ type loopSocket struct {
 	deadline time.Time
 	pending  []byte
 	err      error // the socket's failure on a write, for the loop to see
+	// drained: the last read took less than it was offered, so the socket
+	// is empty until epoll reports it again (the loop then clears it),
+	// which spares crypto/tls's next read a system call that finds nothing.
+	drained  bool
 	sent     int64
 	received int64
 }
@@ -50,6 +54,9 @@ func (wouldBlock) Temporary() bool { return true }
 var errWouldBlock error = wouldBlock{}
 
 func (s *loopSocket) Read(p []byte) (int, error) {
+	if s.drained && !s.wait {
+		return 0, errWouldBlock
+	}
 	for {
 		n, err := protocols.RawRead(uintptr(s.fd), p)
 		switch {
@@ -66,6 +73,7 @@ func (s *loopSocket) Read(p []byte) (int, error) {
 			return 0, io.EOF
 		}
 		s.received += int64(n)
+		s.drained = n < len(p)
 		return n, nil
 	}
 }
@@ -199,7 +207,7 @@ func (l *h2Loop) Woken() {
 		if c.gen != h.gen || c.state != connHandshaking {
 			continue
 		}
-		c.sock.wait = false
+		c.sock.wait, c.sock.drained = false, false
 		if errors.Is(h.err, unix.ECONNREFUSED) {
 			l.openFailed(c, unix.ECONNREFUSED) // to the target's next address, if it has one
 			continue
