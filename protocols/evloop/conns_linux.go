@@ -3,8 +3,6 @@
 package evloop
 
 import (
-	"unsafe"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/loadgate/loadgate/protocols"
@@ -67,21 +65,6 @@ func (e *Engine) SelfConnected(fd, addr int) bool {
 // the epoll set.
 func (e *Engine) CloseConn(fd int) {
 	_, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(fd), 0, 0)
-}
-
-// Wake has the loop call its ConnProtocol's Woken soon, from another
-// goroutine: at once when it waits, or after what it is doing.
-func (e *Engine) Wake() { e.wakeUp() }
-
-// woken drains the wake eventfd, which Wake and ctx's end write to, and
-// lets the protocol take in what it was handed; ctx's end the loop sees
-// for itself.
-func (e *Engine) woken() {
-	var b [8]byte
-	_, _, _ = unix.RawSyscall(unix.SYS_READ, uintptr(e.wake), uintptr(unsafe.Pointer(&b[0])), 8)
-	if e.conns != nil {
-		e.conns.Woken()
-	}
 }
 
 // handleConn hands a connection's event to the protocol that owns it.

@@ -156,9 +156,7 @@ func (e *Engine) handle(n int) {
 		switch {
 		case ev.Fd >= 0:
 			e.proto.Event(int(ev.Fd), ev.Events)
-		case ev.Fd == loopWakeID:
-			e.woken()
-		default:
+		case ev.Fd != loopWakeID:
 			e.handleConn(ev.Fd, ev.Events)
 		}
 	}

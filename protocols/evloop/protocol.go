@@ -68,7 +68,4 @@ type ConnProtocol interface {
 	ConnEvent(c int, events uint32)
 	// Flush writes what the connections have buffered.
 	Flush()
-	// Woken takes in what other goroutines handed the protocol before
-	// calling the engine's Wake (a TLS handshake's end).
-	Woken()
 }

@@ -27,10 +27,9 @@
 // protocols/httpcheck's, so that a response is judged the same over either
 // protocol, and a flow's client is protocols/httpflow's.
 //
-// Phases of an HTTP/2 target to this machine (h2c, or h2 over TLS) run on
-// the event loop instead (NewLoop, loop.go): each loop drives its share of
-// the connections from one goroutine, parses the frames its reads bring,
-// and carries each of the engine's slots as one stream at a time, with no
-// goroutine, channel or lock per stream (see docs/measurement.md, "The
-// event loop").
+// Phases of an h2c target to this machine run on the event loop instead
+// (NewLoop, loop.go): each loop drives its share of the connections from
+// one goroutine, parses the frames its reads bring, and carries each of
+// the engine's slots as one stream at a time, with no goroutine, channel or
+// lock per stream (see docs/measurement.md, "The event loop").
 package http2

@@ -3,7 +3,6 @@
 package http2
 
 import (
-	"crypto/tls"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -16,11 +15,10 @@ import (
 type connState uint8
 
 const (
-	connDead        connState = iota // closed; its number is spare
-	connHandshaking                  // its TLS handshake runs on a goroutine of its own
-	connOpening                      // the preface is out, the server's SETTINGS awaited
-	connOpen                         // streams come and go
-	connGoingAway                    // no new streams: it closes when its last ends
+	connDead      connState = iota // closed; its number is spare
+	connOpening                    // the preface is out, the server's SETTINGS awaited
+	connOpen                       // streams come and go
+	connGoingAway                  // no new streams: it closes when its last ends
 )
 
 // h2Conn is one of the loop's HTTP/2 connections.
@@ -51,9 +49,6 @@ type h2Conn struct {
 	out   []byte // frames to write: Flush's, or a writable socket's
 	dirty bool   // listed in h2Loop.dirty
 	carry []byte // the start of a frame one read left over, for the next
-
-	tls  *tls.Conn   // over TLS: the records, over sock; nil: h2c
-	sock *loopSocket // under tls
 
 	dec      *statusDecoder
 	hdrID    uint32 // the stream of the header block being read
@@ -101,8 +96,6 @@ func (l *h2Loop) newConn(g int) *h2Conn {
 		sendWindow: 65535, peerWindow: 65535, peerFrame: loopMaxFrame,
 		streams: c.streams, wait: c.wait[:0], blocked: c.blocked[:0], out: c.out[:0],
 		carry: c.carry[:0], dec: c.dec, hdrBlock: c.hdrBlock[:0]}
-	// A connection's tls.Conn and socket are its own: a handshake that
-	// ended with the phase may still hold the last ones.
 	c.streams.reset()
 	c.dec.reset()
 	return c
@@ -127,10 +120,6 @@ func (l *h2Loop) dial(c *h2Conn) (protocols.ErrorKind, error, bool) {
 			return kind, werr, false
 		}
 		l.nextAddr(c)
-	}
-	if l.tlsConf != nil {
-		l.startTLS(c)
-		return protocols.KindNone, nil, true
 	}
 	l.queuePreface(c)
 	return protocols.KindNone, nil, true
@@ -185,10 +174,6 @@ func (l *h2Loop) write(c *h2Conn) {
 	if len(c.out) == 0 {
 		return
 	}
-	if c.tls != nil {
-		l.writeTLS(c)
-		return
-	}
 	n, err := protocols.RawWrite(uintptr(c.fd), c.out)
 	switch {
 	case err == unix.EAGAIN:
@@ -205,20 +190,13 @@ func (l *h2Loop) write(c *h2Conn) {
 // those of a socket this number had before.
 func (l *h2Loop) ConnEvent(n int, events uint32) {
 	c := l.conns[n]
-	if c.fd < 0 || c.state == connHandshaking {
+	if c.fd < 0 {
 		return
 	}
 	if events&unix.EPOLLOUT != 0 {
-		if c.tls != nil && !c.sock.flush() {
-			l.lost(c, "write", c.sock.err)
-			return
-		}
 		l.write(c)
 	}
 	if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 && c.fd >= 0 {
-		if c.sock != nil {
-			c.sock.drained = false
-		}
 		l.read(c)
 	}
 }
@@ -227,10 +205,6 @@ func (l *h2Loop) ConnEvent(n int, events uint32) {
 // in the buffer: a TCP socket that fills less than it was offered has
 // been emptied, and its next bytes will be reported anew.
 func (l *h2Loop) read(c *h2Conn) {
-	if c.tls != nil {
-		l.readTLS(c)
-		return
-	}
 	gen := c.gen
 	for c.gen == gen {
 		k := copy(l.rbuf, c.carry)

@@ -48,10 +48,6 @@ func (l *h2Loop) frames(c *h2Conn, b []byte) ([]byte, bool) {
 func (l *h2Loop) check(c *h2Conn, b []byte) bool {
 	for _, x := range b {
 		switch {
-		case c.tls != nil && (c.seen == 3 && x != frameSettings):
-			l.refuse(c, l.errNoSettings)
-			return false
-		case c.tls != nil:
 		case c.seen == 0 && x == 'H':
 			l.refuse(c, l.errH1)
 			return false
@@ -95,7 +91,7 @@ func (l *h2Loop) frame(c *h2Conn, typ, flags byte, id uint32, p []byte) {
 		return
 	}
 	if c.state == connOpening && typ != frameSettings {
-		l.refuse(c, l.errNoSettings)
+		l.refuse(c, l.errNoH2)
 		return
 	}
 	switch typ {

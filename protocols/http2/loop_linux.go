@@ -4,8 +4,6 @@ package http2
 
 import (
 	"context"
-	"sync"
-	"time"
 
 	"github.com/loadgate/loadgate/protocols"
 	"github.com/loadgate/loadgate/protocols/evloop"
@@ -31,14 +29,6 @@ type h2Loop struct {
 	rbuf    []byte  // what a read brings, shared by the connections
 	open    bool    // the open model: arrivals go to the connections in turn
 	turn    int
-	end     time.Time // the job's End, which bounds a TLS handshake
-
-	// TLS handshakes run on goroutines of their own (see startTLS), which
-	// hand their outcomes over in handed; taken is Woken's copy.
-	handshakes sync.WaitGroup
-	handMu     sync.Mutex
-	handed     []handshaken
-	taken      []handshaken
 }
 
 // h2Slot is what HTTP/2 keeps of an engine's slot: its stream.
@@ -68,13 +58,12 @@ const loopReadSize = 256 << 10
 // Run drives the job's load from this goroutine (see evloop.Engine.Run)
 // and closes the loop's connections after it.
 func (l *h2Loop) Run(ctx context.Context, job *protocols.LoopJob) error {
-	l.open, l.end = job.Arrival != nil, job.End
+	l.open = job.Arrival != nil
 	l.current = make([]int32, l.groups)
 	for g := range l.current {
 		l.current[g] = -1
 	}
 	err := l.eng.Run(ctx, job)
-	l.endTLS()
 	for _, c := range l.conns {
 		if c.fd >= 0 {
 			l.eng.CloseConn(c.fd)
