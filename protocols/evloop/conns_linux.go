@@ -63,9 +63,11 @@ func (e *Engine) SelfConnected(fd, addr int) bool {
 
 // CloseConn closes a ConnProtocol's socket, which also takes it out of
 // the epoll set.
-func (e *Engine) CloseConn(fd int) {
-	_, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(fd), 0, 0)
-}
+func (e *Engine) CloseConn(fd int) { closeFD(fd) }
+
+// closeFD closes a socket without telling the runtime, which has no part
+// in the loop's sockets.
+func closeFD(fd int) { _, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(fd), 0, 0) }
 
 // handleConn hands a connection's event to the protocol that owns it.
 func (e *Engine) handleConn(tag int32, events uint32) {

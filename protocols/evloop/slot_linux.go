@@ -209,7 +209,7 @@ func (e *Engine) Finish(i int) {
 func (e *Engine) Close(i int) {
 	c := &e.slots[i]
 	if c.FD >= 0 {
-		_, _, _ = unix.RawSyscall(unix.SYS_CLOSE, uintptr(c.FD), 0, 0)
+		closeFD(int(c.FD))
 		e.sockets--
 	}
 	e.handshaken(c)

@@ -55,10 +55,11 @@ const (
 func spinning(score int) bool { return score >= 0 }
 
 // nextSpin is the spin score after a wait for answers: caught says that
-// they came within maxSpin of when the loop began to wait (whether it
-// polled or blocked meanwhile). A miss counts twice a catch, so that a
-// server slower than maxSpin stops the polling after a few waits, and one
-// that turns fast starts it again.
+// they came within spinWorth of when the loop began to wait (whether it
+// polled or blocked meanwhile), soon enough for polling to cost less than
+// the sleep it saves. A miss counts twice a catch, so that a server
+// slower than that stops the polling after a few waits, and one that
+// turns fast starts it again.
 func nextSpin(score int, caught bool) int {
 	if caught {
 		return min(score+1, maxSpinScore)

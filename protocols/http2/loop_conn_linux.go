@@ -60,7 +60,7 @@ type h2Conn struct {
 
 	// The bytes no one request owns (the preface, SETTINGS, PING and
 	// WINDOW_UPDATE, resets) and those received: charged to the next
-	// request that ends on the connection (see h2Loop.charge).
+	// request that ends on the connection (see h2Loop.leave).
 	sentShared, received int64
 }
 
@@ -282,11 +282,7 @@ func (l *h2Loop) nextAddr(c *h2Conn) {
 // and closes it.
 func (l *h2Loop) failAll(c *h2Conn, kind protocols.ErrorKind, err error) {
 	l.retire(c)
-	for _, i := range c.streams.slots() {
-		l.leave(c, int(i))
-		l.charge(c, int(i))
-		l.eng.Fail(int(i), kind, err)
-	}
+	l.failStreams(c, kind, err)
 	for _, i := range c.wait[c.waitHead:] {
 		if s := &l.slots[i]; s.waiting && s.conn == c.num {
 			s.waiting, s.conn = false, -1
@@ -300,12 +296,16 @@ func (l *h2Loop) failAll(c *h2Conn, kind protocols.ErrorKind, err error) {
 // and go to a new connection.
 func (l *h2Loop) broken(c *h2Conn, kind protocols.ErrorKind, err error) {
 	l.retire(c)
+	l.failStreams(c, kind, err)
+	l.reissueWaiting(c)
+}
+
+// failStreams fails the requests of c's open streams with kind and err.
+func (l *h2Loop) failStreams(c *h2Conn, kind protocols.ErrorKind, err error) {
 	for _, i := range c.streams.slots() {
 		l.leave(c, int(i))
-		l.charge(c, int(i))
 		l.eng.Fail(int(i), kind, err)
 	}
-	l.reissueWaiting(c)
 }
 
 // goingAway takes c out of its group's use: it takes no new stream, its

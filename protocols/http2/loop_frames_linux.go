@@ -355,7 +355,6 @@ func (l *h2Loop) goAwayFrame(c *h2Conn, p []byte) {
 			continue
 		}
 		l.leave(c, int(i))
-		l.charge(c, int(i))
 		if code == http2.ErrCodeNo && !s.retried {
 			l.Issue(int(i))
 			l.slots[i].retried = true

@@ -127,7 +127,6 @@ func (l *h2Loop) Closed(i int) {
 	}
 	l.resetStream(c, s.id, codeCancel)
 	l.leave(c, i)
-	l.charge(c, i)
 	l.startWaiting(c)
 	l.drained(c)
 }
@@ -138,18 +137,15 @@ func (l *h2Loop) Event(int, uint32) {}
 // Ended lets go of slot i's request, which has been recorded.
 func (l *h2Loop) Ended(i int) { l.slots[i].conn = -1 }
 
-// leave takes slot i's stream off its connection c.
+// leave takes slot i's stream off its connection c, and charges its
+// request the bytes c carried for all its streams since the last request
+// that ended on it: streams interleave, so the totals are exact where a
+// share would not be.
 func (l *h2Loop) leave(c *h2Conn, i int) {
 	s := &l.slots[i]
 	c.streams.remove(s.id)
 	c.active--
 	s.conn = -1
-}
-
-// charge adds to slot i's request the bytes its connection carried for
-// all its streams since the last request that ended on it: streams
-// interleave, so the totals are exact where a share would not be.
-func (l *h2Loop) charge(c *h2Conn, i int) {
 	out := &l.eng.Slot(i).Out
 	out.BytesSent += c.sentShared
 	out.BytesReceived += c.received
@@ -163,7 +159,6 @@ func (l *h2Loop) finish(c *h2Conn, i int) {
 	out.Status = int(s.status)
 	out.Kind, out.Err = l.expect.Verdict(int(s.status), s.bodyLen)
 	l.leave(c, i)
-	l.charge(c, i)
 	l.eng.Finish(i)
 	l.startWaiting(c)
 	l.drained(c)
@@ -176,7 +171,6 @@ func (l *h2Loop) failStream(c *h2Conn, i int, kind protocols.ErrorKind, err erro
 		l.resetStream(c, l.slots[i].id, codeCancel)
 	}
 	l.leave(c, i)
-	l.charge(c, i)
 	l.eng.Fail(i, kind, err)
 	l.startWaiting(c)
 	l.drained(c)
