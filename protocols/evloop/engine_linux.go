@@ -26,11 +26,12 @@ type Engine struct {
 	cfg   Config
 	proto Protocol
 	conns ConnProtocol // proto, when it owns its connections; else nil
+	waker Waker        // proto, when goroutines of its own finish its work; else nil
 	cur   int          // the address of cfg.Addrs the next connection tries first
 	job   *protocols.LoopJob
 	ep    int // the epoll set
-	wake  int // an eventfd that ctx's end writes to, to end a wait; -1 once closed
-	// wakeMu keeps wakeUp, on ctx's goroutine, from writing to wake as it
+	wake  int // an eventfd that Wake writes to, to end a wait; -1 once closed
+	// wakeMu keeps Wake, on another goroutine, from writing to wake as it
 	// is closed.
 	wakeMu sync.Mutex
 	slots  []Slot
@@ -81,6 +82,7 @@ type Engine struct {
 func New(cfg Config, proto Protocol) *Engine {
 	e := &Engine{cfg: cfg, proto: proto}
 	e.conns, _ = proto.(ConnProtocol)
+	e.waker, _ = proto.(Waker)
 	return e
 }
 
@@ -104,7 +106,7 @@ func (e *Engine) Run(ctx context.Context, job *protocols.LoopJob) error {
 		return err
 	}
 	defer e.tearDown()
-	stop := context.AfterFunc(ctx, e.wakeUp)
+	stop := context.AfterFunc(ctx, e.Wake)
 	defer stop()
 	err := e.drive(ctx)
 	why := protocols.ErrUnfinished
@@ -158,6 +160,8 @@ func (e *Engine) handle(n int) {
 			e.proto.Event(int(ev.Fd), ev.Events)
 		case ev.Fd != loopWakeID:
 			e.handleConn(ev.Fd, ev.Events)
+		default:
+			e.woken()
 		}
 	}
 }
@@ -202,10 +206,11 @@ func (e *Engine) tearDown() {
 	unix.Close(e.ep)
 }
 
-// wakeUp ends the loop's wait; it runs on the goroutine that ends ctx,
-// which may be late enough to find the loop over: the eventfd's number
-// may then belong to another file already, which must not be written to.
-func (e *Engine) wakeUp() {
+// Wake ends the loop's wait, from any goroutine: the one that ends ctx,
+// or one of a Waker's. It may come late enough to find the loop over: the
+// eventfd's number may then belong to another file already, which must
+// not be written to.
+func (e *Engine) Wake() {
 	e.wakeMu.Lock()
 	defer e.wakeMu.Unlock()
 	if e.wake < 0 {
@@ -213,6 +218,16 @@ func (e *Engine) wakeUp() {
 	}
 	one := uint64(1)
 	_, _ = unix.Write(e.wake, (*[8]byte)(unsafe.Pointer(&one))[:])
+}
+
+// woken takes the wake-ups in: the loop's round that follows notices a
+// ctx that ended, and a Waker takes in what its goroutines finished.
+func (e *Engine) woken() {
+	var count [8]byte
+	_, _, _ = unix.RawSyscall(unix.SYS_READ, uintptr(e.wake), uintptr(unsafe.Pointer(&count[0])), uintptr(len(count)))
+	if e.waker != nil {
+		e.waker.Woken()
+	}
 }
 
 // finished reports whether the load is all sent and answered.

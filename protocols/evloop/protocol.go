@@ -69,3 +69,12 @@ type ConnProtocol interface {
 	// Flush writes what the connections have buffered.
 	Flush()
 }
+
+// Waker is a Protocol with work that goroutines of its own finish, off the
+// loop (a TLS handshake, which crypto/tls only makes blocking): each calls
+// Engine.Wake when it is done, and the engine then calls Woken on its own
+// goroutine, at its next round, for the protocol to take the work in.
+type Waker interface {
+	Protocol
+	Woken()
+}

@@ -1,6 +1,7 @@
 package http1
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
@@ -13,10 +14,12 @@ import (
 )
 
 // loopUnsupported says why the event loop cannot serve target t, or ""
-// when it can. The loop speaks plain HTTP/1.1 on raw sockets to the
-// machine's own addresses (see loopAddrs) and judges a response by its
-// status and length: whatever needs more (TLS, a proxy, a flow, the body's
-// content) is the workers' job, through the lean client.
+// when it can. The loop speaks HTTP/1.1, plain or over kept-alive TLS, on
+// raw sockets to the machine's own addresses (see loopAddrs) and judges a
+// response by its status and length: whatever needs more (a proxy, a flow,
+// the body's content) is the workers' job, through the lean client. So is
+// a TLS connection per request: its handshake, off the loop (see
+// loopTLS), would cost each request a goroutine and a hand-off.
 func loopUnsupported(t *scenarios.Target) string {
 	h := t.HTTP
 	switch {
@@ -36,8 +39,8 @@ func loopUnsupported(t *scenarios.Target) string {
 	if err != nil {
 		return err.Error()
 	}
-	if u.Scheme != "http" {
-		return "TLS runs on workers"
+	if u.Scheme == "https" && !h.Keepalive {
+		return "a TLS connection per request runs on workers"
 	}
 	return ""
 }
@@ -59,18 +62,28 @@ func NewLoop(t *scenarios.Target) (protocols.Loop, string) {
 	if socks == nil {
 		return nil, why
 	}
-	return loopTo(h, net.JoinHostPort(u.Hostname(), protocols.Port(u)), socks)
+	var conf *tls.Config
+	if u.Scheme == "https" {
+		var err error
+		if conf, err = protocols.TLSConfig(t.Name, &h.TLS); err != nil {
+			return nil, err.Error()
+		}
+		conf.ServerName = u.Hostname()
+		conf.NextProtos = []string{"http/1.1"}
+	}
+	return loopTo(h, conf, net.JoinHostPort(u.Hostname(), protocols.Port(u)), socks)
 }
 
 // loopTo makes the loop of target h, whose connections go to socks, the
-// addresses of hostport.
-func loopTo(h *scenarios.HTTPTarget, hostport string, socks []*sockets.Addr) (protocols.Loop, string) {
+// addresses of hostport, over TLS with conf unless it is nil.
+func loopTo(h *scenarios.HTTPTarget, conf *tls.Config, hostport string, socks []*sockets.Addr) (protocols.Loop, string) {
 	src := sockets.NewSources(h.LocalIPs, 0)
 	addr := sockets.DialAddr(hostport)
 	lt := loopTarget{
 		expect:  httpcheck.NewExpectation(&h.Expect),
 		maxBody: h.MaxBody,
 		ioErrs:  sockets.DialErrors{Addr: addr, OnConn: true},
+		tlsConf: conf,
 	}
 	for i := range h.Requests {
 		r, err := serialize(&h.Requests[i], h.Keepalive)
@@ -95,4 +108,5 @@ type loopTarget struct {
 	expect  *httpcheck.Expectation
 	maxBody int64
 	ioErrs  sockets.DialErrors // of reads and writes on an open connection
+	tlsConf *tls.Config        // nil for http://
 }

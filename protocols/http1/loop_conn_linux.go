@@ -14,13 +14,9 @@ import (
 // went: on loopback it is over when connect returns; elsewhere the write
 // finds no room until it is.
 func (l *httpLoop) write(i int) {
-	s, c := &l.slots[i], l.eng.Slot(i)
-	r := &l.reqs[c.Req]
-	n, err := writeRequest(uintptr(c.FD), r, int(s.wrote))
-	switch {
-	case err == unix.EAGAIN:
-		n = 0
-	case err != nil:
+	s := &l.slots[i]
+	n, left, err := l.send(i)
+	if err != nil {
 		l.writeFailed(i, err)
 		return
 	}
@@ -28,13 +24,12 @@ func (l *httpLoop) write(i int) {
 		l.eng.Stamp(i)
 	}
 	s.wrote += int32(n)
-	c.Out.BytesSent += int64(n)
 	// Edge-triggered: epoll reports a socket once per arrival of bytes,
 	// not at every wait while it has some, which would cost each response
 	// a second look at its socket. A read must then take everything
 	// there is (see read).
 	want := uint32(unix.EPOLLIN | unix.EPOLLRDHUP | unix.EPOLLET)
-	if int(s.wrote) < r.size() {
+	if left {
 		want |= unix.EPOLLOUT
 	} else {
 		s.state = connReading
@@ -48,6 +43,25 @@ func (l *httpLoop) write(i int) {
 		// edge has been reported already.
 		l.read(i)
 	}
+}
+
+// send writes what is left of slot i's request: n bytes now; left says
+// that some are still to go.
+func (l *httpLoop) send(i int) (n int, left bool, err error) {
+	if l.tlsConf != nil {
+		return l.sendTLS(i)
+	}
+	s, c := &l.slots[i], l.eng.Slot(i)
+	r := &l.reqs[c.Req]
+	n, err = writeRequest(uintptr(c.FD), r, int(s.wrote))
+	switch {
+	case err == unix.EAGAIN:
+		n = 0
+	case err != nil:
+		return 0, false, err
+	}
+	c.Out.BytesSent += int64(n)
+	return n, int(s.wrote)+n < r.size(), nil
 }
 
 // writeFailed fails a request whose write failed: on a new connection
@@ -88,7 +102,7 @@ func (l *httpLoop) read(i int) {
 			rd.buf = grown
 		}
 		room := len(rd.buf) - rd.n
-		n, err := protocols.RawRead(uintptr(c.FD), rd.buf[rd.n:])
+		n, err := l.recv(i, rd.buf[rd.n:])
 		switch {
 		case err == unix.EAGAIN:
 			return
@@ -113,10 +127,21 @@ func (l *httpLoop) read(i int) {
 		case done:
 			l.complete(i)
 			return
-		case n < room && !s.hup:
+		case n < room && !s.hup && l.tlsConf == nil:
 			return
 		}
 	}
+}
+
+// recv reads what slot i's connection has for b. A plain socket that
+// fills less of b than it could has been emptied; crypto/tls's Read gives
+// a record at a time, so a TLS connection is read until the socket has
+// nothing more (EAGAIN).
+func (l *httpLoop) recv(i int, b []byte) (int, error) {
+	if l.tlsConf != nil {
+		return l.recvTLS(i, b)
+	}
+	return protocols.RawRead(uintptr(l.eng.Slot(i).FD), b)
 }
 
 // eof handles the server's close of a connection awaiting a response.

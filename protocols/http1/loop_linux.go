@@ -11,14 +11,17 @@ import (
 	"github.com/loadgate/loadgate/protocols/evloop"
 )
 
-// httpLoop is plain HTTP/1.1 on the event loop: the engine's slots each
-// carry one request at a time on a kept-alive connection, answered into a
-// push parser.
+// httpLoop is HTTP/1.1 on the event loop: the engine's slots each carry
+// one request at a time on a kept-alive connection, plain or TLS, answered
+// into a push parser.
 type httpLoop struct {
 	loopTarget
 	eng   *evloop.Engine
 	slots []httpSlot
 	free  []*loopRead // response buffers and parsers no slot holds (see takeRead)
+	// tls holds the slots' TLS connections, of an https target only.
+	tls    []*loopTLS
+	shakes shakes
 }
 
 // connState is where a slot's request stands.
@@ -26,6 +29,7 @@ type connState uint8
 
 const (
 	connIdle    connState = iota // no request: the slot is free
+	connShaking                  // the new connection's TLS handshake runs off the loop
 	connWriting                  // the request has not all left yet
 	connReading                  // the request is out; its response is awaited
 )
@@ -58,13 +62,20 @@ func newHTTPLoop(cfg evloop.Config, t loopTarget) protocols.Loop {
 }
 
 // Run drives the job's load from this goroutine (see evloop.Engine.Run).
+// The handshakes still running were made to fail as the engine closed
+// their connections: Run waits for their goroutines.
 func (l *httpLoop) Run(ctx context.Context, job *protocols.LoopJob) error {
-	return l.eng.Run(ctx, job)
+	err := l.eng.Run(ctx, job)
+	l.shakes.running.Wait()
+	return err
 }
 
 // Grow makes room for the engine's n slots.
 func (l *httpLoop) Grow(n int) {
 	l.slots = evloop.Grow(l.slots, n)
+	if l.tlsConf != nil {
+		l.tls = evloop.Grow(l.tls, n)
+	}
 }
 
 // Issue writes slot i's request, on a new connection when it has none.
@@ -84,6 +95,10 @@ func (l *httpLoop) Issue(i int) {
 			return
 		}
 		s.reused = false
+		if l.tlsConf != nil {
+			l.handshake(i)
+			return
+		}
 	}
 	l.write(i)
 }
@@ -100,7 +115,11 @@ func (l *httpLoop) Event(i int, events uint32) {
 		l.write(i)
 	case connReading:
 		l.read(i)
-	default:
+	case connIdle:
+		if l.tlsConf != nil {
+			l.idleTLS(i)
+			return
+		}
 		// An idle kept-alive connection became readable: the server closed
 		// it, or sent what no request asked for, which the slot's next
 		// request is charged with (see peekIdle). Either way it is done.
@@ -116,6 +135,10 @@ func (l *httpLoop) Closed(i int) {
 	s.reused, s.hup, s.inPending = false, false, false
 	if s.rd != nil {
 		s.rd.n = 0
+	}
+	if l.tlsConf != nil && l.tls[i] != nil {
+		l.tls[i].abandon()
+		l.tls[i] = nil
 	}
 }
 

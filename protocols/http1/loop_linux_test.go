@@ -215,7 +215,6 @@ func TestLoopUnsupported(t *testing.T) {
 		url string
 		mod func(h *scenarios.HTTPTarget)
 	}{
-		{"https://127.0.0.1:1/", nil},
 		{"http://127.0.0.1:1/", func(h *scenarios.HTTPTarget) { h.Expect.BodyContains = "x" }},
 		{"http://127.0.0.1:1/", func(h *scenarios.HTTPTarget) { h.HTTP2 = true }},
 	} {
@@ -373,7 +372,7 @@ func TestLoopTriesEveryAddress(t *testing.T) {
 		{"the second answers", []*sockets.Addr{addr(dead), addr(live)}, protocols.KindNone},
 		{"none answers", []*sockets.Addr{addr(dead), addr(dead)}, protocols.KindConnect},
 	} {
-		lp, why := loopTo(http1Target(srv.URL+"/", func(h *scenarios.HTTPTarget) { h.Keepalive = false }).HTTP, "localhost", tc.socks)
+		lp, why := loopTo(http1Target(srv.URL+"/", func(h *scenarios.HTTPTarget) { h.Keepalive = false }).HTTP, nil, "localhost", tc.socks)
 		if lp == nil {
 			t.Fatal(why)
 		}
