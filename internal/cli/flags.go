@@ -90,7 +90,7 @@ func (o *runOptions) register(fs *flag.FlagSet, env Env) {
 	fs.StringVar(&o.logFormat, "log-format", envDefault(env, "log-format", "console"), "log `format`: console or json")
 	o.registerProgress(fs, env)
 	fs.BoolVar(&o.workers, "workers", envBool(env, "workers"),
-		"send every phase from a goroutine per connection instead of the event loop that plain HTTP/1.1 phases use: costlier per request, for comparison and troubleshooting")
+		"send every phase from a goroutine per connection instead of the event loops that most HTTP/1.1, h2c and TCP phases use: costlier per request, for comparison and troubleshooting")
 	o.registerJudging(fs, env)
 }
 
