@@ -8,7 +8,8 @@
 # Servers, each on 127.0.0.1 and started and stopped here, by PID:
 #   nginx (access log lines)   HTTP/1.1 on the event loop and on --workers,
 #                              keep-alive and a new connection per request;
-#                              HTTPS (TLS, a certificate made here), both;
+#                              HTTPS (TLS, a certificate made here), both,
+#                              kept-alive on the event loop and on --workers;
 #                              HTTP/2 (h2c)
 #   loadgate serve (/stats)    gRPC calls, WebSocket messages, HTTP/1.1 while
 #                              the server stalls across the phase's end
@@ -134,7 +135,8 @@ row "HTTP/1.1 keep-alive, event loop" h1 lines
 row "HTTP/1.1 keep-alive, --workers" h1 lines --workers
 row "HTTP/1.1 new connection, event loop" h1short lines
 row "HTTP/1.1 new connection, --workers" h1short lines --workers
-row "HTTPS keep-alive" https lines
+row "HTTPS keep-alive, event loop" https lines
+row "HTTPS keep-alive, --workers" https lines --workers
 row "HTTPS new connection" httpsshort lines
 row "HTTP/2 h2c, 5 connections" h2 lines
 row "gRPC unary, 5 connections" grpc stat_grpc
