@@ -120,7 +120,7 @@ func TestCompileErrors(t *testing.T) {
 		{
 			name: "misspelt generator field",
 			th:   at(11, 5, "!generator.saturate"),
-			want: []string{`load.yaml:11:16: invalid rule: unknown field "saturate" (known: cpu, saturated, sched_lag)`},
+			want: []string{`load.yaml:11:16: invalid rule: unknown field "saturate" (known: cpu, loop_cpu, saturated, sched_lag)`},
 		},
 		{
 			name: "unknown server field",

@@ -150,6 +150,9 @@ type HostMetrics struct {
 type GeneratorMetrics struct {
 	// CPU is loadgate's CPU use as a fraction of its usable cores (0–1).
 	CPU float64 `expr:"cpu"`
+	// LoopCPU is the busiest event loop's use of its thread (0–1); 0 on
+	// workers.
+	LoopCPU float64 `expr:"loop_cpu"`
 	// Saturated is true when the generator, not the server, limited an
 	// open-model phase; every report marks such a run invalid.
 	Saturated bool `expr:"saturated"`
@@ -239,7 +242,7 @@ func metricsOf(s results.Stats) Metrics {
 // it was sampled, its server's usage.
 func caseMetricsOf(st results.Stats, u *results.Usage) CaseMetrics {
 	cm := CaseMetrics{Metrics: metricsOf(st), Dropped: st.Dropped, SendLag: st.SendLag, StallMax: st.StallMax, Trials: 1,
-		Generator: GeneratorMetrics{CPU: st.Generator.CPU, Saturated: st.Generator.Saturated, SchedLag: st.Generator.SchedLagP99}}
+		Generator: GeneratorMetrics{CPU: st.Generator.CPU, LoopCPU: st.Generator.LoopCPU, Saturated: st.Generator.Saturated, SchedLag: st.Generator.SchedLagP99}}
 	if st.Trials != nil {
 		cm.Trials, cm.RPSCV = st.Trials.N, st.Trials.RPSCV
 	}

@@ -75,6 +75,10 @@ type LoopJob struct {
 	// reads it from another goroutine: a request still waiting is evidence
 	// of its latency before it ends (a stall, a windowed rule).
 	Oldest *atomic.Int64
+	// Busy, when set, is told once, as Run returns, the CPU time the
+	// loop's thread spent in it: a loop sends from one thread, which at
+	// full use sets the pace, whatever the other cores do.
+	Busy func(cpu time.Duration)
 }
 
 // NoneWaiting is LoopJob.Oldest's value when no request is in flight.

@@ -52,7 +52,7 @@ func (p *PhaseResult) AppliedShare() (share float64, ok bool) {
 // two reasons. Either every one of max_in_flight requests was waiting on
 // the server — back-pressure, a finding about the server (a frozen or slow
 // server, timeouts) — or loadgate could not issue requests fast enough. The
-// second shows as the generator's CPU at or above 75 %, its scheduler
+// second shows as the generator's CPU (or its event loop's) at or above 75 %, its scheduler
 // running more than 10 ms late (p99) for arrivals it was free to send, or
 // the engine's own saturation verdict (which also sees arrivals dropped
 // while connections sat idle). Without any of these every connection was
@@ -72,10 +72,10 @@ func (p *PhaseResult) Shortfall() string {
 	why := ""
 	g := p.Generator
 	switch {
-	case g.Saturated && (g.CPU >= busyCPU || g.SchedLagP99 > saturatedSchedLag || p.Errors.Unfinished == 0):
+	case g.Saturated && (g.busy() >= busyCPU || g.SchedLagP99 > saturatedSchedLag || p.Errors.Unfinished == 0):
 		why = g.Reason
-	case g.CPU >= busyCPU:
-		why = fmt.Sprintf("loadgate used %.0f%% of its CPU", 100*g.CPU)
+	case g.busy() >= busyCPU:
+		why = g.busyWords()
 	case g.SchedLagP99 > saturatedSchedLag:
 		why = fmt.Sprintf("its scheduler ran %v late (p99)", g.SchedLagP99.Round(time.Millisecond/10))
 	default:

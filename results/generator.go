@@ -13,6 +13,11 @@ type Generator struct {
 	// CPU is loadgate's CPU use (user + system) as a fraction of the cores
 	// it may use: 1.0 means every core was busy all phase.
 	CPU float64 `json:"cpu"`
+	// LoopCPU is, for a phase on event loops, the busiest loop's CPU use
+	// as a fraction of its one thread: a loop sends from that thread
+	// alone, so at 1.0 it set the pace, however idle the other cores
+	// were. 0 on workers.
+	LoopCPU float64 `json:"loop_cpu,omitempty"`
 	// SchedLag is how late the open-model scheduler woke for arrivals it was
 	// free to send: the generator's own lateness, excluding waits caused by
 	// max_in_flight back-pressure (that is the server's doing).
@@ -52,19 +57,35 @@ func (g *Generator) Judge(dropShare, idleShare float64) {
 	case dropShare > saturatedDropShare && idleShare > 0.5:
 		g.Saturated = true
 		g.Reason = fmt.Sprintf("%.1f%% of arrivals were dropped while connections sat idle: loadgate could not issue requests at the requested rate", 100*dropShare)
-	case dropShare > saturatedDropShare && g.CPU >= busyCPU:
+	case dropShare > saturatedDropShare && g.busy() >= busyCPU:
 		g.Saturated = true
-		g.Reason = fmt.Sprintf("%.1f%% of arrivals were dropped while loadgate used %.0f%% of its CPU: the generator could not keep up with the rate", 100*dropShare, 100*g.CPU)
+		g.Reason = fmt.Sprintf("%.1f%% of arrivals were dropped while %s: the generator could not keep up with the rate", 100*dropShare, g.busyWords())
 	case g.CPU >= saturatedCPU:
 		g.Saturated = true
 		g.Reason = fmt.Sprintf("loadgate used %.0f%% of its CPU: results may reflect the load generator, not the server", 100*g.CPU)
+	case g.LoopCPU >= saturatedCPU:
+		g.Saturated = true
+		g.Reason = fmt.Sprintf("the event loop was busy %.0f%% of the phase: results may reflect the load generator, not the server", 100*g.LoopCPU)
 	}
+}
+
+// busy is how busy the generator was: its share of its cores, or its
+// busiest event loop's of its thread, whichever is higher.
+func (g *Generator) busy() float64 { return max(g.CPU, g.LoopCPU) }
+
+// busyWords says how busy, in words.
+func (g *Generator) busyWords() string {
+	if g.LoopCPU > g.CPU {
+		return fmt.Sprintf("its event loop was busy %.0f%% of the phase", 100*g.LoopCPU)
+	}
+	return fmt.Sprintf("loadgate used %.0f%% of its CPU", 100*g.CPU)
 }
 
 // worst combines the health of several phases or trials: the busiest CPU,
 // the latest scheduler, and the first reason for saturation.
 func (g *Generator) worst(o Generator) {
 	g.CPU = max(g.CPU, o.CPU)
+	g.LoopCPU = max(g.LoopCPU, o.LoopCPU)
 	g.SchedLagP99 = max(g.SchedLagP99, o.SchedLagP99)
 	if o.Saturated && !g.Saturated {
 		g.Saturated, g.Reason = true, o.Reason

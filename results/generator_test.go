@@ -7,10 +7,10 @@ import (
 )
 
 func TestGeneratorWorst(t *testing.T) {
-	g := Generator{CPU: 0.3, SchedLagP99: 2 * time.Millisecond}
-	g.worst(Generator{CPU: 0.1, SchedLagP99: 20 * time.Millisecond, Saturated: true, Reason: "first"})
+	g := Generator{CPU: 0.3, LoopCPU: 0.7, SchedLagP99: 2 * time.Millisecond}
+	g.worst(Generator{CPU: 0.1, LoopCPU: 0.8, SchedLagP99: 20 * time.Millisecond, Saturated: true, Reason: "first"})
 	g.worst(Generator{CPU: 0.5, Saturated: true, Reason: "second"})
-	want := Generator{CPU: 0.5, SchedLagP99: 20 * time.Millisecond, Saturated: true, Reason: "first"}
+	want := Generator{CPU: 0.5, LoopCPU: 0.8, SchedLagP99: 20 * time.Millisecond, Saturated: true, Reason: "first"}
 	if g != want {
 		t.Errorf("worst = %+v, want %+v", g, want)
 	}
@@ -33,6 +33,9 @@ func TestGeneratorJudge(t *testing.T) {
 		{"1% drops are tolerated", Generator{CPU: 0.8}, 0.01, 0.9, false, ""},
 		{"CPU nearly saturated", Generator{CPU: 0.95}, 0, 0, true, "loadgate used 95% of its CPU"},
 		{"busy CPU without drops is fine", Generator{CPU: 0.85}, 0, 0, false, ""},
+		{"the event loop's thread nearly saturated, the other core idle", Generator{CPU: 0.5, LoopCPU: 0.96}, 0, 0, true, "the event loop was busy 96% of the phase"},
+		{"a busy event loop is fine", Generator{CPU: 0.45, LoopCPU: 0.85}, 0, 0, false, ""},
+		{"drops while the event loop was busy", Generator{CPU: 0.4, LoopCPU: 0.8}, 0.05, 0.1, true, "while its event loop was busy 80% of the phase"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := tc.g

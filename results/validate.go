@@ -161,6 +161,7 @@ func (v *validator) stats(where string, st *Stats) {
 	v.distribution(where+": failed_latency", st.FailedLatency)
 	v.distribution(where+": connect", st.Connect)
 	v.number(where+": generator.cpu", st.Generator.CPU, 1e6)
+	v.number(where+": generator.loop_cpu", st.Generator.LoopCPU, 1e6)
 	v.rate(where+": capacity", st.Capacity)
 	if st.Search != nil {
 		v.search(where+": search", st.Search)

@@ -159,6 +159,9 @@ type phaseRun struct {
 	// free too: when the schedule still fell behind, the pacing, not the
 	// connections, was the limit. Owned by the schedule holder.
 	idleHandoffs int64
+	// loopCPU is the CPU time of the busiest event loop's thread, once
+	// the loops are done (see protocols.LoopJob.Busy).
+	loopCPU atomic.Int64
 
 	mu      sync.Mutex
 	clients []protocols.Client
@@ -332,6 +335,7 @@ func (pr *phaseRun) conclude(ctx context.Context, col *collector, res *results.P
 	res.Interrupted = ctx.Err() != nil && res.Aborted == nil
 	res.Ended, res.EndedDetail = pr.ended(ctx, res, sent)
 	res.Generator.CPU = cpuShare(pr.clock.CPU()-cpu0, pr.clock.Since(res.Start))
+	res.Generator.LoopCPU = threadShare(time.Duration(pr.loopCPU.Load()), pr.clock.Since(res.Start))
 	if pr.phase.Rate.Open() {
 		pr.openFigures(res, done, sent)
 	}

@@ -111,6 +111,7 @@ func (pr *phaseRun) loopJob(k, n, slots int, sh *shard, sent *atomic.Int64) *pro
 		},
 		InFlight: &pr.inFlight,
 		Oldest:   pr.board.loop(),
+		Busy:     func(cpu time.Duration) { raiseTo(&pr.loopCPU, int64(cpu)) },
 	}
 	if !ph.Rate.Open() {
 		job.Think = ph.ThinkTime

@@ -101,11 +101,15 @@ const scanEvery = 10 * time.Millisecond
 // kernel ends a wait when asked, and the thread ends with the goroutine.
 func (e *Engine) Run(ctx context.Context, job *protocols.LoopJob) error {
 	runtime.LockOSThread()
+	cpu0 := threadCPU()
 	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
 	if err := e.setUp(job); err != nil {
 		return err
 	}
 	defer e.tearDown()
+	if job.Busy != nil {
+		defer func() { job.Busy(threadCPU() - cpu0) }()
+	}
 	stop := context.AfterFunc(ctx, e.Wake)
 	defer stop()
 	err := e.drive(ctx)
@@ -115,6 +119,15 @@ func (e *Engine) Run(ctx context.Context, job *protocols.LoopJob) error {
 	}
 	e.giveUp(why)
 	return err
+}
+
+// threadCPU is the CPU time the calling thread has used.
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 // drive sends the job's requests until job.Stop, and handles their

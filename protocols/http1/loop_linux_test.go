@@ -399,3 +399,23 @@ func TestLoopLocalhost(t *testing.T) {
 		t.Errorf("kinds %v (errors %q), want 20 successes", lt.kinds, first(lt.errs))
 	}
 }
+
+// TestLoopReportsItsThreadCPU: the loop says once, as it returns, how much
+// CPU its thread spent on the job.
+func TestLoopReportsItsThreadCPU(t *testing.T) {
+	srv := newCountingServer(t, hello)
+	var lt loopTally
+	job := lt.job(2, 500, 0)
+	var calls int
+	var cpu time.Duration
+	job.Busy = func(d time.Duration) { calls++; cpu = d }
+	start := time.Now()
+	runLoop(t, http1Target(srv.URL+"/", nil), job)
+	wall := time.Since(start)
+	if lt.kinds[protocols.KindNone] != 500 {
+		t.Fatalf("kinds %v (errors %q), want 500 successes", lt.kinds, first(lt.errs))
+	}
+	if calls != 1 || cpu <= 0 || cpu > wall {
+		t.Errorf("Busy called %d times, last with %v over a run of %v; want once, with some CPU and no more than the run's time", calls, cpu, wall)
+	}
+}
