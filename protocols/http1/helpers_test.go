@@ -3,6 +3,7 @@ package http1
 import (
 	"context"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -28,6 +29,14 @@ type countingServer struct {
 
 func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
 	t.Helper()
+	return startCountingServer(t, h, false)
+}
+
+// startCountingServer starts a countingServer, over TLS when tls is set
+// (with the test server's certificate); the handshakes the tests make
+// fail are not logged.
+func startCountingServer(t *testing.T, h http.HandlerFunc, tls bool) *countingServer {
+	t.Helper()
 	cs := &countingServer{}
 	cs.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cs.requests.Add(1)
@@ -38,7 +47,12 @@ func newCountingServer(t *testing.T, h http.HandlerFunc) *countingServer {
 			cs.accepts.Add(1)
 		}
 	}
-	cs.Start()
+	if tls {
+		cs.Config.ErrorLog = log.New(io.Discard, "", 0)
+		cs.StartTLS()
+	} else {
+		cs.Start()
+	}
 	t.Cleanup(cs.Close)
 	return cs
 }

@@ -5,7 +5,6 @@ package http1
 import (
 	"crypto/tls"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -21,20 +20,7 @@ import (
 // newCountingTLSServer is newCountingServer over TLS.
 func newCountingTLSServer(t *testing.T, h http.HandlerFunc) *countingServer {
 	t.Helper()
-	cs := &countingServer{}
-	cs.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		cs.requests.Add(1)
-		h(w, r)
-	}))
-	cs.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			cs.accepts.Add(1)
-		}
-	}
-	cs.Config.ErrorLog = log.New(io.Discard, "", 0) // the handshakes the tests make fail
-	cs.StartTLS()
-	t.Cleanup(cs.Close)
-	return cs
+	return startCountingServer(t, h, true)
 }
 
 // insecure trusts the test server's certificate.
