@@ -17,6 +17,7 @@
 # Artillery's WebSocket engine on the echo at /ws of that same server, CONNS
 # connections each sending a message and waiting for its echo. Each (tool,
 # mode) pair runs REPEATS times, tools interleaved; one table of medians.
+# PIN=false pins nothing: server and tool share the cores, as on a CI runner.
 #
 #   bench/compare.sh [-v] [-c CONNS] [-d SECS] [-r REPEATS] [-t TOOLS] [-m MODES] [-s STREAMS]
 #

@@ -49,9 +49,11 @@ raise_nofile() {
 }
 
 # With two cores or more, nginx gets core 0 and the load tool core 1, so the
-# tool's CPU cost cannot hide in the server's.
+# tool's CPU cost cannot hide in the server's. PIN=false pins nothing: the
+# server and the tool share every core, as on a CI runner, where what the
+# tool costs is what the server loses.
 pin_server=() pin_tool=()
-if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+if [ "${PIN:-true}" != false ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
   # shellcheck disable=SC2034 # pin_tool is for the scripts that source this file
   pin_server=(taskset -c 0) pin_tool=(taskset -c 1)
 fi
