@@ -37,7 +37,11 @@ func TestLoopReadsWhileBehind(t *testing.T) {
 	if sentAtFirst >= arrivals {
 		t.Errorf("the first answer was read after all %d arrivals were sent", arrivals)
 	}
-	if n := srv.accepts.Load(); n > arrivals/2 {
-		t.Errorf("%d connections for %d arrivals: the loop opened one for most arrivals", n, arrivals)
+	// A loop that reads nothing while behind opens a connection for every
+	// arrival. How many fewer it needs depends on how soon the server's
+	// answers come, which a busy machine delays: a tenth of the arrivals
+	// under load, half of them once under the whole suite with -race.
+	if n := srv.accepts.Load(); n >= arrivals*9/10 {
+		t.Errorf("%d connections for %d arrivals: the loop opened one for nearly every arrival", n, arrivals)
 	}
 }
